@@ -1,0 +1,1 @@
+"""The `qd` command line (installed as the `quadrants_cli` package)."""

@@ -1,0 +1,17 @@
+"""`qd`: the command-line entry point. Thin: click parses, library functions do the work."""
+
+from __future__ import annotations
+
+import click
+
+from quadrants._version import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="qd", message="%(prog)s (quadrants) %(version)s")
+def main() -> None:
+    """quadrants: compile kernels ahead of time and manage their caches."""
+
+
+if __name__ == "__main__":
+    main()

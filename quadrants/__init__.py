@@ -1,0 +1,47 @@
+"""quadrants: a Python kernel compiler with fastcache.
+
+    import quadrants as qd
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def saxpy(a: qd.f32, x: qd.types.NDArray[qd.f32, 1], y: qd.types.NDArray[qd.f32, 1]):
+        for i in range(x.shape[0]):
+            y[i] = a * x[i] + y[i]
+
+Importing this package is cheap: llvmlite is loaded the first time a kernel compiles.
+"""
+
+from quadrants import math, types  # noqa: F401
+from quadrants._config import cpu, cuda, gpu
+from quadrants._version import __version__  # noqa: F401
+from quadrants.errors import (  # noqa: F401
+    QuadrantsAssertionError, QuadrantsCompilationError, QuadrantsError, QuadrantsIndexError, QuadrantsNameError,
+    QuadrantsRuntimeError, QuadrantsRuntimeTypeError, QuadrantsSyntaxError, QuadrantsTypeError,
+)  # fmt: skip
+from quadrants.frontend.func import func  # noqa: F401
+from quadrants.frontend.intrinsics import (  # noqa: F401
+    abs, acos, asin, atan, atan2, atomic_add, atomic_and, atomic_max, atomic_min, atomic_mul, atomic_or,
+    atomic_sub, atomic_xor, bit_cast, cast, ceil, clz, cos, exp, floor, grouped, log, max, min, ndrange,
+    popcnt, pow, raw_div, raw_mod, round, rsqrt, select, sin, sqrt, static, static_assert, static_print, tan,
+    tanh,
+)  # fmt: skip
+from quadrants.lang.kernel import kernel  # noqa: F401
+from quadrants.lang.program import init, reset, sync  # noqa: F401
+from quadrants.runtime.ndarray import Ndarray, ndarray  # noqa: F401
+from quadrants.types.annotations import Template, template  # noqa: F401
+from quadrants.types.dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401
+
+x64 = x86_64 = arm64 = cpu
+float16, float32, float64 = f16, f32, f64
+int8, int16, int32, int64 = i8, i16, i32, i64
+uint8, uint16, uint32, uint64, uint1 = u8, u16, u32, u64, u1
+
+# Log levels for qd.init(log_level=...)
+TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL = "trace", "debug", "info", "warn", "error", "critical"
+
+
+def stats() -> dict:  # type: ignore[type-arg]
+    """Compile counters and seconds spent per compiler stage in this process."""
+    from quadrants import driver
+
+    return {"compiles": driver.STATS.compiles, "stage_seconds": dict(driver.STATS.stage_seconds)}

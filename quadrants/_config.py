@@ -1,0 +1,202 @@
+"""Every `qd.init` option and its `QD_*` environment variable, typed, in one place.
+
+Consumes `qd.init(**kwargs)` and `os.environ`; produces an immutable `Config`. Nothing else in the package
+reads `os.environ` for settings. Precedence (as in Quadrants): an explicit `qd.init` argument wins over the
+environment variable (with a warning when both are set), which wins over the default.
+
+Each option says whether it changes generated code (`compile=True`): exactly those options enter the
+cache keys (see `compile_relevant()`); log level, thread counts and paths do not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from quadrants.types import dtypes
+from quadrants.types.dtypes import PrimitiveType
+
+
+class Arch:
+    """A backend name: `qd.cpu`, `qd.cuda`, `qd.gpu` (the best GPU backend, else the CPU)."""
+
+    __slots__ = ("name",)
+    name: str
+
+    def __init__(self, name: str) -> None:
+        object.__setattr__(self, "name", name)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("Arch is immutable")
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+cpu = Arch("cpu")
+cuda = Arch("cuda")
+gpu = Arch("gpu")
+ARCHES = {"cpu": cpu, "x64": cpu, "x86_64": cpu, "arm64": cpu, "cuda": cuda, "gpu": gpu}
+
+
+def _parse_bool(text: Any) -> bool:
+    if isinstance(text, (bool, int)):
+        return bool(text)
+    t = str(text).strip().lower()
+    if t in ("1", "true", "yes", "on"):
+        return True
+    if t in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"expected 0/1 or true/false, got {text!r}")
+
+
+def _parse_arch(value: Any) -> Arch:
+    if isinstance(value, Arch):
+        return value
+    try:
+        return ARCHES[str(value).lower()]
+    except KeyError:
+        raise ValueError(f"unknown arch {value!r}; expected one of {sorted(ARCHES)}") from None
+
+
+def _parse_fp(value: Any) -> PrimitiveType:
+    if str(value) in ("32", "64"):
+        return dtypes.f32 if str(value) == "32" else dtypes.f64
+    t = dtypes.to_dtype(value)
+    if not t.is_float or t is dtypes.f16:
+        raise ValueError(f"default_fp must be f32 or f64, got {value!r}")
+    return t
+
+
+def _parse_ip(value: Any) -> PrimitiveType:
+    if str(value) in ("32", "64"):
+        return dtypes.i32 if str(value) == "32" else dtypes.i64
+    t = dtypes.to_dtype(value)
+    if t not in (dtypes.i32, dtypes.i64):
+        raise ValueError(f"default_ip must be i32 or i64, got {value!r}")
+    return t
+
+
+def _parse_level(value: Any) -> str:
+    v = str(value).lower()
+    v = {"warning": "warn", "fatal": "critical"}.get(v, v)
+    if v not in ("trace", "debug", "info", "warn", "error", "critical"):
+        raise ValueError(f"unknown log level {value!r}")
+    return v
+
+
+def _opt(default: Any, parse: Callable[[Any], Any], compile: bool = False, doc: str = "") -> Any:
+    return field(default=default, metadata={"parse": parse, "compile": compile, "doc": doc})
+
+
+def _default_threads() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Config:
+    arch: Arch = _opt(cpu, _parse_arch, True, "backend: qd.cpu, qd.cuda or qd.gpu")
+    debug: bool = _opt(False, _parse_bool, True, "bounds checks and assertions in kernels")
+    check_out_of_bound: bool = _opt(False, _parse_bool, True, "bounds checks without the rest of debug")
+    opt_level: int = _opt(1, int, True, "0: no LLVM optimization; 1: default (O2-class); 2, 3: O3")
+    fast_math: bool = _opt(True, _parse_bool, True, "allow reassociation and reciprocal math")
+    default_fp: PrimitiveType = _opt(dtypes.f32, _parse_fp, True, "type of float literals and `float`")
+    default_ip: PrimitiveType = _opt(dtypes.i32, _parse_ip, True, "type of int literals and `int`")
+    cpu_target: str = _opt("host", str, True, "CPU to generate code for: host, or a name like x86-64-v3")
+    offline_cache: bool = _opt(True, _parse_bool, False, "persist compiled kernels on disk")
+    offline_cache_file_path: str | None = _opt(None, str, False, "cache directory (else QD_CACHE_DIR, XDG)")
+    offline_cache_max_size_of_files: int = _opt(100 * 1024 * 1024, int, False, "cache size bound, bytes")
+    offline_cache_cleaning_policy: str = _opt("lru", str, False, "lru, or never")
+    offline_cache_cleaning_factor: float = _opt(0.25, float, False, "fraction evicted when over the bound")
+    src_ll_cache: bool = _opt(True, _parse_bool, False, "fastcache master switch")
+    print_non_pure: bool = _opt(False, _parse_bool, False, "print kernels not marked fastcache=True")
+    log_level: str = _opt("info", _parse_level, False, "trace, debug, info, warn, error, critical")
+    cpu_max_num_threads: int = _opt(0, int, False, "threads for parallel loops (0: all cores)")
+    print_ir: bool = _opt(False, _parse_bool, False, "print quadrants IR of each compiled kernel")
+    dump: str = _opt("", str, False, "comma list of ir,llvm,opt,asm to write under debug_dump_path")
+    debug_dump_path: str = _opt("qd_dump", str, False, "directory for `dump`")
+    unrolling_limit: int = _opt(32, int, False, "warn when qd.static(range) unrolls more iterations")
+
+    @property
+    def bounds_checked(self) -> bool:
+        return self.debug or self.check_out_of_bound
+
+    @property
+    def num_threads(self) -> int:
+        return self.cpu_max_num_threads if self.cpu_max_num_threads > 0 else _default_threads()
+
+    @property
+    def dump_stages(self) -> frozenset[str]:
+        return frozenset(s.strip() for s in self.dump.split(",") if s.strip())
+
+
+# Options real Quadrants accepts that have no effect here; accepted so programs run unchanged.
+IGNORED_OPTIONS = frozenset(
+    {
+        "advanced_optimization", "device_memory_GB", "device_memory_fraction", "kernel_profiler",
+        "random_seed", "num_compile_threads", "short_circuit_operators", "print_full_traceback",
+        "gdb_trigger", "enable_fallback", "require_version", "_test_mode", "default_gpu_block_dim",
+        "ad_stack_size", "verbose", "print_kernel_llvm_ir", "print_accessor_ir", "make_thread_local",
+        "make_block_local", "cfg_optimization", "external_optimization_level", "fast_math_f64",
+    }
+)  # fmt: skip
+
+FIELDS = {f.name: f for f in dataclasses.fields(Config)}
+
+
+def env_name(option: str) -> str:
+    return "QD_" + option.upper()
+
+
+def load_config(
+    kwargs: dict[str, Any], environ: dict[str, str] | None = None
+) -> tuple[Config, list[str]]:
+    """Build a Config from `qd.init` keyword arguments and the environment.
+
+    Returns the config and the warnings to show (an argument overriding a set environment variable).
+    Raises KeyError for unknown options (as Quadrants does) and ValueError for malformed values.
+    """
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    notes: list[str] = []
+    unknown = [k for k in kwargs if k not in FIELDS and k not in IGNORED_OPTIONS]
+    if unknown:
+        raise KeyError(f"Unrecognized keyword argument(s) for qd.init: {', '.join(unknown)}")
+    for name, f in FIELDS.items():
+        parse = f.metadata["parse"]
+        text = env.get(env_name(name), "")
+        if name == "offline_cache_file_path" and not text:
+            text = env.get("QD_CACHE_DIR", "")
+        if name in kwargs and kwargs[name] is not None:
+            values[name] = parse(kwargs[name])
+            if text:
+                notes.append(f"Environment variable {env_name(name)}={text} overridden by qd.init argument {name!r}")
+        elif text:
+            try:
+                values[name] = parse(text)
+            except ValueError as e:
+                raise ValueError(f"invalid {env_name(name)}={text!r}: {e}") from None
+    return Config(**values), notes
+
+
+def compile_relevant(config: Config) -> dict[str, str]:
+    """The options that change generated code, as printable strings: the cache keys' config part."""
+    out = {}
+    for name, f in FIELDS.items():
+        if f.metadata["compile"]:
+            out[name] = str(getattr(config, name))
+    out["bounds_checked"] = str(config.bounds_checked)
+    return out
+
+
+def describe() -> list[tuple[str, str, str, bool, str]]:
+    """(option, env var, default, compile-relevant, doc) for every option: used by docs and `qd` help."""
+    return [
+        (n, env_name(n), repr(f.default), bool(f.metadata["compile"]), f.metadata["doc"])
+        for n, f in FIELDS.items()
+    ]

@@ -1,0 +1,57 @@
+"""LLVM IR text -> optimized module -> object code (and, on request, optimized IR and assembly).
+
+Consumes the text of a lowered kernel module; produces `CompiledObject`. Optimization follows `opt_level`:
+0 runs no passes, 1 (the default) the O2 pipeline, 2 and 3 the O3 pipeline.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import llvmlite.binding as llvm
+
+from quadrants.codegen.cpu import CpuTarget, target_machine
+
+
+@dataclass
+class CompiledObject:
+    symbol: str
+    object_code: bytes
+    optimized_ir: str | None = None
+    asm: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def _levels(opt_level: int) -> tuple[int, int]:
+    """(pass pipeline speed level, codegen level)."""
+    if opt_level <= 0:
+        return 0, 0
+    if opt_level == 1:
+        return 2, 2
+    return 3, 3
+
+
+def compile_ir(
+    llvm_ir: str, symbol: str, target: CpuTarget, opt_level: int, keep_ir: bool = False, keep_asm: bool = False
+) -> CompiledObject:
+    speed, cg = _levels(opt_level)
+    tm = target_machine(target, cg)
+    t0 = time.perf_counter()
+    module = llvm.parse_assembly(llvm_ir)
+    module.verify()
+    t1 = time.perf_counter()
+    if speed > 0:
+        pto = llvm.create_pipeline_tuning_options(speed_level=speed)
+        pb = llvm.create_pass_builder(tm, pto)
+        pb.getModulePassManager().run(module, pb)
+    t2 = time.perf_counter()
+    obj = tm.emit_object(module)
+    t3 = time.perf_counter()
+    out = CompiledObject(symbol=symbol, object_code=bytes(obj))
+    out.timings = {"llvm_parse": t1 - t0, "llvm_opt": t2 - t1, "llvm_codegen": t3 - t2}
+    if keep_ir:
+        out.optimized_ir = str(module)
+    if keep_asm:
+        out.asm = tm.emit_assembly(module)
+    return out

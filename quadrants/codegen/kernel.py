@@ -1,0 +1,206 @@
+"""Lower an IR kernel to an LLVM module: one entry function plus one task function per parallel loop.
+
+Consumes an `ir.Kernel` (after passes); produces an llvmlite `Module` whose entry point is
+
+    i32 @<symbol>(ptr ctx, <one argument per kernel parameter>)
+
+An ndarray parameter arrives as a pointer to its descriptor `{ptr data, i64 shape[ndim]}`; a scalar arrives as
+its C type (f16 as float, u1 as i8). The result is 0, or the error code of the first failed check (details in
+the context). A parallel loop becomes `void @<symbol>.taskN(ptr frame, i64 lo, i64 hi)`: the values it uses
+from outside the loop travel in a frame struct on the entry function's stack, and `qd_parallel_for` runs it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from llvmlite import ir as ll
+
+from quadrants.codegen import runtime_ir
+from quadrants.codegen.llvm_types import CTX_ERROR, CTX_NUM_THREADS, I32, I64, PTR, abi, mem
+from quadrants.codegen.lower import CodegenOptions, FnLowering, NdInfo, Slot, register
+from quadrants.ir import nodes as ir
+from quadrants.types.dtypes import PrimitiveType
+
+# A parallel loop runs inline below about this much work (IR statements x iterations): starting a thread
+# costs tens of microseconds, more than a small loop takes.
+PARALLEL_WORK_THRESHOLD = 32768
+
+
+@dataclass
+class TargetInfo:
+    triple: str
+    data_layout: str
+
+
+def lower_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, target: TargetInfo) -> ll.Module:
+    module = ll.Module(name=symbol)
+    module.triple = target.triple
+    module.data_layout = target.data_layout
+    params = [PTR] + [PTR if isinstance(p.type, ir.NdType) else abi(p.type) for p in kernel.params]
+    fn = ll.Function(module, ll.FunctionType(I32, params), symbol)
+    lw = FnLowering(module, fn, fn.args[0], opts, kernel)
+    lw.on_error = lambda b: b.ret(b.load(_ctx_field(b, fn.args[0], CTX_ERROR), typ=I32))
+    lw.kernel_args = fn.args[1:]  # type: ignore[attr-defined]
+    lw.symbol = symbol  # type: ignore[attr-defined]
+    lw.task_count = 0  # type: ignore[attr-defined]
+    lw.block(kernel.body)
+    if not lw.b.block.is_terminated:
+        lw.ret_ok()
+    lw.finish_entry()
+    return module
+
+
+def _ctx_field(b: ll.IRBuilder, ctx: ll.Value, index: int) -> ll.Value:
+    from quadrants.codegen.llvm_types import CTX_TYPE
+
+    return b.gep(ctx, [ll.Constant(I32, 0), ll.Constant(I32, index)], source_etype=CTX_TYPE)
+
+
+def _lower_arg(lw: FnLowering, s: ir.Arg) -> None:
+    arg = lw.kernel_args[s.index]  # type: ignore[attr-defined]
+    t = s.type
+    if isinstance(t, ir.NdType):
+        data = lw.b.load(arg, typ=PTR)
+        shape = [lw.b.load(lw.b.gep(arg, [ll.Constant(I64, 1 + d)], source_etype=I64), typ=I64) for d in range(t.ndim)]
+        lw.nd[id(s)] = NdInfo(data, shape)
+    else:
+        assert isinstance(t, PrimitiveType)
+        lw.values[id(s)] = lw.from_abi(arg, t)
+
+
+def _lower_range_for(lw: FnLowering, s: ir.RangeFor) -> None:
+    if not s.parallel:
+        lw.counted_loop(s, lw.v(s.begin), lw.v(s.end))
+        return
+    b = lw.b
+    captures = _captures(s)
+    fields: list[ll.Type] = [PTR]
+    for v in captures:
+        fields.extend(_frame_types(v))
+    frame_ty = ll.LiteralStructType(fields)
+    frame = lw.alloca(frame_ty, "frame")
+    slot = 0
+
+    def put(value: ll.Value) -> None:
+        nonlocal slot
+        b.store(value, b.gep(frame, [ll.Constant(I32, 0), ll.Constant(I32, slot)], source_etype=frame_ty))
+        slot += 1
+
+    put(lw.ctx)
+    for v in captures:
+        if isinstance(v.type, ir.NdType):
+            nd = lw.nd[id(v)]
+            put(nd.data)
+            for n in nd.shape:
+                put(n)
+        elif isinstance(v.type, ir.PtrType):
+            put(lw.v(v))
+        else:
+            assert isinstance(v.type, PrimitiveType)
+            put(lw.to_mem(lw.v(v), v.type))
+    lw.task_count += 1  # type: ignore[attr-defined]
+    task = _build_task(lw, s, captures, frame_ty, f"{lw.symbol}.task{lw.task_count}")  # type: ignore[attr-defined]
+    nthreads = b.load(lw.ctx_field(CTX_NUM_THREADS), typ=I32)
+    grain = ll.Constant(I64, max(1, PARALLEL_WORK_THRESHOLD // _cost(s.body)))
+    pf = runtime_ir.parallel_for(lw.m)
+    b.call(pf, [task.bitcast(PTR), frame, b.sext(lw.v(s.begin), I64), b.sext(lw.v(s.end), I64), nthreads, grain, lw.ctx])
+    if lw.opts.bounds_checked:
+        err = b.load(lw.ctx_field(CTX_ERROR), typ=I32)
+        ok = lw.fn.append_basic_block("after_task")
+        b.cbranch(b.icmp_signed("!=", err, ll.Constant(I32, 0)), lw.error_exit(), ok)
+        b.position_at_end(ok)
+
+
+def _frame_types(v: ir.Value) -> list[ll.Type]:
+    if isinstance(v.type, ir.NdType):
+        return [PTR] + [I64] * v.type.ndim
+    if isinstance(v.type, ir.PtrType):
+        return [PTR]
+    assert isinstance(v.type, PrimitiveType)
+    return [mem(v.type)]
+
+
+def _captures(loop: ir.RangeFor) -> list[ir.Value]:
+    inside = {id(s) for s in ir.walk(loop.body)} | {id(loop)}
+    seen: set[int] = set()
+    out: list[ir.Value] = []
+
+    def add(v: ir.Value) -> None:
+        if id(v) not in inside and id(v) not in seen:
+            seen.add(id(v))
+            out.append(v)
+
+    for s in ir.walk(loop.body):
+        for v in s.operands():
+            add(v)
+    for r in loop.reductions:
+        add(r.ptr)
+    return out
+
+
+def _build_task(
+    parent: FnLowering, loop: ir.RangeFor, captures: list[ir.Value], frame_ty: ll.Type, name: str
+) -> ll.Function:
+    fn = ll.Function(parent.m, runtime_ir.TASK_TYPE, name)
+    fn.linkage = "internal"
+    frame, lo, hi = fn.args
+    tl = FnLowering(parent.m, fn, None, parent.opts, parent.kernel)  # type: ignore[arg-type]
+    tl.on_error = lambda b: b.ret_void()
+    b = tl.b
+    slot = 0
+
+    def get(t: ll.Type) -> ll.Value:
+        nonlocal slot
+        v = b.load(b.gep(frame, [ll.Constant(I32, 0), ll.Constant(I32, slot)], source_etype=frame_ty), typ=t)
+        slot += 1
+        return v
+
+    tl.ctx = get(PTR)
+    for v in captures:
+        if isinstance(v.type, ir.NdType):
+            data = get(PTR)
+            tl.nd[id(v)] = NdInfo(data, [get(I64) for _ in range(v.type.ndim)])
+        elif isinstance(v.type, ir.PtrType):
+            tl.values[id(v)] = get(PTR)
+        else:
+            assert isinstance(v.type, PrimitiveType)
+            tl.values[id(v)] = tl.to_reg(get(mem(v.type)), v.type)
+    for r in loop.reductions:
+        acc = tl.alloca(mem(r.dtype), "acc")
+        b.store(_identity(r.op, r.dtype), acc)
+        tl.slots.append(Slot(acc=acc, reduction=r))
+    tl.counted_loop(loop, b.trunc(lo, I32), b.trunc(hi, I32))
+    for sl in tl.slots:
+        value = b.load(sl.acc, typ=mem(sl.reduction.dtype))
+        tl.atomic_update(sl.reduction.op, tl.values[id(sl.reduction.ptr)], value, sl.reduction.dtype)
+    b.ret_void()
+    tl.finish_entry()
+    return fn
+
+
+def _identity(op: str, t: PrimitiveType) -> ll.Constant:
+    ty = mem(t)
+    if t.is_float:
+        value = {"min": float("inf"), "max": float("-inf")}.get(op, 0.0)
+        return ll.Constant(ty, value)
+    lo, hi = t.min_max()
+    value = {"min": hi, "max": lo, "and": -1}.get(op, 0)
+    if value < 0:
+        value &= (1 << ty.width) - 1
+    return ll.Constant(ty, value)
+
+
+def _cost(block: ir.Block) -> int:
+    """A rough work estimate of one iteration: statements, with nested loops weighing 16 iterations."""
+    total = 0
+    for s in block.stmts:
+        total += 1
+        for inner in s.blocks():
+            weight = 16 if isinstance(s, (ir.RangeFor, ir.While)) else 1
+            total += weight * _cost(inner)
+    return max(total, 1)
+
+
+register(ir.Arg, _lower_arg)
+register(ir.RangeFor, _lower_range_for)

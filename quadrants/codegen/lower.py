@@ -1,0 +1,417 @@
+"""Lower IR statements into one LLVM function (the shared part of every backend).
+
+Consumes IR blocks; produces llvmlite instructions in the function being built. `FnLowering` knows nothing of
+entry points or tasks: `codegen/kernel.py` decides which statements go into which function and what each
+function receives; this module turns statements into instructions, one method per IR node class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from llvmlite import ir as ll
+
+from quadrants.codegen import runtime_ir
+from quadrants.codegen.llvm_types import (
+    CTX_RESULT, CTX_TYPE, ERROR_ASSERT, ERROR_BOUNDS, F32, F64, I1, I8, I32, I64, PTR, abi, mem, reg,
+)  # fmt: skip
+from quadrants.codegen.math import MathLowering
+from quadrants.codegen.runtime_ir import opaque_alloca
+from quadrants.ir import nodes as ir
+from quadrants.types import dtypes
+from quadrants.types.dtypes import PrimitiveType
+
+# Fast-math without nnan/ninf: reassociation (vectorized reductions), contraction (FMA), approximate
+# functions, reciprocals and signed-zero freedom; NaN and infinity keep their IEEE meaning.
+FAST_FLAGS = ("reassoc", "contract", "afn", "arcp", "nsz")
+
+
+@dataclass
+class CodegenOptions:
+    fast_math: bool = True
+    bounds_checked: bool = False
+
+
+@dataclass
+class NdInfo:
+    data: ll.Value
+    shape: list[ll.Value]  # i64 extents
+
+
+@dataclass
+class Loop:
+    cont: ll.Block
+    brk: ll.Block
+
+
+@dataclass
+class Slot:
+    acc: ll.Value
+    reduction: ir.Reduction
+
+
+class FnLowering(MathLowering):
+    def __init__(self, module: ll.Module, fn: ll.Function, ctx: ll.Value, opts: CodegenOptions, kernel: ir.Kernel):
+        self.m = module
+        self.fn = fn
+        self.opts = opts
+        self.kernel = kernel
+        self.entry = fn.append_basic_block("entry")
+        self.b = ll.IRBuilder(self.entry)
+        self.body_start = fn.append_basic_block("body")
+        self.ctx = ctx
+        self.values: dict[int, ll.Value] = {}
+        self.nd: dict[int, NdInfo] = {}
+        self.loops: list[Loop] = []
+        self.slots: list[Slot] = []
+        self._error_exit: ll.Block | None = None
+        self.on_error: Callable[[ll.IRBuilder], None] = lambda b: b.ret_void()
+        self.flags = FAST_FLAGS if opts.fast_math else ()
+        self.b.position_at_end(self.body_start)
+
+    # ---- helpers ----------------------------------------------------------------------------------------
+
+    def finish_entry(self) -> None:
+        """Close the alloca block: it falls through to the body."""
+        with self.b.goto_block(self.entry):
+            self.b.branch(self.body_start)
+
+    def alloca(self, t: ll.Type, name: str = "") -> ll.Value:
+        with self.b.goto_block(self.entry):
+            return opaque_alloca(self.b, t, name=name)
+
+    def v(self, value: ir.Value) -> ll.Value:
+        return self.values[id(value)]
+
+    def ctx_field(self, index: int) -> ll.Value:
+        return self.b.gep(self.ctx, [ll.Constant(I32, 0), ll.Constant(I32, index)], source_etype=CTX_TYPE)
+
+    def error_exit(self) -> ll.Block:
+        if self._error_exit is None:
+            self._error_exit = self.fn.append_basic_block("error_exit")
+            with self.b.goto_block(self._error_exit):
+                self.on_error(self.b)
+        return self._error_exit
+
+    def fail(self, code: int, site: int, index: ll.Value, dim: int, extent: ll.Value) -> None:
+        rec = runtime_ir.record_error(self.m)
+        self.b.call(rec, [self.ctx, ll.Constant(I32, code), ll.Constant(I64, site), index, ll.Constant(I64, dim), extent])
+        self.b.branch(self.error_exit())
+
+    def to_reg(self, value: ll.Value, t: PrimitiveType) -> ll.Value:
+        """Memory representation -> register representation."""
+        if t is dtypes.u1:
+            return self.b.icmp_unsigned("!=", value, ll.Constant(I8, 0))
+        return value
+
+    def to_mem(self, value: ll.Value, t: PrimitiveType) -> ll.Value:
+        if t is dtypes.u1:
+            return self.b.zext(value, I8)
+        return value
+
+    def from_abi(self, value: ll.Value, t: PrimitiveType) -> ll.Value:
+        if t is dtypes.f16:
+            return self.b.fptrunc(value, reg(t))
+        return self.to_reg(value, t)
+
+    def dead_block(self) -> None:
+        """Continue emitting into an unreachable block (statements after break/continue/return)."""
+        self.b.position_at_end(self.fn.append_basic_block("dead"))
+
+    # ---- blocks -----------------------------------------------------------------------------------------
+
+    def block(self, block: ir.Block) -> None:
+        for s in block.stmts:
+            method = _DISPATCH.get(type(s))
+            if method is None:
+                raise NotImplementedError(f"codegen for {type(s).__name__}")
+            method(self, s)
+
+    # ---- values -----------------------------------------------------------------------------------------
+
+    def const(self, s: ir.Const) -> None:
+        t = s.type
+        assert isinstance(t, PrimitiveType)
+        value: Any = float(s.value) if t.is_float else int(s.value)
+        if t.is_integral and t.kind != "bool" and value < 0:
+            value &= (1 << t.bits) - 1
+        self.values[id(s)] = ll.Constant(reg(t), value)
+
+    def nd_shape(self, s: ir.NdShape) -> None:
+        self.values[id(s)] = self.b.trunc(self.nd[id(s.arr)].shape[s.dim], I32)
+
+    def cast(self, s: ir.Cast) -> None:
+        src = s.value.type
+        dst = s.type
+        assert isinstance(src, PrimitiveType) and isinstance(dst, PrimitiveType)
+        x = self.v(s.value)
+        if s.bitcast:
+            self.values[id(s)] = self.b.bitcast(x, reg(dst))
+            return
+        self.values[id(s)] = self.convert(x, src, dst)
+
+    def convert(self, x: ll.Value, src: PrimitiveType, dst: PrimitiveType) -> ll.Value:
+        b = self.b
+        if src is dst:
+            return x
+        if dst is dtypes.u1:
+            if src.is_float:
+                return b.fcmp_unordered("!=", x, ll.Constant(reg(src), 0.0))
+            return b.icmp_unsigned("!=", x, ll.Constant(reg(src), 0))
+        if src.is_float and dst.is_float:
+            return b.fpext(x, reg(dst)) if dst.bits > src.bits else b.fptrunc(x, reg(dst))
+        if src.is_float:
+            return b.fptosi(x, reg(dst)) if dst.is_signed else b.fptoui(x, reg(dst))
+        if dst.is_float:
+            return b.sitofp(x, reg(dst)) if src.kind == "int" else b.uitofp(x, reg(dst))
+        sw, dw = reg(src).width, reg(dst).width
+        if dw < sw:
+            return b.trunc(x, reg(dst))
+        if dw > sw:
+            return b.sext(x, reg(dst)) if src.kind == "int" else b.zext(x, reg(dst))
+        return x
+
+    def select(self, s: ir.Select) -> None:
+        self.values[id(s)] = self.b.select(self.v(s.cond), self.v(s.a), self.v(s.b))
+
+    def binary(self, s: ir.Binary) -> None:
+        self.values[id(s)] = self.binop(s.op, self.v(s.lhs), self.v(s.rhs), s.lhs.type)  # type: ignore[arg-type]
+
+    def unary(self, s: ir.Unary) -> None:
+        self.values[id(s)] = self.unop(s.op, self.v(s.operand), s.operand.type)  # type: ignore[arg-type]
+
+    # ---- memory -----------------------------------------------------------------------------------------
+
+    def alloca_stmt(self, s: ir.Alloca) -> None:
+        self.values[id(s)] = self.alloca(mem(s.var_type), s.name)
+
+    def load(self, s: ir.Load) -> None:
+        t = s.type
+        assert isinstance(t, PrimitiveType)
+        self.values[id(s)] = self.to_reg(self.b.load(self.v(s.ptr), typ=mem(t)), t)
+
+    def store(self, s: ir.Store) -> None:
+        t = s.value.type
+        assert isinstance(t, PrimitiveType)
+        self.b.store(self.to_mem(self.v(s.value), t), self.v(s.ptr))
+
+    def ext_ptr(self, s: ir.ExtPtr) -> None:
+        b = self.b
+        nd = self.nd[id(s.arr)]
+        at = s.arr.type
+        assert isinstance(at, ir.NdType)
+        idx = [b.sext(self.v(i), I64) for i in s.indices]
+        if self.opts.bounds_checked:
+            for d, (i, n) in enumerate(zip(idx, nd.shape)):
+                bad = b.icmp_unsigned(">=", i, n)
+                with b.if_then(bad, likely=False):
+                    self.fail(ERROR_BOUNDS, s.site, i, d, n)
+        linear = idx[0] if idx else ll.Constant(I64, 0)
+        for d in range(1, len(idx)):
+            linear = b.add(b.mul(linear, nd.shape[d]), idx[d])
+        if at.elem_shape:
+            count, offset = 1, 0
+            for e, n in zip(s.elem, at.elem_shape):
+                count *= n
+                offset = offset * n + e
+            linear = b.add(b.mul(linear, ll.Constant(I64, count)), ll.Constant(I64, offset))
+        self.values[id(s)] = b.gep(nd.data, [linear], inbounds=True, source_etype=mem(at.dtype))
+
+    def atomic(self, s: ir.AtomicRMW) -> None:
+        t = s.type
+        assert isinstance(t, PrimitiveType)
+        old = self.atomic_update(s.op, self.v(s.ptr), self.to_mem(self.v(s.value), t), t)
+        self.values[id(s)] = self.to_reg(old, t)
+
+    def atomic_update(self, op: str, ptr: ll.Value, value: ll.Value, t: PrimitiveType) -> ll.Value:
+        """Atomically combine `value` (memory representation) into `*ptr`; returns the old value."""
+        if op == "mul":
+            return self._cas_loop(ptr, value, t, op)
+        if t.is_float:
+            name = {"add": "fadd", "sub": "fsub", "min": "fmin", "max": "fmax"}[op]
+        elif op in ("min", "max"):
+            name = op if t.kind == "int" else "u" + op
+        else:
+            name = op
+        return self.b.atomic_rmw(name, ptr, value, "seq_cst")
+
+    def _cas_loop(self, ptr: ll.Value, value: ll.Value, t: PrimitiveType, op: str) -> ll.Value:
+        b = self.b
+        it = ll.IntType(mem(t).width) if not t.is_float else ll.IntType({16: 16, 32: 32, 64: 64}[t.bits])
+        pre = b.block
+        first = b.load(ptr, typ=it)
+        loop = self.fn.append_basic_block("cas")
+        done = self.fn.append_basic_block("cas.done")
+        b.branch(loop)
+        b.position_at_end(loop)
+        old = b.phi(it)
+        old.add_incoming(first, pre)
+        old_v = b.bitcast(old, mem(t)) if t.is_float else old
+        new_v = self.binop(op, self.to_reg(old_v, t), self.to_reg(value, t), t)
+        new_i = b.bitcast(self.to_mem(new_v, t), it) if t.is_float else self.to_mem(new_v, t)
+        res = b.cmpxchg(ptr, old, new_i, "seq_cst", "seq_cst")
+        seen = b.extract_value(res, 0)
+        old.add_incoming(seen, loop)
+        b.cbranch(b.extract_value(res, 1), done, loop)
+        b.position_at_end(done)
+        return b.bitcast(old, mem(t)) if t.is_float else old
+
+    def reduce(self, s: ir.Reduce) -> None:
+        slot = self.slots[s.slot]
+        t = slot.reduction.dtype
+        acc = self.to_reg(self.b.load(slot.acc, typ=mem(t)), t)
+        op = "add" if slot.reduction.op == "sub" else slot.reduction.op
+        self.b.store(self.to_mem(self.binop(op, acc, self.v(s.value), t), t), slot.acc)
+
+    # ---- control flow -----------------------------------------------------------------------------------
+
+    def if_stmt(self, s: ir.If) -> None:
+        b = self.b
+        then_bb = self.fn.append_basic_block("if.then")
+        else_bb = self.fn.append_basic_block("if.else")
+        merge = self.fn.append_basic_block("if.end")
+        b.cbranch(self.v(s.cond), then_bb, else_bb)
+        for bb, blk in ((then_bb, s.then), (else_bb, s.orelse)):
+            b.position_at_end(bb)
+            self.block(blk)
+            if not b.block.is_terminated:
+                b.branch(merge)
+        b.position_at_end(merge)
+
+    def while_stmt(self, s: ir.While) -> None:
+        b = self.b
+        head = self.fn.append_basic_block("while")
+        out = self.fn.append_basic_block("while.end")
+        b.branch(head)
+        b.position_at_end(head)
+        self.loops.append(Loop(cont=head, brk=out))
+        self.block(s.body)
+        self.loops.pop()
+        if not b.block.is_terminated:
+            b.branch(head)
+        b.position_at_end(out)
+
+    def range_for(self, s: ir.RangeFor) -> None:
+        assert not s.parallel, "parallel loops are lowered by codegen/kernel.py"
+        self.counted_loop(s, self.v(s.begin), self.v(s.end))
+
+    def counted_loop(self, s: ir.RangeFor, begin: ll.Value, end: ll.Value) -> None:
+        """`for i in range(begin, end)` with an i32 induction variable bound to `s` in the body."""
+        b = self.b
+        pre = b.block
+        head = self.fn.append_basic_block("for")
+        body = self.fn.append_basic_block("for.body")
+        latch = self.fn.append_basic_block("for.next")
+        out = self.fn.append_basic_block("for.end")
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.phi(I32)
+        i.add_incoming(begin, pre)
+        b.cbranch(b.icmp_signed("<", i, end), body, out)
+        b.position_at_end(body)
+        self.values[id(s)] = i
+        self.loops.append(Loop(cont=latch, brk=out))
+        self.block(s.body)
+        self.loops.pop()
+        if not b.block.is_terminated:
+            b.branch(latch)
+        b.position_at_end(latch)
+        nxt = b.add(i, ll.Constant(I32, 1), flags=["nsw"])
+        i.add_incoming(nxt, latch)
+        b.branch(head)
+        b.position_at_end(out)
+
+    def break_stmt(self, s: ir.Break) -> None:
+        self.b.branch(self.loops[-1].brk)
+        self.dead_block()
+
+    def continue_stmt(self, s: ir.Continue) -> None:
+        self.b.branch(self.loops[-1].cont)
+        self.dead_block()
+
+    def return_stmt(self, s: ir.Return) -> None:
+        b = self.b
+        if s.values:
+            buf = b.load(self.ctx_field(CTX_RESULT), typ=PTR)
+            for k, v in enumerate(s.values):
+                t = v.type
+                assert isinstance(t, PrimitiveType)
+                slot = b.gep(buf, [ll.Constant(I64, 8 * k)], source_etype=I8)
+                b.store(self.to_mem(self.v(v), t), slot)
+        self.ret_ok()
+        self.dead_block()
+
+    def ret_ok(self) -> None:
+        self.b.ret(ll.Constant(I32, 0))
+
+    def assert_stmt(self, s: ir.Assert) -> None:
+        b = self.b
+        with b.if_then(b.not_(self.v(s.cond)), likely=False):
+            zero = ll.Constant(I64, 0)
+            self.fail(ERROR_ASSERT, s.site, zero, 0, zero)
+
+    def print_stmt(self, s: ir.Print) -> None:
+        fmt: list[str] = []
+        args: list[ll.Value] = []
+        for p in s.parts:
+            if isinstance(p, str):
+                fmt.append(p.replace("%", "%%"))
+                continue
+            t = p.type
+            assert isinstance(t, PrimitiveType)
+            x = self.v(p)
+            if t.is_float:
+                fmt.append("%.12f" if t.bits == 64 else "%f")
+                args.append(self.b.fpext(x, F64) if t.bits < 64 else x)
+            elif t.kind == "int":
+                fmt.append("%lld")
+                args.append(self.b.sext(x, I64) if t.bits < 64 else x)
+            else:
+                fmt.append("%llu")
+                args.append(self.b.zext(x, I64) if reg(t).width < 64 else x)
+        data = bytearray("".join(fmt).encode("utf-8") + b"\0")
+        name = f"qd_fmt_{len([g for g in self.m.globals if g.startswith('qd_fmt_')])}"
+        g = ll.GlobalVariable(self.m, ll.ArrayType(I8, len(data)), name)
+        g.linkage = "internal"
+        g.global_constant = True
+        g.initializer = ll.Constant(ll.ArrayType(I8, len(data)), data)
+        printf = self.m.globals.get("printf") or ll.Function(self.m, ll.FunctionType(I32, [PTR], var_arg=True), "printf")
+        fflush = self.m.globals.get("fflush") or ll.Function(self.m, ll.FunctionType(I32, [PTR]), "fflush")
+        self.b.call(printf, [g.bitcast(PTR), *args])
+        self.b.call(fflush, [ll.Constant(PTR, None)])
+
+    def noop(self, s: ir.Stmt) -> None:
+        pass
+
+
+_DISPATCH: dict[type, Callable[[FnLowering, Any], None]] = {
+    ir.Const: FnLowering.const,
+    ir.NdShape: FnLowering.nd_shape,
+    ir.Cast: FnLowering.cast,
+    ir.Select: FnLowering.select,
+    ir.Binary: FnLowering.binary,
+    ir.Unary: FnLowering.unary,
+    ir.Alloca: FnLowering.alloca_stmt,
+    ir.Load: FnLowering.load,
+    ir.Store: FnLowering.store,
+    ir.ExtPtr: FnLowering.ext_ptr,
+    ir.AtomicRMW: FnLowering.atomic,
+    ir.Reduce: FnLowering.reduce,
+    ir.If: FnLowering.if_stmt,
+    ir.While: FnLowering.while_stmt,
+    ir.RangeFor: FnLowering.range_for,
+    ir.Break: FnLowering.break_stmt,
+    ir.Continue: FnLowering.continue_stmt,
+    ir.Return: FnLowering.return_stmt,
+    ir.Assert: FnLowering.assert_stmt,
+    ir.Print: FnLowering.print_stmt,
+}
+
+
+def register(cls: type, method: Callable[[FnLowering, Any], None]) -> None:
+    """Let codegen/kernel.py lower the statements it owns (arguments, parallel loops)."""
+    _DISPATCH[cls] = method
+
+
+__all__ = ["FnLowering", "CodegenOptions", "NdInfo", "Slot", "register", "abi", "I1", "F32", "field"]

@@ -1,0 +1,188 @@
+"""Arithmetic and math lowering: the operator tables of the CPU backend.
+
+Consumes LLVM values and their dtypes; produces instructions. Semantics follow real Quadrants: `//` and `%`
+floor like Python, shift amounts wrap at the type width (as x86 does), integer division by zero gives 0
+instead of trapping, `round` rounds halves away from zero. f16 math computes in f32.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from llvmlite import ir as ll
+
+from quadrants.codegen import runtime_ir
+from quadrants.codegen.llvm_types import F32, I1, reg
+from quadrants.types import dtypes
+from quadrants.types.dtypes import PrimitiveType
+
+if TYPE_CHECKING:
+    from quadrants.codegen.lower import FnLowering
+
+INT_CMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+# Ordered comparisons, except `!=` which is true for NaN (as in Python).
+FLOAT_CMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "=="}
+
+INTRINSIC_UNARY = {"sqrt": "llvm.sqrt", "sin": "llvm.sin", "cos": "llvm.cos", "exp": "llvm.exp", "log": "llvm.log",
+                   "floor": "llvm.floor", "ceil": "llvm.ceil", "round": "llvm.round", "abs": "llvm.fabs"}  # fmt: skip
+LIBM_UNARY = {"tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan", "tanh": "tanh"}
+
+
+class MathLowering:
+    def binop(self: FnLowering, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
+        if op in INT_CMP:
+            return self._compare(op, a, c, t)
+        if t.is_float:
+            return self._float_binop(op, a, c, t)
+        return self._int_binop(op, a, c, t)
+
+    def _compare(self: FnLowering, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
+        b = self.b
+        if t.is_float:
+            if op == "ne":
+                return b.fcmp_unordered("!=", a, c)
+            return b.fcmp_ordered(FLOAT_CMP[op], a, c)
+        if t.kind == "int":
+            return b.icmp_signed(INT_CMP[op], a, c)
+        return b.icmp_unsigned(INT_CMP[op], a, c)
+
+    def _float_binop(self: FnLowering, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
+        b, f = self.b, self.flags
+        if op == "add":
+            return b.fadd(a, c, flags=f)
+        if op == "sub":
+            return b.fsub(a, c, flags=f)
+        if op == "mul":
+            return b.fmul(a, c, flags=f)
+        if op in ("truediv", "raw_div"):
+            return b.fdiv(a, c, flags=f)
+        if op == "floordiv":
+            return self.float_call("llvm.floor", [b.fdiv(a, c, flags=f)], t)
+        if op == "mod":
+            q = self.float_call("llvm.floor", [b.fdiv(a, c, flags=f)], t)
+            return b.fsub(a, b.fmul(q, c, flags=f), flags=f)
+        if op == "raw_mod":
+            return b.frem(a, c)
+        if op in ("min", "max"):
+            return self.float_call("llvm.minnum" if op == "min" else "llvm.maxnum", [a, c], t)
+        if op == "pow":
+            return self.float_call("llvm.pow", [a, c], t)
+        if op == "atan2":
+            return self.libm_call("atan2", [a, c], t)
+        raise NotImplementedError(f"float {op}")
+
+    def _int_binop(self: FnLowering, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
+        b = self.b
+        signed = t.kind == "int"
+        ty = reg(t)
+        if op == "add":
+            return b.add(a, c)
+        if op == "sub":
+            return b.sub(a, c)
+        if op == "mul":
+            return b.mul(a, c)
+        if op == "and":
+            return b.and_(a, c)
+        if op == "or":
+            return b.or_(a, c)
+        if op == "xor":
+            return b.xor(a, c)
+        if op in ("shl", "shr"):
+            amount = b.and_(c, ll.Constant(ty, ty.width - 1)) if ty.width > 1 else ll.Constant(ty, 0)
+            if op == "shl":
+                return b.shl(a, amount)
+            return b.ashr(a, amount) if signed else b.lshr(a, amount)
+        if op in ("min", "max"):
+            name = ("llvm.s" if signed else "llvm.u") + op
+            return b.call(intrinsic(self.m, name, ty, [ty, ty]), [a, c])
+        if op == "pow":
+            return b.call(runtime_ipow(self, ty, signed), [a, c])
+        if op in ("floordiv", "mod", "raw_div", "raw_mod", "truediv"):
+            return self._int_division(op, a, c, t)
+        raise NotImplementedError(f"integer {op}")
+
+    def _int_division(self: FnLowering, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
+        """Division and modulo; a zero divisor gives 0 (never a SIGFPE that would kill the process)."""
+        b = self.b
+        ty = reg(t)
+        zero, one = ll.Constant(ty, 0), ll.Constant(ty, 1)
+        if ty.width == 1:  # u1: x / 1 == x, x % 1 == 0
+            return a if op in ("floordiv", "raw_div", "truediv") else zero
+        is_zero = b.icmp_unsigned("==", c, zero)
+        safe = b.select(is_zero, one, c)
+        if t.kind == "int":
+            # INT_MIN / -1 overflows (and traps on x86): divide by 1 and negate instead.
+            minus_one = b.icmp_signed("==", safe, ll.Constant(ty, -1))
+            safe = b.select(minus_one, one, safe)
+            q = b.sdiv(a, safe)
+            q = b.select(minus_one, b.sub(zero, q), q)
+            r = b.select(minus_one, zero, b.srem(a, safe))
+            if op in ("floordiv", "mod"):
+                # Python floors: adjust when the remainder is nonzero and has the divisor's opposite sign.
+                adjust = b.and_(b.icmp_signed("!=", r, zero), b.icmp_signed("<", b.xor(r, safe), zero))
+                q = b.select(adjust, b.sub(q, one), q)
+                r = b.select(adjust, b.add(r, safe), r)
+        else:
+            q = b.udiv(a, safe)
+            r = b.urem(a, safe)
+        out = q if op in ("floordiv", "raw_div", "truediv") else r
+        return b.select(is_zero, zero, out)
+
+    def unop(self: FnLowering, op: str, x: ll.Value, t: PrimitiveType) -> ll.Value:
+        b = self.b
+        ty = reg(t)
+        if op == "neg":
+            return b.fneg(x, flags=self.flags) if t.is_float else b.sub(ll.Constant(ty, 0), x)
+        if op == "invert":
+            return b.xor(x, ll.Constant(ty, -1))
+        if op == "abs" and not t.is_float:
+            if t.kind != "int":
+                return x
+            return b.call(intrinsic(self.m, "llvm.abs", ty, [ty, I1]), [x, ll.Constant(I1, 0)])
+        if op == "popcnt":
+            return b.call(intrinsic(self.m, "llvm.ctpop", ty, [ty]), [x])
+        if op == "clz":
+            return b.call(intrinsic(self.m, "llvm.ctlz", ty, [ty, I1]), [x, ll.Constant(I1, 0)])
+        if op == "rsqrt":
+            root = self.float_call("llvm.sqrt", [x], t)
+            return b.fdiv(ll.Constant(ty, 1.0), root, flags=self.flags)
+        if op in INTRINSIC_UNARY:
+            return self.float_call(INTRINSIC_UNARY[op], [x], t)
+        if op in LIBM_UNARY:
+            return self.libm_call(LIBM_UNARY[op], [x], t)
+        raise NotImplementedError(f"unary {op} on {t}")
+
+    def float_call(self: FnLowering, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
+        b = self.b
+        if t is dtypes.f16:
+            wide = [b.fpext(a, F32) for a in args]
+            return b.fptrunc(self.float_call(name, wide, dtypes.f32), reg(t))
+        ty = reg(t)
+        return b.call(intrinsic(self.m, name, ty, [ty] * len(args)), args, fastmath=self.flags)
+
+    def libm_call(self: FnLowering, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
+        b = self.b
+        if t is dtypes.f16:
+            wide = [b.fpext(a, F32) for a in args]
+            return b.fptrunc(self.libm_call(name, wide, dtypes.f32), reg(t))
+        symbol = name + ("f" if t is dtypes.f32 else "")
+        ty = reg(t)
+        fn = self.m.globals.get(symbol) or ll.Function(self.m, ll.FunctionType(ty, [ty] * len(args)), symbol)
+        return b.call(fn, args)
+
+
+def intrinsic(m: ll.Module, base: str, ty: ll.Type, args: list[ll.Type]) -> ll.Function:
+    """Declare `base.<type suffix>` (e.g. llvm.smax.i32) with an explicit signature."""
+    if isinstance(ty, ll.IntType):
+        suffix = f"i{ty.width}"
+    else:
+        suffix = {"half": "f16", "float": "f32", "double": "f64"}[str(ty)]
+    name = f"{base}.{suffix}"
+    fn = m.globals.get(name)
+    if fn is None:
+        fn = ll.Function(m, ll.FunctionType(ty, args), name)
+    return fn  # type: ignore[no-any-return]
+
+
+def runtime_ipow(lw: FnLowering, ty: ll.IntType, signed: bool) -> ll.Function:
+    return runtime_ir.ipow(lw.m, ty, signed)

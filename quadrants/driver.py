@@ -1,0 +1,156 @@
+"""The compiler driver: the pipeline as a list of typed stages.
+
+    source + specialized params --frontend--> ir.Kernel --passes--> ir.Kernel --lower--> LLVM IR
+        --compile--> object code --load--> Launcher
+
+Consumes a kernel's source and its specialization; produces a `CompiledKernel` that keeps every intermediate
+(IR text, LLVM IR, object code) for dumps and caches, with per-stage timings. llvmlite is imported here,
+inside `compile_kernel`, the first time anything is compiled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from quadrants import _logging
+from quadrants._config import Config, compile_relevant
+from quadrants.frontend.source import FunctionSource
+from quadrants.frontend.visitor import FrontendOptions, FrontendResult, ParamSpec, build_kernel
+from quadrants.ir import nodes as ir
+from quadrants.ir.printer import format_kernel
+from quadrants.ir.verifier import verify
+from quadrants.passes import run_pipeline
+from quadrants.runtime.abi import ArgABI, KernelABI, SiteABI
+from quadrants.types.dtypes import PrimitiveType
+
+
+@dataclass
+class CompiledKernel:
+    abi: KernelABI
+    object_code: bytes
+    ir_text: str
+    llvm_ir: str
+    frontend: FrontendResult
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Stats:
+    """Process-wide compile counters and time per stage (seconds), read with `qd.stats()`."""
+
+    compiles: int = 0
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+
+    def add(self, timings: dict[str, float]) -> None:
+        self.compiles += 1
+        for k, v in timings.items():
+            self.stage_seconds[k] = self.stage_seconds.get(k, 0.0) + v
+
+
+STATS = Stats()
+
+
+def frontend_options(config: Config) -> FrontendOptions:
+    return FrontendOptions(
+        default_ip=config.default_ip,
+        default_fp=config.default_fp,
+        debug=config.debug,
+        unrolling_limit=config.unrolling_limit,
+    )
+
+
+def build_ir(
+    source: FunctionSource, name: str, params: list[ParamSpec], ret_types: tuple[PrimitiveType, ...], config: Config
+) -> FrontendResult:
+    """Stages 1 and 2: frontend, then passes, verified."""
+    result = build_kernel(source, name, params, ret_types, frontend_options(config))
+    verify(result.kernel)
+    run_pipeline(result.kernel)
+    verify(result.kernel)
+    return result
+
+
+def symbol_for(name: str, ir_text: str, config: Config) -> str:
+    safe = re.sub(r"[^0-9A-Za-z_]", "_", name)[:48]
+    h = hashlib.sha256()
+    h.update(ir_text.encode())
+    h.update(repr(sorted(compile_relevant(config).items())).encode())
+    return f"qd_{safe}_{h.hexdigest()[:16]}"
+
+
+def compile_kernel(
+    source: FunctionSource, name: str, params: list[ParamSpec], ret_types: tuple[PrimitiveType, ...], config: Config
+) -> CompiledKernel:
+    from quadrants.codegen.compile import compile_ir
+    from quadrants.codegen.cpu import cpu_target, target_machine
+    from quadrants.codegen.kernel import TargetInfo, lower_kernel
+    from quadrants.codegen.lower import CodegenOptions
+
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    fe = build_ir(source, name, params, ret_types, config)
+    ir_text = format_kernel(fe.kernel)
+    t1 = time.perf_counter()
+    timings["frontend"] = t1 - t0
+    target = cpu_target(config.cpu_target)
+    tm = target_machine(target, 2)
+    symbol = symbol_for(name, ir_text, config)
+    module = lower_kernel(
+        fe.kernel,
+        CodegenOptions(fast_math=config.fast_math, bounds_checked=config.bounds_checked),
+        symbol,
+        TargetInfo(triple=target.triple, data_layout=str(tm.target_data)),
+    )
+    llvm_ir = str(module)
+    t2 = time.perf_counter()
+    timings["lower"] = t2 - t1
+    stages = config.dump_stages
+    obj = compile_ir(llvm_ir, symbol, target, config.opt_level, keep_ir="opt" in stages, keep_asm="asm" in stages)
+    timings.update(obj.timings)
+    abi = make_abi(fe.kernel, symbol)
+    out = CompiledKernel(abi=abi, object_code=obj.object_code, ir_text=ir_text, llvm_ir=llvm_ir, frontend=fe,
+                         timings=timings)  # fmt: skip
+    if config.print_ir:
+        print(ir_text, end="")
+    if stages:
+        _dump(config, symbol, {"ir": ir_text, "llvm": llvm_ir, "opt": obj.optimized_ir, "asm": obj.asm})
+    STATS.add(timings)
+    return out
+
+
+def make_abi(kernel: ir.Kernel, symbol: str) -> KernelABI:
+    args = []
+    for p in kernel.params:
+        if isinstance(p.type, ir.NdType):
+            args.append(ArgABI(p.name, "ndarray", p.type.dtype.name, p.type.ndim, p.type.elem_shape))
+        else:
+            args.append(ArgABI(p.name, "scalar", p.type.name))
+    sites = []
+    for s in kernel.sites:
+        loc = s.loc
+        if loc is None:
+            sites.append(SiteABI(s.kind, s.detail, "", 0, 0, 0, "", ""))
+        else:
+            sites.append(SiteABI(s.kind, s.detail, loc.filename, loc.lineno, loc.col, loc.end_col, loc.line_text,
+                                 loc.func_name))  # fmt: skip
+    has_print = any(isinstance(s, ir.Print) for s in ir.walk(kernel.body))
+    return KernelABI(symbol=symbol, args=tuple(args), rets=tuple(t.name for t in kernel.ret_types),
+                     sites=tuple(sites), has_print=has_print)  # fmt: skip
+
+
+def _dump(config: Config, symbol: str, texts: dict[str, Any]) -> None:
+    suffix = {"ir": ".qd.txt", "llvm": ".ll", "opt": ".opt.ll", "asm": ".s"}
+    os.makedirs(config.debug_dump_path, exist_ok=True)
+    for stage in config.dump_stages:
+        text = texts.get(stage)
+        if text is None:
+            continue
+        path = os.path.join(config.debug_dump_path, symbol + suffix.get(stage, "." + stage))
+        with open(path, "w") as f:
+            f.write(text)
+        _logging.info(f"wrote {path}", tag="dump")

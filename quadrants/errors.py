@@ -1,0 +1,95 @@
+"""Exception classes, source locations, and the one renderer of `file:line:col` + source line + caret.
+
+Every user-facing compile error carries a `SourceLoc`; `render()` is the only place that formats one.
+The class hierarchy matches real Quadrants so that `except` clauses in user code keep working.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLoc:
+    """A span in a user's source file. Lines are 1-based and absolute; columns are 0-based."""
+
+    filename: str
+    lineno: int
+    col: int
+    end_lineno: int
+    end_col: int
+    line_text: str  # the source line, as written (indentation kept)
+    func_name: str = ""
+
+    def short(self) -> str:
+        return f"{self.filename}:{self.lineno}:{self.col + 1}"
+
+    def render(self) -> str:
+        where = f'File "{self.filename}", line {self.lineno}, col {self.col + 1}'
+        if self.func_name:
+            where += f", in {self.func_name}"
+        text = self.line_text.rstrip()
+        stripped = text.lstrip()
+        indent = len(text) - len(stripped)
+        if self.end_lineno == self.lineno and self.end_col > self.col:
+            width = self.end_col - self.col
+        else:
+            width = max(1, len(text) - self.col)
+        caret = " " * (4 + self.col - indent) + "^" * max(1, width)
+        return f"{where}:\n    {stripped}\n{caret}"
+
+
+class QuadrantsError(Exception):
+    """Base of every exception this package raises on purpose."""
+
+
+class QuadrantsCompilationError(QuadrantsError):
+    """A kernel or func could not be compiled. Raised at the first call, and again at every later call."""
+
+    def __init__(self, message: str = "", loc: SourceLoc | None = None) -> None:
+        self.message = message
+        self.loc = loc
+        text = f"\n{loc.render()}\n{message}" if loc is not None else message
+        super().__init__(text)
+
+
+class QuadrantsSyntaxError(QuadrantsCompilationError, SyntaxError):
+    """Python that the kernel language does not support, used where it cannot be."""
+
+    def __init__(self, message: str = "", loc: SourceLoc | None = None) -> None:
+        QuadrantsCompilationError.__init__(self, message, loc)
+        self.msg = self.args[0]  # what `traceback` prints for SyntaxError subclasses
+
+
+class QuadrantsTypeError(QuadrantsCompilationError, TypeError):
+    pass
+
+
+class QuadrantsNameError(QuadrantsCompilationError, NameError):
+    pass
+
+
+class QuadrantsRuntimeError(QuadrantsError, RuntimeError):
+    pass
+
+
+class QuadrantsRuntimeTypeError(QuadrantsRuntimeError, TypeError):
+    """A kernel was called with arguments that do not fit its parameters."""
+
+    def __init__(self, message: str = "", loc: SourceLoc | None = None) -> None:
+        self.message = message
+        self.loc = loc
+        super().__init__(f"\n{loc.render()}\n{message}" if loc is not None else message)
+
+
+class QuadrantsAssertionError(QuadrantsRuntimeError, AssertionError):
+    """A check inside a running kernel failed (debug mode)."""
+
+    def __init__(self, message: str = "", loc: SourceLoc | None = None) -> None:
+        self.message = message
+        self.loc = loc
+        super().__init__(f"{message}\n{loc.render()}" if loc is not None else message)
+
+
+class QuadrantsIndexError(QuadrantsAssertionError, IndexError):
+    """An out-of-bounds ndarray access caught by the bounds checks of `debug=True`."""

@@ -1,0 +1,359 @@
+"""Expression visitors (a mixin of the frontend `Visitor`).
+
+An expression evaluates to an IR value or to a compile-time Python object. Operations whose operands are all
+compile-time values run in Python, as in Quadrants (`1 / 3` in a kernel is the Python float, made an f32
+constant only where it meets runtime code).
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from typing import TYPE_CHECKING, Any, Callable
+
+from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.frontend.ops import is_static_number
+from quadrants.frontend.scope import MISSING, Fixed, Var
+from quadrants.frontend.values import Vector
+from quadrants.ir import nodes as ir
+from quadrants.types.dtypes import PrimitiveType, i32, u1
+from quadrants.types.promotion import promote
+
+if TYPE_CHECKING:
+    from quadrants.frontend.visitor import Visitor
+
+BIN_OPS: dict[type, str] = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+    ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
+    ast.LShift: "shl", ast.RShift: "shr",
+}  # fmt: skip
+PY_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
+    "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow, "and": operator.and_,
+    "or": operator.or_, "xor": operator.xor, "shl": operator.lshift, "shr": operator.rshift,
+    "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
+    "ne": operator.ne, "matmul": operator.matmul, "min": min, "max": max,
+}  # fmt: skip
+CMP_OPS: dict[type, str] = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+STATIC_CMP: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}  # fmt: skip
+
+
+def is_runtime(v: Any) -> bool:
+    return isinstance(v, (ir.Value, Vector))
+
+
+class ExprMixin:
+    def expr(self: Visitor, node: ast.expr) -> Any:
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(node, f"{type(node).__name__} expressions are not supported in kernels")
+        try:
+            return method(node)
+        except QuadrantsCompilationError as e:
+            if e.loc is None:
+                raise type(e)(e.message, self.loc(node)) from None
+            raise
+
+    def static_eval(self: Visitor, node: ast.expr, record: bool = True) -> Any:
+        """Evaluate `node` as Python, at compile time, seeing the kernel's compile-time names."""
+        namespace = dict(self.frame.globals)
+        namespace.update(self.frame.closure)
+        for n in ast.walk(node):
+            if not isinstance(n, ast.Name):
+                continue
+            _, binding = self.frame.scope.find(n.id)
+            if binding is MISSING:
+                if record and (n.id in self.frame.closure or n.id in self.frame.globals):
+                    self.lookup(n.id, n, static=True)  # records the capture
+                continue
+            if isinstance(binding, (Var, Fixed)) or is_runtime(binding):
+                raise self.error(
+                    n, f"qd.static() needs compile-time values, but {n.id!r} is a runtime value", QuadrantsTypeError
+                )
+            namespace[n.id] = binding
+        try:
+            code = compile(ast.Expression(body=node), self.frame.source.filename, "eval")
+            return eval(code, namespace)  # noqa: S307 - evaluating the user's own kernel code
+        except QuadrantsCompilationError:
+            raise
+        except Exception as e:
+            raise self.error(node, f"{type(e).__name__}: {e}", QuadrantsCompilationError) from None
+
+    # ---- leaves -----------------------------------------------------------------------------------------
+
+    def visit_Constant(self: Visitor, node: ast.Constant) -> Any:
+        return node.value
+
+    def visit_Name(self: Visitor, node: ast.Name) -> Any:
+        return self.read(self.lookup(node.id, node))
+
+    def visit_Tuple(self: Visitor, node: ast.Tuple) -> Any:
+        return tuple(self._elements(node.elts))
+
+    def visit_List(self: Visitor, node: ast.List) -> Any:
+        return list(self._elements(node.elts))
+
+    def _elements(self: Visitor, elts: list[ast.expr]) -> list[Any]:
+        out: list[Any] = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                v = self.expr(e.value)
+                out.extend(v.unpack_values() if isinstance(v, Vector) else v)
+            else:
+                out.append(self.expr(e))
+        return out
+
+    def visit_JoinedStr(self: Visitor, node: ast.JoinedStr) -> Any:
+        return self.static_eval(node)
+
+    # ---- operators --------------------------------------------------------------------------------------
+
+    def binary(self: Visitor, op: str, a: Any, b: Any, node: ast.AST) -> Any:
+        if isinstance(a, Vector) or isinstance(b, Vector):
+            return self.vector_binary(op, a, b, node)
+        if not isinstance(a, ir.Value) and not isinstance(b, ir.Value):
+            try:
+                return PY_OPS[op](a, b)
+            except Exception as e:
+                raise self.error(node, f"{type(e).__name__}: {e}", QuadrantsCompilationError) from None
+        return self.ops.binary(op, a, b, self.loc(node))
+
+    def vector_binary(self: Visitor, op: str, a: Any, b: Any, node: ast.AST) -> Any:
+        ea = a.elements if isinstance(a, Vector) else None
+        eb = b.elements if isinstance(b, Vector) else None
+        n = len(ea if ea is not None else eb)  # type: ignore[arg-type]
+        if ea is not None and eb is not None and len(ea) != len(eb):
+            raise self.error(node, f"vector sizes differ: {len(ea)} and {len(eb)}", QuadrantsTypeError)
+        return Vector(
+            [self.binary(op, ea[i] if ea is not None else a, eb[i] if eb is not None else b, node) for i in range(n)]
+        )
+
+    def visit_BinOp(self: Visitor, node: ast.BinOp) -> Any:
+        op = BIN_OPS.get(type(node.op))
+        if op is None:
+            if isinstance(node.op, ast.MatMult):
+                return self.matmul(self.expr(node.left), self.expr(node.right), node)
+            raise self.error(node, f"operator {type(node.op).__name__} is not supported")
+        return self.binary(op, self.expr(node.left), self.expr(node.right), node)
+
+    def matmul(self: Visitor, a: Any, b: Any, node: ast.AST) -> Any:
+        if not is_runtime(a) and not is_runtime(b):
+            return self.binary("matmul", a, b, node)
+        raise self.error(node, "'@' needs vector or matrix operands")
+
+    def visit_UnaryOp(self: Visitor, node: ast.UnaryOp) -> Any:
+        v = self.expr(node.operand)
+        if isinstance(v, Vector):
+            return Vector([self._unary(node.op, e, node) for e in v.elements])
+        return self._unary(node.op, v, node)
+
+    def _unary(self: Visitor, op: ast.unaryop, v: Any, node: ast.AST) -> Any:
+        if not isinstance(v, ir.Value):
+            try:
+                return {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
+                        ast.Invert: operator.invert}[type(op)](v)  # fmt: skip
+            except Exception as e:
+                raise self.error(node, f"{type(e).__name__}: {e}", QuadrantsCompilationError) from None
+        if isinstance(op, ast.UAdd):
+            return v
+        name = {ast.USub: "neg", ast.Not: "lnot", ast.Invert: "invert"}[type(op)]
+        return self.ops.unary(name, v, self.loc(node))
+
+    def visit_Compare(self: Visitor, node: ast.Compare) -> Any:
+        left = self.expr(node.left)
+        results: list[Any] = []
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.expr(comp)
+            if type(op) in STATIC_CMP:
+                if is_runtime(left) or is_runtime(right):
+                    raise self.error(node, f"'{type(op).__name__}' needs compile-time operands in a kernel")
+                results.append(STATIC_CMP[type(op)](left, right))
+            else:
+                results.append(self.binary(CMP_OPS[type(op)], left, right, node))
+            left = right
+        if all(not is_runtime(r) for r in results):
+            return all(results)
+        out: Any = None
+        for r in results:
+            if not is_runtime(r):
+                if not r:
+                    return False
+                continue
+            out = r if out is None else self.ops.binary("and", out, r, self.loc(node))
+        return out
+
+    def visit_BoolOp(self: Visitor, node: ast.BoolOp) -> Any:
+        is_and = isinstance(node.op, ast.And)
+        return self._boolop(is_and, node.values, node)
+
+    def _boolop(self: Visitor, is_and: bool, values: list[ast.expr], node: ast.AST) -> Any:
+        first = self.expr(values[0])
+        if len(values) == 1:
+            return first
+        if not is_runtime(first):
+            # Python short-circuit on a compile-time operand.
+            if bool(first) != is_and:
+                return first
+            return self._boolop(is_and, values[1:], node)
+        loc = self.loc(node)
+        a = self.ops.value(first, loc)
+        if not isinstance(a.type, PrimitiveType) or a.type.is_float:
+            sym = "&&" if is_and else "||"
+            raise QuadrantsTypeError(f"unsupported operand type(s) for '{sym}': '{a.type}'", loc)
+        cond = self.ops.cond(a, loc)
+        if not is_and:
+            cond = self.ops.unary("lnot", cond, loc)
+        stmt = ir.If(cond=cond)
+        index = len(self.b.block.stmts)
+        self.b.emit(stmt)
+        with self.b.into(stmt.then):
+            b = self.ops.value(self._boolop(is_and, values[1:], node), loc)
+        if not isinstance(b.type, PrimitiveType) or b.type.is_float:
+            raise QuadrantsTypeError(f"unsupported operand type(s) for '&&'/'||': '{a.type}' and '{b.type}'", loc)
+        t = promote(a.type, b.type)
+        with self.b.into(stmt.then):
+            bcast = self.b.cast(b, t)
+        return self._merge_into_var(index, t, [(None, a), (stmt.then, bcast)])
+
+    def _merge_into_var(self: Visitor, index: int, t: PrimitiveType, stores: list[tuple[Any, ir.Value]]) -> Any:
+        """Create a temporary before statement `index` of the current block, store each value (in its block,
+        or before the statement when the block is None), and read it back after."""
+        block = self.b.block
+        pre: list[ir.Stmt] = []
+        ptr = ir.Alloca(var_type=t, name="", type=ir.PtrType(t), loc=self.b.loc)
+        pre.append(ptr)
+        for where, v in stores:
+            if where is None:
+                cast = v if v.type is t else ir.Cast(value=v, type=t, loc=self.b.loc)
+                if cast is not v:
+                    pre.append(cast)
+                pre.append(ir.Store(ptr=ptr, value=cast, loc=self.b.loc))
+            else:
+                with self.b.into(where):
+                    self.b.store(ptr, self.b.cast(v, t))
+        block.stmts[index:index] = pre
+        return self.b.load(ptr)
+
+    def visit_IfExp(self: Visitor, node: ast.IfExp) -> Any:
+        cond = self.expr(node.test)
+        if not is_runtime(cond):
+            return self.expr(node.body) if cond else self.expr(node.orelse)
+        loc = self.loc(node)
+        stmt = ir.If(cond=self.ops.cond(cond, loc))
+        index = len(self.b.block.stmts)
+        self.b.emit(stmt)
+        with self.b.into(stmt.then):
+            a = self.ops.value(self.expr(node.body), loc)
+        with self.b.into(stmt.orelse):
+            b = self.ops.value(self.expr(node.orelse), loc)
+        assert isinstance(a.type, PrimitiveType) and isinstance(b.type, PrimitiveType)
+        return self._merge_into_var(index, promote(a.type, b.type), [(stmt.then, a), (stmt.orelse, b)])
+
+    # ---- attributes and subscripts ------------------------------------------------------------------
+
+    def visit_Attribute(self: Visitor, node: ast.Attribute) -> Any:
+        base = self.expr(node.value)
+        if isinstance(base, ir.Value) and isinstance(base.type, ir.NdType):
+            return self.ndarray_attribute(base, node.attr, node)
+        if is_runtime(base):
+            raise self.error(node, f"runtime values have no attribute {node.attr!r}")
+        try:
+            return getattr(base, node.attr)
+        except AttributeError as e:
+            raise self.error(node, f"AttributeError: {e}", QuadrantsCompilationError) from None
+
+    def ndarray_attribute(self: Visitor, arr: ir.Value, attr: str, node: ast.AST) -> Any:
+        t = arr.type
+        assert isinstance(t, ir.NdType)
+        if attr == "shape":
+            return tuple(self.b.emit(ir.NdShape(arr=arr, dim=d, type=i32)) for d in range(t.ndim))
+        if attr == "dtype":
+            return t.dtype
+        if attr == "ndim":
+            return t.ndim
+        raise self.error(node, f"ndarrays have no attribute {attr!r} inside kernels")
+
+    def visit_Subscript(self: Visitor, node: ast.Subscript) -> Any:
+        base = self.expr(node.value)
+        if isinstance(base, ir.Value) and isinstance(base.type, ir.NdType):
+            ptr = self.element_ptr(base, node)
+            return self.b.load(ptr)
+        index = self.expr(node.slice)
+        if isinstance(base, Vector):
+            if is_runtime(index):
+                raise self.error(node, "vectors need a compile-time index here")
+            return base.elements[index]
+        if is_runtime(base):
+            raise self.error(node, "this value cannot be indexed")
+        if is_runtime(index) or (isinstance(index, tuple) and any(is_runtime(i) for i in index)):
+            raise self.error(node, "a Python sequence cannot be indexed with a runtime value; use qd.static")
+        try:
+            return base[index]
+        except Exception as e:
+            raise self.error(node, f"{type(e).__name__}: {e}", QuadrantsCompilationError) from None
+
+    def _indices(self: Visitor, node: ast.Subscript) -> list[Any]:
+        raw = self.expr(node.slice)
+        items = list(raw) if isinstance(raw, (tuple, list)) else [raw]
+        out: list[Any] = []
+        for it in items:
+            if isinstance(it, Vector):
+                out.extend(it.elements)
+            else:
+                out.append(it)
+        return out
+
+    def element_ptr(self: Visitor, arr: ir.Value, node: ast.Subscript) -> ir.ExtPtr:
+        t = arr.type
+        assert isinstance(t, ir.NdType)
+        idx = self._indices(node)
+        loc = self.loc(node)
+        if len(idx) != t.ndim:
+            raise QuadrantsSyntaxError(f"this ndarray has {t.ndim} dimension(s) but is indexed with {len(idx)}", loc)
+        values = []
+        for i in idx:
+            if is_static_number(i) and not isinstance(i, (int, bool)) and float(i) != int(i):
+                raise QuadrantsTypeError("ndarray indices must be integers", loc)
+            v = self.ops.value(int(i) if is_static_number(i) else i, loc)
+            assert isinstance(v.type, PrimitiveType)
+            if v.type.is_float:
+                raise QuadrantsTypeError(f"ndarray indices must be integers, not {v.type}", loc)
+            values.append(self.b.cast(v, i32))
+        site = len(self.kernel.sites)
+        name = ast.unparse(node.value)
+        self.kernel.sites.append(ir.Site("bounds", loc, name))
+        return self.b.emit(ir.ExtPtr(arr=arr, indices=tuple(values), site=site, type=ir.PtrType(t.dtype)))
+
+    def store_subscript(self: Visitor, target: ast.Subscript, value: Any) -> None:
+        base = self.expr(target.value)
+        if not (isinstance(base, ir.Value) and isinstance(base.type, ir.NdType)):
+            raise self.error(target, "only ndarray elements can be assigned through a subscript")
+        ptr = self.element_ptr(base, target)
+        assert isinstance(ptr.type, ir.PtrType)
+        self.b.store(ptr, self.ops.cast(value, ptr.type.pointee, self.loc(target)))
+
+    def augassign_subscript(self: Visitor, target: ast.Subscript, op: str, value: Any, node: ast.AST) -> None:
+        base = self.expr(target.value)
+        if not (isinstance(base, ir.Value) and isinstance(base.type, ir.NdType)):
+            raise self.error(target, "only ndarray elements can be assigned through a subscript")
+        ptr = self.element_ptr(base, target)
+        assert isinstance(ptr.type, ir.PtrType)
+        if op in self.ATOMIC_AUG:
+            self.atomic(op, ptr, value, self.loc(node))
+            return
+        result = self.binary(op, self.b.load(ptr), value, node)
+        self.b.store(ptr, self.ops.cast(result, ptr.type.pointee, self.loc(node)))
+
+    def atomic(self: Visitor, op: str, ptr: ir.Value, value: Any, loc: Any) -> ir.Value:
+        assert isinstance(ptr.type, ir.PtrType)
+        t = ptr.type.pointee
+        if op in ("and", "or", "xor") and t.is_float:
+            raise QuadrantsTypeError(f"atomic_{op} needs an integer target, not {t}", loc)
+        v = self.ops.cast(value, t, loc)
+        return self.b.emit(ir.AtomicRMW(op=op, ptr=ptr, value=v, type=t))
+
+    def u1_const(self: Visitor, value: bool) -> ir.Value:
+        return self.b.const(int(value), u1)

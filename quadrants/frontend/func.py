@@ -1,0 +1,57 @@
+"""`@qd.func`: a function inlined into the kernels that call it.
+
+Consumes a Python function; produces a `Func` whose parsed source is read once, on first inlining.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from quadrants.errors import QuadrantsSyntaxError
+from quadrants.frontend.source import FunctionSource, read_function
+
+
+class Func:
+    """A kernel-language function. Calls inside kernels are inlined; recursion is a compile error."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self._source: FunctionSource | None = None
+        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+
+    @property
+    def source(self) -> FunctionSource:
+        if self._source is None:
+            self._source = read_function(self.fn, "func")
+        return self._source
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise QuadrantsSyntaxError(
+            f"qd.func {self.fn.__qualname__!r} can only be called from a kernel or another qd.func"
+        )
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        """`self.method(...)` on data_oriented objects: bind like a Python method."""
+        if obj is None:
+            return self
+        return BoundFunc(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<qd.func {self.fn.__qualname__}>"
+
+
+class BoundFunc:
+    __slots__ = ("func", "obj")
+
+    def __init__(self, func: Func, obj: Any) -> None:
+        self.func = func
+        self.obj = obj
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.func(*args, **kwargs)
+
+
+def func(fn: Callable[..., Any]) -> Func:
+    """Decorator: `@qd.func`."""
+    return Func(fn)

@@ -1,0 +1,153 @@
+"""The kernel language's built-in functions as Python objects: `qd.sin`, `qd.static`, `qd.atomic_add`, ...
+
+Each object carries `__qd_intrinsic__`, the name the frontend dispatches on (see `frontend/calls.py`). Called
+from Python scope they compute on Python numbers (or, for the atomics, explain that they only exist inside
+kernels). Consumes nothing; produces the objects that `quadrants/__init__.py` exports.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import math
+from typing import Any, Callable, Iterator
+
+from quadrants.errors import QuadrantsSyntaxError
+
+F = Callable[..., Any]
+
+
+def intrinsic(name: str) -> Callable[[F], F]:
+    def mark(fn: F) -> F:
+        fn.__qd_intrinsic__ = name  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def _kernel_only(name: str) -> F:
+    def fn(*_args: Any, **_kwargs: Any) -> Any:
+        raise QuadrantsSyntaxError(f"qd.{name}() can only be used inside a kernel or a qd.func")
+
+    fn.__name__ = name
+    fn.__qd_intrinsic__ = name  # type: ignore[attr-defined]
+    return fn
+
+
+# ---- compile-time -------------------------------------------------------------------------------------
+
+
+@intrinsic("static")
+def static(x: Any, *xs: Any) -> Any:
+    """Evaluate at compile time: `qd.static(expr)`, `if qd.static(cond)`, `for i in qd.static(range(n))`."""
+    return (x, *xs) if xs else x
+
+
+@intrinsic("static_print")
+def static_print(*args: Any, **kwargs: Any) -> None:
+    print(*args, **kwargs)
+
+
+@intrinsic("static_assert")
+def static_assert(cond: Any, msg: str | None = None) -> None:
+    if not cond:
+        raise AssertionError(msg or "static assertion failed")
+
+
+class _NdRange:
+    def __init__(self, *dims: Any) -> None:
+        self.bounds: list[tuple[Any, Any]] = []
+        for d in dims:
+            if isinstance(d, (tuple, list)):
+                if len(d) != 2:
+                    raise ValueError("qd.ndrange dimensions are n or (begin, end)")
+                self.bounds.append((d[0], d[1]))
+            else:
+                self.bounds.append((0, d))
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        return itertools.product(*(range(int(b), int(e)) for b, e in self.bounds))
+
+
+@intrinsic("ndrange")
+def ndrange(*dims: Any) -> _NdRange:
+    """Iterate over a multi-dimensional index space: `for i, j in qd.ndrange(n, (1, m))`."""
+    return _NdRange(*dims)
+
+
+@intrinsic("grouped")
+def grouped(x: Any) -> Any:
+    """Bind the whole index of an ndrange (or ndarray) loop to one vector: `for I in qd.grouped(...)`."""
+    return x
+
+
+# ---- math ---------------------------------------------------------------------------------------------
+
+
+def _math(name: str, py: F) -> F:
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        return py(*args, **kwargs)
+
+    fn.__name__ = name
+    fn.__qd_intrinsic__ = name  # type: ignore[attr-defined]
+    return fn
+
+
+def _round_half_away(x: float) -> float:
+    return float(math.floor(x + 0.5)) if x >= 0 else -float(math.floor(-x + 0.5))
+
+
+sin = _math("sin", math.sin)
+cos = _math("cos", math.cos)
+tan = _math("tan", math.tan)
+asin = _math("asin", math.asin)
+acos = _math("acos", math.acos)
+atan = _math("atan", math.atan)
+tanh = _math("tanh", math.tanh)
+atan2 = _math("atan2", math.atan2)
+sqrt = _math("sqrt", math.sqrt)
+rsqrt = _math("rsqrt", lambda x: 1.0 / math.sqrt(x))
+exp = _math("exp", math.exp)
+log = _math("log", math.log)
+pow = _math("pow", lambda a, b: a**b)  # noqa: A001
+floor = _math("floor", lambda x, dtype=None: float(math.floor(x)))
+ceil = _math("ceil", lambda x, dtype=None: float(math.ceil(x)))
+round = _math("round", lambda x, dtype=None: _round_half_away(x))  # noqa: A001
+abs = _math("abs", lambda x: x if x >= 0 else -x)  # noqa: A001
+min = _math("min", builtins.min)  # noqa: A001
+max = _math("max", builtins.max)  # noqa: A001
+select = _math("select", lambda c, a, b: a if c else b)
+raw_div = _math("raw_div", lambda a, b: math.trunc(a / b) if isinstance(a, int) and isinstance(b, int) else a / b)
+raw_mod = _math("raw_mod", lambda a, b: math.fmod(a, b) if isinstance(a, float) or isinstance(b, float) else int(math.fmod(a, b)))
+popcnt = _math("popcnt", lambda x: bin(x & 0xFFFFFFFF).count("1"))
+clz = _math("clz", lambda x: 32 - (x & 0xFFFFFFFF).bit_length())
+
+
+@intrinsic("cast")
+def cast(x: Any, dtype: Any) -> Any:
+    """Convert to `dtype` (float to int truncates toward zero; integers wrap)."""
+    from quadrants.types.dtypes import to_dtype
+
+    return to_dtype(dtype)(x)
+
+
+@intrinsic("bit_cast")
+def bit_cast(x: Any, dtype: Any) -> Any:
+    import numpy as np
+
+    from quadrants.types.dtypes import to_dtype
+
+    t = to_dtype(dtype)
+    return np.array(x).view(t.np_dtype).item()
+
+
+# ---- atomics (kernel only) ----------------------------------------------------------------------------
+
+atomic_add = _kernel_only("atomic_add")
+atomic_sub = _kernel_only("atomic_sub")
+atomic_min = _kernel_only("atomic_min")
+atomic_max = _kernel_only("atomic_max")
+atomic_and = _kernel_only("atomic_and")
+atomic_or = _kernel_only("atomic_or")
+atomic_xor = _kernel_only("atomic_xor")
+atomic_mul = _kernel_only("atomic_mul")

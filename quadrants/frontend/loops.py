@@ -1,0 +1,192 @@
+"""Loops (a mixin of the frontend `Visitor`): `range`, `qd.ndrange`, `qd.grouped`, loops over an ndarray's
+index space, `qd.static` unrolling, and `while`.
+
+A `for` at the kernel's top level (through static ifs, static fors and inlined funcs, as in Quadrants) becomes a
+parallel `RangeFor`; every other loop is serial. Multi-dimensional loops are flattened to one range whose
+index is split back into coordinates at the top of the body.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import TYPE_CHECKING, Any
+
+from quadrants._logging import warn
+from quadrants.errors import QuadrantsTypeError
+from quadrants.frontend.calls import Grouped
+from quadrants.frontend.expressions import is_runtime
+from quadrants.frontend.intrinsics import _NdRange
+from quadrants.frontend.scope import Fixed
+from quadrants.frontend.values import Vector
+from quadrants.ir import nodes as ir
+from quadrants.types.dtypes import PrimitiveType, i32
+
+if TYPE_CHECKING:
+    from quadrants.frontend.visitor import Visitor
+
+
+class LoopMixin:
+    def visit_For(self: Visitor, node: ast.For) -> None:
+        if node.orelse:
+            raise self.error(node, "for ... else is not supported in kernels")
+        it_node = node.iter
+        if isinstance(it_node, ast.Call):
+            fn = self.expr(it_node.func)
+            if fn is builtins.range:
+                args, kwargs = self.call_args(it_node)
+                if kwargs or not 1 <= len(args) <= 2:
+                    raise self.error(it_node, "range(a, b, step) is not supported in kernels; use range(n) or range(a, b)")
+                begin, end = (0, args[0]) if len(args) == 1 else args
+                self.range_loop(node, [(begin, end)], grouped=False)
+                return
+            if getattr(fn, "__qd_intrinsic__", None) == "static":
+                self.static_for(node)
+                return
+        it = self.expr(it_node)
+        grouped = isinstance(it, Grouped)
+        if grouped:
+            it = it.inner
+        if isinstance(it, _NdRange):
+            self.range_loop(node, it.bounds, grouped)
+        elif isinstance(it, ir.Value) and isinstance(it.type, ir.NdType):
+            shape = self.ndarray_attribute(it, "shape", it_node)
+            self.range_loop(node, [(0, s) for s in shape], grouped)
+        else:
+            raise self.error(
+                it_node,
+                f"cannot loop over {type(it).__name__} in a kernel; use range(), qd.ndrange(), qd.grouped() "
+                "or qd.static()",
+            )
+
+    # ---- runtime loops ----------------------------------------------------------------------------------
+
+    def _bound(self: Visitor, v: Any, node: ast.AST) -> Any:
+        if not is_runtime(v):
+            if isinstance(v, float) and v != int(v):
+                raise self.error(node, "loop bounds must be integers", QuadrantsTypeError)
+            return int(v)
+        val = self.ops.value(v, self.loc(node))
+        assert isinstance(val.type, PrimitiveType)
+        if val.type.is_float:
+            raise self.error(node, f"loop bounds must be integers, not {val.type}", QuadrantsTypeError)
+        return self.b.cast(val, i32)
+
+    def range_loop(self: Visitor, node: ast.For, bounds: list[tuple[Any, Any]], grouped: bool) -> None:
+        it_node = node.iter
+        loc = self.loc(it_node)
+        begins = [self._bound(b, it_node) for b, _ in bounds]
+        ends = [self._bound(e, it_node) for _, e in bounds]
+        extents: list[Any] = []
+        if len(bounds) == 1:
+            begin_v, end_v = self.ops.value(begins[0], loc), self.ops.value(ends[0], loc)
+        else:
+            total: Any = 1
+            for b0, e0 in zip(begins, ends):
+                ext = self.binary("max", self.binary("sub", e0, b0, it_node), 0, it_node)
+                extents.append(ext)
+                total = self.binary("mul", total, ext, it_node)
+            begin_v, end_v = self.ops.value(0, loc), self.ops.value(total, loc)
+        targets = _target_names(node.target, self)
+        if grouped and len(targets) != 1:
+            raise self.error(node.target, "qd.grouped(...) binds the whole index to a single name")
+        if not grouped and len(targets) != len(bounds):
+            raise self.error(node.target, f"this loop has {len(bounds)} indices but binds {len(targets)} name(s)")
+
+        parallel = self.runtime_depth == 0 and self.parallel_id == 0
+        loop = self.b.emit(ir.RangeFor(begin=begin_v, end=end_v, parallel=parallel, type=i32, name=",".join(targets)))
+        scope = self.new_scope()
+        self.runtime_depth += 1
+        self.loops.append("parallel" if parallel else "serial")
+        saved_pid = self.parallel_id
+        if parallel:
+            self._next_parallel_id += 1
+            self.parallel_id = self._next_parallel_id
+        try:
+            with self.b.into(loop.body):
+                coords = [loop] if len(bounds) == 1 else self._split_index(loop, begins, extents, it_node)
+                if grouped:
+                    scope.names[targets[0]] = Fixed(Vector(list(coords)), "loop index")
+                else:
+                    for name, c in zip(targets, coords):
+                        scope.names[name] = Fixed(c, "loop index")
+                self.stmts(node.body)
+        finally:
+            self.parallel_id = saved_pid
+            self.loops.pop()
+            self.runtime_depth -= 1
+            self.pop_scope(scope)
+
+    def _split_index(self: Visitor, flat: ir.Value, begins: list[Any], extents: list[Any], node: ast.AST) -> list[Any]:
+        coords: list[Any] = [None] * len(extents)
+        rem: Any = flat
+        for k in range(len(extents) - 1, -1, -1):
+            ext = extents[k]
+            if k > 0:
+                part = self.ops.binary("raw_mod", rem, ext, self.loc(node))
+                rem = self.ops.binary("raw_div", rem, ext, self.loc(node))
+            else:
+                part = rem
+            coords[k] = self.binary("add", part, begins[k], node) if (is_runtime(begins[k]) or begins[k]) else part
+        return coords
+
+    # ---- compile-time unrolling -------------------------------------------------------------------------
+
+    def static_for(self: Visitor, node: ast.For) -> None:
+        call = node.iter
+        assert isinstance(call, ast.Call)
+        if len(call.args) != 1:
+            raise self.error(call, "for ... in qd.static(...) takes one iterable")
+        items = list(self.static_eval(call.args[0]))
+        if len(items) > self.options.unrolling_limit:
+            warn(
+                f"{self.loc(call).short()}: qd.static loop unrolls {len(items)} iterations "
+                f"(unrolling_limit={self.options.unrolling_limit})",
+                tag="frontend",
+            )
+        self.loops.append("static")
+        try:
+            for item in items:
+                scope = self.new_scope()
+                try:
+                    self.assign(node.target, item, node, static=True)
+                    self.stmts(node.body)
+                finally:
+                    self.pop_scope(scope)
+                if self.frame.terminated:
+                    break
+        finally:
+            self.loops.pop()
+
+    # ---- while ------------------------------------------------------------------------------------------
+
+    def visit_While(self: Visitor, node: ast.While) -> None:
+        if node.orelse:
+            raise self.error(node, "while ... else is not supported in kernels")
+        loop = self.b.emit(ir.While())
+        scope = self.new_scope()
+        self.runtime_depth += 1
+        self.loops.append("while")
+        try:
+            with self.b.into(loop.body):
+                cond = self.expr(node.test)
+                if is_runtime(cond):
+                    c = self.ops.unary("lnot", self.ops.cond(cond, self.loc(node.test)), self.loc(node.test))
+                    stop = self.b.emit(ir.If(cond=c))
+                    stop.then.stmts.append(ir.Break(loc=self.b.loc))
+                elif not cond:
+                    self.b.emit(ir.Break())
+                self.stmts(node.body)
+        finally:
+            self.loops.pop()
+            self.runtime_depth -= 1
+            self.pop_scope(scope)
+
+
+def _target_names(target: ast.expr, v: Visitor) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts):
+        return [e.id for e in target.elts]  # type: ignore[attr-defined]
+    raise v.error(target, "loop targets must be names")
+

@@ -1,0 +1,83 @@
+"""Name bindings inside kernels and funcs.
+
+A name is bound to one of: a `Var` (a mutable local variable, i.e. an IR alloca), a `Fixed` runtime value that
+cannot be reassigned (kernel arguments, loop indices), or any Python object known at compile time (template
+arguments, `qd.static` results, modules, tuples of values...). Scopes nest per runtime block, as in Quadrants:
+a variable first assigned inside an `if` or a loop body is not visible after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from quadrants.frontend.source import FunctionSource
+from quadrants.ir import nodes as ir
+from quadrants.types.dtypes import PrimitiveType
+
+
+@dataclass(eq=False, slots=True)
+class Var:
+    ptr: ir.Alloca
+    dtype: PrimitiveType
+    name: str
+    parallel_id: int  # the parallel loop it was defined in (0: outside any)
+
+
+@dataclass(eq=False, slots=True)
+class Fixed:
+    value: Any  # an ir.Value, or a structure of them
+    what: str  # "kernel argument", "loop index"
+
+
+_MISSING = object()
+
+
+@dataclass(eq=False, slots=True)
+class Scope:
+    parent: Scope | None = None
+    names: dict[str, Any] = field(default_factory=dict)
+
+    def find(self, name: str) -> tuple[Scope | None, Any]:
+        s: Scope | None = self
+        while s is not None:
+            v = s.names.get(name, _MISSING)
+            if v is not _MISSING:
+                return s, v
+            s = s.parent
+        return None, _MISSING
+
+
+MISSING = _MISSING
+
+
+@dataclass(eq=False)
+class Frame:
+    """One kernel or inlined func being translated."""
+
+    source: FunctionSource
+    scope: Scope
+    is_kernel: bool
+    entry_depth: int  # runtime nesting depth at the call site
+    return_annotation: Any = None
+    returned: Any = _MISSING
+    terminated: bool = False
+    closure: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def globals(self) -> dict[str, Any]:
+        return self.source.fn.__globals__  # type: ignore[no-any-return]
+
+
+def closure_of(fn: Any) -> dict[str, Any]:
+    code = getattr(fn, "__code__", None)
+    cells = getattr(fn, "__closure__", None) or ()
+    out: dict[str, Any] = {}
+    if code is None:
+        return out
+    for name, cell in zip(code.co_freevars, cells):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:  # empty cell: referenced before assignment in the enclosing function
+            pass
+    return out

@@ -1,0 +1,75 @@
+"""Read and parse the source of a kernel or func, and map AST positions back to the user's file.
+
+Consumes a Python function; produces a `FunctionSource` (file, absolute first line, the parsed `ast.FunctionDef`)
+whose `loc(node)` is the single place an AST node becomes a `SourceLoc`.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from quadrants.errors import QuadrantsCompilationError, SourceLoc
+
+
+@dataclass(eq=False)
+class FunctionSource:
+    fn: Callable[..., Any]
+    name: str
+    filename: str
+    first_line: int  # absolute line number of lines[0] (the first decorator, or the def)
+    lines: list[str]  # the source lines as in the file
+    indent: int  # indentation removed before parsing
+    tree: ast.FunctionDef
+
+    def loc(self, node: ast.AST) -> SourceLoc:
+        lineno = getattr(node, "lineno", 1)
+        end_lineno = getattr(node, "end_lineno", None) or lineno
+        line = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
+        col = self._column(line, getattr(node, "col_offset", 0))
+        end_line = self.lines[end_lineno - 1] if 0 < end_lineno <= len(self.lines) else line
+        end_col = self._column(end_line, getattr(node, "end_col_offset", None) or 0)
+        return SourceLoc(
+            filename=self.filename,
+            lineno=self.first_line + lineno - 1,
+            col=col,
+            end_lineno=self.first_line + end_lineno - 1,
+            end_col=end_col,
+            line_text=line.rstrip("\n"),
+            func_name=self.name,
+        )
+
+    def _column(self, line: str, byte_col: int) -> int:
+        """AST columns are UTF-8 byte offsets into the dedented line; return a character column in the
+        original line."""
+        dedented = line[self.indent :] if line[: self.indent].strip() == "" else line.lstrip()
+        shift = len(line) - len(dedented)
+        return len(dedented.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore")) + shift
+
+
+def read_function(fn: Callable[..., Any], what: str = "kernel") -> FunctionSource:
+    """Parse `fn`'s source. Raises QuadrantsCompilationError when the source cannot be read (functions made
+    by `exec`, frozen modules, deleted files)."""
+    fn = inspect.unwrap(fn)
+    name = getattr(fn, "__qualname__", getattr(fn, "__name__", "?"))
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+        filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
+    except (OSError, TypeError) as e:
+        raise QuadrantsCompilationError(f"cannot read the source of {what} {name!r}: {e}") from None
+    first_line = max(first_line, 1)
+    first = lines[0]
+    indent = len(first) - len(first.lstrip())
+    body = [ln[indent:] if ln[:indent].strip() == "" else ln.lstrip() for ln in lines]
+    try:
+        module = ast.parse("".join(body))
+    except SyntaxError as e:
+        raise QuadrantsCompilationError(f"cannot parse the source of {what} {name!r}: {e}") from None
+    defs = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if not defs or isinstance(defs[0], ast.AsyncFunctionDef):
+        raise QuadrantsCompilationError(f"{what} {name!r} must be a plain `def` function")
+    return FunctionSource(
+        fn=fn, name=name, filename=filename, first_line=first_line, lines=lines, indent=indent, tree=defs[0]
+    )

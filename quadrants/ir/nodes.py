@@ -1,0 +1,370 @@
+"""The typed IR: small slotted statement classes inside structured blocks.
+
+Produced by the frontend, rewritten by passes, consumed by codegen. A statement that has a `type` is a value;
+later statements refer to it by object identity (it is never copied). Control flow is structured (if, while,
+range-for, break, continue), so codegen never has to rebuild loops from a CFG. Memory is explicit: local
+variables are `Alloca`s read and written with `Load`/`Store`, exactly like ndarray elements behind `ExtPtr`.
+
+Every statement carries the `SourceLoc` it came from, so runtime checks and verifier errors name user code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Iterator, Union
+
+from quadrants.errors import SourceLoc
+from quadrants.types.dtypes import PrimitiveType, u1, i32
+
+
+@dataclass(frozen=True, slots=True)
+class NdType:
+    """An ndarray handle: `dtype` scalars, `ndim` indexed dimensions, then a fixed element shape
+    (`()` for scalars, `(n,)` for vectors, `(n, m)` for matrices)."""
+
+    dtype: PrimitiveType
+    ndim: int
+    elem_shape: tuple[int, ...] = ()
+
+    def __repr__(self) -> str:
+        el = "" if not self.elem_shape else ", elem=" + "x".join(map(str, self.elem_shape))
+        return f"ndarray[{self.dtype}, {self.ndim}{el}]"
+
+
+@dataclass(frozen=True, slots=True)
+class PtrType:
+    """The address of one `pointee` scalar (an ndarray element or a local variable)."""
+
+    pointee: PrimitiveType
+
+    def __repr__(self) -> str:
+        return f"ptr<{self.pointee}>"
+
+
+IRType = Union[PrimitiveType, NdType, PtrType]
+
+
+@dataclass(eq=False, slots=True)
+class Stmt:
+    loc: SourceLoc | None = field(default=None, kw_only=True, repr=False)
+
+    def operands(self) -> tuple[Value, ...]:
+        return ()
+
+    def blocks(self) -> tuple[Block, ...]:
+        return ()
+
+    def replace_operands(self, mapping: dict[Value, Value]) -> None:
+        """Swap operand values in place (used by passes)."""
+        for f in fields(self):
+            name = f.name
+            v = getattr(self, name)
+            if isinstance(v, Stmt) and v in mapping:
+                setattr(self, name, mapping[v])
+            elif isinstance(v, tuple) and any(isinstance(x, Stmt) and x in mapping for x in v):
+                setattr(self, name, tuple(mapping.get(x, x) for x in v))
+
+
+@dataclass(eq=False, slots=True)
+class Value(Stmt):
+    """A statement that produces a value of `type`."""
+
+    type: IRType = field(default=i32, kw_only=True)
+
+
+@dataclass(eq=False, slots=True)
+class Block:
+    stmts: list[Stmt] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Stmt]:
+        return iter(self.stmts)
+
+    def __len__(self) -> int:
+        return len(self.stmts)
+
+
+# ---- values -------------------------------------------------------------------------------------------
+
+
+@dataclass(eq=False, slots=True)
+class Const(Value):
+    value: int | float = 0
+
+
+@dataclass(eq=False, slots=True)
+class Arg(Value):
+    """Kernel parameter `index` (a scalar, or an ndarray handle of NdType)."""
+
+    index: int = 0
+    name: str = ""
+
+
+@dataclass(eq=False, slots=True)
+class NdShape(Value):
+    arr: Value = None  # type: ignore[assignment]
+    dim: int = 0
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.arr,)
+
+
+# Binary ops. Arithmetic operands have the result type; comparisons have equal operand types and give u1;
+# shifts keep the left operand's type.
+ARITH_OPS = frozenset(
+    {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "min", "max", "atan2", "raw_div", "raw_mod"}
+)
+BIT_OPS = frozenset({"and", "or", "xor", "shl", "shr"})
+CMP_OPS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
+BINARY_OPS = ARITH_OPS | BIT_OPS | CMP_OPS
+
+UNARY_OPS = frozenset(
+    {
+        "neg", "invert", "lnot", "abs", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan",
+        "tanh", "exp", "log", "floor", "ceil", "round", "popcnt", "clz",
+    }
+)  # fmt: skip
+FLOAT_ONLY_UNARY = frozenset(
+    {"sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "tanh", "exp", "log", "floor", "ceil", "round"}
+)
+
+
+@dataclass(eq=False, slots=True)
+class Binary(Value):
+    op: str = "add"
+    lhs: Value = None  # type: ignore[assignment]
+    rhs: Value = None  # type: ignore[assignment]
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.lhs, self.rhs)
+
+
+@dataclass(eq=False, slots=True)
+class Unary(Value):
+    op: str = "neg"
+    operand: Value = None  # type: ignore[assignment]
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.operand,)
+
+
+@dataclass(eq=False, slots=True)
+class Cast(Value):
+    """Numeric conversion to `type` (float->int truncates toward zero; int->int wraps)."""
+
+    value: Value = None  # type: ignore[assignment]
+    bitcast: bool = False
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.value,)
+
+
+@dataclass(eq=False, slots=True)
+class Select(Value):
+    cond: Value = None  # type: ignore[assignment]
+    a: Value = None  # type: ignore[assignment]
+    b: Value = None  # type: ignore[assignment]
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.cond, self.a, self.b)
+
+
+@dataclass(eq=False, slots=True)
+class ExtPtr(Value):
+    """Address of `arr[indices][elem]`. `site` indexes Kernel.sites for the bounds-check message."""
+
+    arr: Value = None  # type: ignore[assignment]
+    indices: tuple[Value, ...] = ()
+    elem: tuple[int, ...] = ()
+    site: int = -1
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.arr, *self.indices)
+
+
+@dataclass(eq=False, slots=True)
+class Alloca(Value):
+    """A local variable of scalar type `var_type`, zero-initialized; its value is a PtrType."""
+
+    var_type: PrimitiveType = i32
+    name: str = ""
+
+
+@dataclass(eq=False, slots=True)
+class Load(Value):
+    ptr: Value = None  # type: ignore[assignment]
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.ptr,)
+
+
+@dataclass(eq=False, slots=True)
+class AtomicRMW(Value):
+    """Atomically `*ptr = *ptr op value`; the value is the old `*ptr`."""
+
+    op: str = "add"  # add sub min max and or xor mul
+    ptr: Value = None  # type: ignore[assignment]
+    value: Value = None  # type: ignore[assignment]
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.ptr, self.value)
+
+
+@dataclass(eq=False, slots=True)
+class Reduce(Stmt):
+    """Inside a parallel loop: fold `value` into the loop's thread-local accumulator `slot` (made by the
+    reductions pass from an AtomicRMW whose address is loop-invariant and whose old value is unused)."""
+
+    slot: int = 0
+    value: Value = None  # type: ignore[assignment]
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.value,)
+
+
+# ---- statements without values ------------------------------------------------------------------------
+
+
+@dataclass(eq=False, slots=True)
+class Store(Stmt):
+    ptr: Value = None  # type: ignore[assignment]
+    value: Value = None  # type: ignore[assignment]
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.ptr, self.value)
+
+
+@dataclass(eq=False, slots=True)
+class If(Stmt):
+    cond: Value = None  # type: ignore[assignment]
+    then: Block = field(default_factory=Block)
+    orelse: Block = field(default_factory=Block)
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.cond,)
+
+    def blocks(self) -> tuple[Block, ...]:
+        return (self.then, self.orelse)
+
+
+@dataclass(eq=False, slots=True)
+class While(Stmt):
+    """Loops until a `Break`; the condition of a Python `while` is an `If(..., Break)` at the top."""
+
+    body: Block = field(default_factory=Block)
+
+    def blocks(self) -> tuple[Block, ...]:
+        return (self.body,)
+
+
+@dataclass(frozen=True, slots=True)
+class Reduction:
+    """A thread-local accumulator of a parallel loop: `*ptr op= (fold of all Reduce values)`."""
+
+    op: str
+    ptr: Value
+    dtype: PrimitiveType
+
+
+@dataclass(eq=False, slots=True)
+class RangeFor(Value):
+    """`for index in range(begin, end)`; the statement itself is the i32 loop index.
+
+    `parallel` loops are the top-level loops of a kernel: their iterations run on all cores, in any order.
+    """
+
+    begin: Value = None  # type: ignore[assignment]
+    end: Value = None  # type: ignore[assignment]
+    body: Block = field(default_factory=Block)
+    parallel: bool = False
+    reductions: list[Reduction] = field(default_factory=list)
+    name: str = ""
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.begin, self.end, *(r.ptr for r in self.reductions))
+
+    def blocks(self) -> tuple[Block, ...]:
+        return (self.body,)
+
+
+@dataclass(eq=False, slots=True)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False, slots=True)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(eq=False, slots=True)
+class Return(Stmt):
+    """Kernel return: writes `values` to the result buffer and leaves the kernel."""
+
+    values: tuple[Value, ...] = ()
+
+    def operands(self) -> tuple[Value, ...]:
+        return self.values
+
+
+@dataclass(eq=False, slots=True)
+class Print(Stmt):
+    """Print `parts` (strings and scalar values) at run time, from whichever thread runs it."""
+
+    parts: tuple[str | Value, ...] = ()
+
+    def operands(self) -> tuple[Value, ...]:
+        return tuple(p for p in self.parts if isinstance(p, Stmt))  # type: ignore[misc]
+
+
+@dataclass(eq=False, slots=True)
+class Assert(Stmt):
+    """Debug-mode check: when `cond` is 0 the kernel stops and raises QuadrantsAssertionError for `site`."""
+
+    cond: Value = None  # type: ignore[assignment]
+    site: int = -1
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.cond,)
+
+
+# ---- the kernel --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    type: PrimitiveType | NdType
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """A runtime check location: what is checked and where, for the error message."""
+
+    kind: str  # "bounds" or "assert"
+    loc: SourceLoc | None
+    detail: str = ""  # ndarray name for bounds checks, message for asserts
+
+
+@dataclass(eq=False, slots=True)
+class Kernel:
+    name: str
+    params: list[Param]
+    ret_types: tuple[PrimitiveType, ...]
+    body: Block
+    sites: list[Site] = field(default_factory=list)
+
+
+def walk(block: Block) -> Iterator[Stmt]:
+    """Every statement in `block` and its nested blocks, in program order."""
+    for s in block.stmts:
+        yield s
+        for b in s.blocks():
+            yield from walk(b)
+
+
+__all__ = [
+    "NdType", "PtrType", "IRType", "Stmt", "Value", "Block", "Const", "Arg", "NdShape", "Binary", "Unary",
+    "Cast", "Select", "ExtPtr", "Alloca", "Load", "AtomicRMW", "Reduce", "Store", "If", "While",
+    "Reduction", "RangeFor", "Break", "Continue", "Return", "Print", "Assert", "Param", "Site", "Kernel", "walk",
+    "ARITH_OPS", "BIT_OPS", "CMP_OPS", "BINARY_OPS", "UNARY_OPS", "FLOAT_ONLY_UNARY", "u1",
+]  # fmt: skip

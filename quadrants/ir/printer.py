@@ -1,0 +1,91 @@
+"""Text form of the IR, for dumps (`qd.init(print_ir=True)`, `dump="ir"`) and golden tests.
+
+Consumes an `ir.Kernel`; produces a string. Values are numbered `%0, %1, ...` in program order, so the text
+of a kernel is stable across runs and processes.
+"""
+
+from __future__ import annotations
+
+from quadrants.ir import nodes as ir
+
+
+class _Namer:
+    def __init__(self) -> None:
+        self.names: dict[int, str] = {}
+
+    def define(self, v: ir.Value) -> str:
+        name = f"%{len(self.names)}"
+        self.names[id(v)] = name
+        return name
+
+    def __call__(self, v: ir.Value) -> str:
+        return self.names.get(id(v), "%?")
+
+
+def format_kernel(kernel: ir.Kernel) -> str:
+    namer = _Namer()
+    params = ", ".join(f"{p.name}: {p.type!r}" for p in kernel.params)
+    rets = ", ".join(map(repr, kernel.ret_types))
+    lines = [f"kernel {kernel.name}({params}) -> ({rets})"]
+    _block(kernel.body, namer, 1, lines)
+    return "\n".join(lines) + "\n"
+
+
+def _block(block: ir.Block, n: _Namer, depth: int, out: list[str]) -> None:
+    pad = "  " * depth
+    for s in block.stmts:
+        out.append(pad + _stmt(s, n))
+        if isinstance(s, ir.If):
+            _block(s.then, n, depth + 1, out)
+            if s.orelse.stmts:
+                out.append(pad + "else:")
+                _block(s.orelse, n, depth + 1, out)
+        else:
+            for b in s.blocks():
+                _block(b, n, depth + 1, out)
+
+
+def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class, flat
+    ops = ", ".join(n(v) for v in s.operands())
+    if isinstance(s, ir.RangeFor):
+        head = f"{n.define(s)} = for range({n(s.begin)}, {n(s.end)})"
+        if s.parallel:
+            head += " parallel"
+        if s.reductions:
+            head += " reduce[" + ", ".join(f"{r.op} {n(r.ptr)}: {r.dtype}" for r in s.reductions) + "]"
+        return head + ":"
+    if isinstance(s, ir.Value):
+        lhs = n.define(s)
+        t = repr(s.type)
+        if isinstance(s, ir.Const):
+            return f"{lhs} = const {s.value!r} : {t}"
+        if isinstance(s, ir.Arg):
+            return f"{lhs} = arg {s.index} {s.name} : {t}"
+        if isinstance(s, ir.NdShape):
+            return f"{lhs} = shape {n(s.arr)}, {s.dim} : {t}"
+        if isinstance(s, (ir.Binary, ir.Unary)):
+            return f"{lhs} = {s.op} {ops} : {t}"
+        if isinstance(s, ir.Cast):
+            return f"{lhs} = {'bitcast' if s.bitcast else 'cast'} {ops} : {t}"
+        if isinstance(s, ir.ExtPtr):
+            idx = ", ".join(n(v) for v in s.indices)
+            el = "" if not s.elem else "." + ".".join(map(str, s.elem))
+            chk = f" !site {s.site}" if s.site >= 0 else ""
+            return f"{lhs} = extptr {n(s.arr)}[{idx}]{el}{chk} : {t}"
+        if isinstance(s, ir.Alloca):
+            return f"{lhs} = alloca {s.var_type} {s.name} : {t}"
+        if isinstance(s, ir.AtomicRMW):
+            return f"{lhs} = atomic {s.op} {ops} : {t}"
+        return f"{lhs} = {type(s).__name__.lower()} {ops} : {t}"
+    if isinstance(s, ir.If):
+        return f"if {ops}:"
+    if isinstance(s, ir.While):
+        return "while:"
+    if isinstance(s, ir.Reduce):
+        return f"reduce.{s.slot} {ops}"
+    if isinstance(s, ir.Print):
+        return "print " + ", ".join(repr(p) if isinstance(p, str) else n(p) for p in s.parts)
+    if isinstance(s, ir.Assert):
+        return f"assert {ops} !site {s.site}"
+    word = type(s).__name__.lower()
+    return f"{word} {ops}".rstrip()

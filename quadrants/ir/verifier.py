@@ -1,0 +1,112 @@
+"""IR invariants, checked after the frontend and (in tests) after every pass.
+
+Consumes an `ir.Kernel`; raises `IRVerifyError` naming the first broken invariant. A failure here is a bug in
+the compiler, never in user code: user errors are reported by the frontend with their source location.
+"""
+
+from __future__ import annotations
+
+from quadrants.ir import nodes as ir
+from quadrants.types.dtypes import PrimitiveType, u1
+
+
+class IRVerifyError(AssertionError):
+    def __init__(self, message: str, stmt: ir.Stmt | None = None) -> None:
+        where = f" at {stmt.loc.short()}" if stmt is not None and stmt.loc is not None else ""
+        what = f" in {type(stmt).__name__}" if stmt is not None else ""
+        super().__init__(f"IR verification failed{what}{where}: {message}")
+
+
+def verify(kernel: ir.Kernel) -> None:
+    _Verifier(kernel).block(kernel.body, depth=0, loops=(), visible=set())
+
+
+class _Verifier:
+    def __init__(self, kernel: ir.Kernel) -> None:
+        self.kernel = kernel
+        self.defined: set[int] = set()
+
+    def block(self, block: ir.Block, depth: int, loops: tuple[ir.Stmt, ...], visible: set[int]) -> None:
+        scope = set(visible)
+        for s in block.stmts:
+            for v in s.operands():
+                if id(v) not in scope:
+                    raise IRVerifyError(f"operand {type(v).__name__} is not defined before use", s)
+            self.check(s, depth, loops)
+            if isinstance(s, ir.RangeFor):
+                inner = scope | {id(s)}
+                self.block(s.body, depth + 1, loops + (s,), inner)
+            elif isinstance(s, ir.While):
+                self.block(s.body, depth + 1, loops + (s,), scope)
+            else:
+                for b in s.blocks():
+                    self.block(b, depth + 1, loops, scope)
+            if isinstance(s, ir.Value):
+                if id(s) in self.defined:
+                    raise IRVerifyError("value defined twice", s)
+                self.defined.add(id(s))
+                scope.add(id(s))
+
+    def check(self, s: ir.Stmt, depth: int, loops: tuple[ir.Stmt, ...]) -> None:  # noqa: C901
+        if isinstance(s, ir.Binary):
+            lt, rt = s.lhs.type, s.rhs.type
+            if s.op in ir.CMP_OPS:
+                _expect(lt is rt and s.type is u1, f"compare {lt}/{rt} -> {s.type}", s)
+            elif s.op in ("shl", "shr"):
+                _expect(lt is s.type and _integral(rt), f"shift {lt}/{rt} -> {s.type}", s)
+            else:
+                _expect(lt is s.type and rt is s.type, f"{s.op} {lt}/{rt} -> {s.type}", s)
+                if s.op in ir.BIT_OPS:
+                    _expect(_integral(s.type), "bitwise op on a float", s)
+        elif isinstance(s, ir.Unary):
+            if s.op == "lnot":
+                _expect(s.type is u1, "lnot must give u1", s)
+            else:
+                _expect(s.operand.type is s.type, f"{s.op} {s.operand.type} -> {s.type}", s)
+        elif isinstance(s, ir.Select):
+            _expect(s.cond.type is u1 and s.a.type is s.type and s.b.type is s.type, "select types", s)
+        elif isinstance(s, (ir.If, ir.Assert)):
+            _expect(s.cond.type is u1, f"condition of type {s.cond.type}", s)
+        elif isinstance(s, ir.ExtPtr):
+            at = s.arr.type
+            _expect(isinstance(at, ir.NdType), "extptr of a non-ndarray", s)
+            assert isinstance(at, ir.NdType)
+            _expect(len(s.indices) == at.ndim, f"{len(s.indices)} indices for {at.ndim} dims", s)
+            _expect(all(_integral(i.type) for i in s.indices), "non-integer index", s)
+            _expect(len(s.elem) == len(at.elem_shape), "element index rank", s)
+            _expect(all(0 <= e < n for e, n in zip(s.elem, at.elem_shape)), "element index range", s)
+            _expect(s.type == ir.PtrType(at.dtype), "extptr type", s)
+        elif isinstance(s, ir.Load):
+            _expect(isinstance(s.ptr.type, ir.PtrType) and s.ptr.type.pointee is s.type, "load type", s)
+        elif isinstance(s, ir.Store):
+            pt = s.ptr.type
+            _expect(isinstance(pt, ir.PtrType) and pt.pointee is s.value.type, "store type", s)
+        elif isinstance(s, ir.AtomicRMW):
+            pt = s.ptr.type
+            _expect(isinstance(pt, ir.PtrType) and pt.pointee is s.value.type is s.type, "atomic type", s)
+        elif isinstance(s, ir.RangeFor):
+            _expect(_integral(s.begin.type) and _integral(s.end.type), "range bounds must be integers", s)
+            if s.parallel:
+                _expect(depth == 0, "a parallel loop must be at the kernel's top level", s)
+        elif isinstance(s, (ir.Break, ir.Continue)):
+            _expect(bool(loops), "break/continue outside a loop", s)
+            last = loops[-1]
+            _expect(not (isinstance(last, ir.RangeFor) and last.parallel and isinstance(s, ir.Break)),
+                    "break in a parallel loop", s)  # fmt: skip
+        elif isinstance(s, ir.Return):
+            _expect(depth == 0, "return must be at the kernel's top level", s)
+            _expect(tuple(v.type for v in s.values) == self.kernel.ret_types, "return types", s)
+        elif isinstance(s, ir.Reduce):
+            par = [lp for lp in loops if isinstance(lp, ir.RangeFor) and lp.parallel]
+            _expect(bool(par) and 0 <= s.slot < len(par[0].reductions), "reduce outside its loop", s)
+            if par:
+                _expect(s.value.type is par[0].reductions[s.slot].dtype, "reduce type", s)
+
+
+def _integral(t: object) -> bool:
+    return isinstance(t, PrimitiveType) and t.is_integral
+
+
+def _expect(ok: bool, message: str, s: ir.Stmt) -> None:
+    if not ok:
+        raise IRVerifyError(message, s)

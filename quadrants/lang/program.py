@@ -1,0 +1,84 @@
+"""The process-wide program state: the active `Config` and a generation number that `qd.init`/`qd.reset` bump
+(kernels drop what they compiled under an older generation).
+
+Consumes `qd.init(...)` arguments; produces the state every kernel call reads.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from typing import Any
+
+from quadrants import _config, _logging
+from quadrants._config import Config
+
+
+@dataclass
+class Program:
+    config: Config
+    generation: int
+
+
+_program: Program | None = None
+_generation = 0
+
+
+def get() -> Program:
+    """The current program, initializing with defaults on first use (as Quadrants does)."""
+    if _program is None:
+        init()
+    assert _program is not None
+    return _program
+
+
+def gpu_available() -> bool:
+    """A cheap probe (about 0.2 ms): can the CUDA driver library be opened?"""
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    return True
+
+
+def init(arch: Any = None, default_fp: Any = None, default_ip: Any = None, **kwargs: Any) -> None:
+    """`qd.init(arch=qd.cpu, ...)`: (re)start with the given options. See `quadrants/_config.py`."""
+    global _program, _generation
+    if arch is not None:
+        kwargs["arch"] = arch
+    if default_fp is not None:
+        kwargs["default_fp"] = default_fp
+    if default_ip is not None:
+        kwargs["default_ip"] = default_ip
+    config, notes = _config.load_config(kwargs)
+    _logging.set_level(config.log_level)
+    for note in notes:
+        _logging.warn(note, tag="init")
+    config = _resolve_arch(config)
+    _generation += 1
+    _program = Program(config=config, generation=_generation)
+    _logging.info(f"Starting on arch={config.arch}", tag="init")
+
+
+def _resolve_arch(config: Config) -> Config:
+    import dataclasses
+
+    name = config.arch.name
+    if name in ("gpu", "cuda"):
+        if not gpu_available():
+            _logging.warn(f"arch={name}: no CUDA driver found, falling back to the CPU", tag="init")
+        else:
+            _logging.warn(f"arch={name}: the CUDA backend is not available in this build; using the CPU", tag="init")
+        return dataclasses.replace(config, arch=_config.cpu)
+    return config
+
+
+def reset() -> None:
+    """`qd.reset()`: forget the program; kernels recompile (or reload from cache) at their next call."""
+    global _program, _generation
+    _generation += 1
+    _program = None
+
+
+def sync() -> None:
+    """`qd.sync()`: wait for launched kernels. CPU kernels run synchronously, so there is nothing to wait for."""

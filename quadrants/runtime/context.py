@@ -1,0 +1,22 @@
+"""The runtime context passed to every kernel launch (mirrors `codegen/llvm_types.CTX_TYPE`)."""
+
+from __future__ import annotations
+
+import ctypes
+
+
+class RuntimeContext(ctypes.Structure):
+    _fields_ = [
+        ("num_threads", ctypes.c_int32),
+        ("error", ctypes.c_int32),
+        ("site", ctypes.c_int64),
+        ("index", ctypes.c_int64),
+        ("dim", ctypes.c_int64),
+        ("extent", ctypes.c_int64),
+        ("result", ctypes.c_void_p),
+    ]
+
+
+ERROR_BOUNDS = 1
+ERROR_ASSERT = 2
+RESULT_SLOT_BYTES = 8

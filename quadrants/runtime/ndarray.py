@@ -1,0 +1,105 @@
+"""`qd.ndarray`: a contiguous, zero-initialized array in host memory, passed to kernels by descriptor.
+
+Each ndarray keeps a small native descriptor `{data pointer, shape...}` that lives as long as it does, so a
+kernel launch passes one integer per ndarray argument (no marshalling on the call path). Storage is a numpy
+array, so `to_numpy`/`from_numpy` are single copies.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+
+from quadrants._logging import warn
+from quadrants.ir.nodes import NdType
+from quadrants.types import dtypes
+from quadrants.types.dtypes import PrimitiveType
+
+_INTERNED: dict[tuple[PrimitiveType, int, tuple[int, ...]], NdType] = {}
+
+
+def nd_type(dtype: PrimitiveType, ndim: int, elem_shape: tuple[int, ...] = ()) -> NdType:
+    """The one NdType object for these parameters (launchers compare them by identity)."""
+    key = (dtype, ndim, elem_shape)
+    t = _INTERNED.get(key)
+    if t is None:
+        t = _INTERNED[key] = NdType(dtype, ndim, elem_shape)
+    return t
+
+
+def _shape(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    out = tuple(int(s) for s in shape)
+    if any(s < 0 for s in out):
+        raise ValueError(f"ndarray shape must not be negative: {out}")
+    return out
+
+
+def descriptor(data: int, shape: tuple[int, ...]) -> ctypes.Array:  # type: ignore[type-arg]
+    return (ctypes.c_int64 * (1 + len(shape)))(data, *shape)
+
+
+class Ndarray:
+    """A kernel-accessible array. `shape` excludes the element shape of vector/matrix ndarrays."""
+
+    __slots__ = ("_arr", "_desc_buf", "_desc", "_spec", "dtype", "shape", "element_type", "__weakref__")
+
+    def __init__(self, dtype: Any, shape: Any, element_type: Any = None) -> None:
+        self.element_type = element_type
+        prim: PrimitiveType = element_type.dtype if element_type is not None else dtypes.to_dtype(dtype)
+        elem_shape: tuple[int, ...] = element_type.shape if element_type is not None else ()
+        self.dtype = element_type if element_type is not None else prim
+        self.shape = _shape(shape)
+        self._arr = np.zeros(self.shape + elem_shape, dtype=prim.np_dtype)
+        self._desc_buf = descriptor(self._arr.ctypes.data, self.shape)
+        self._desc = ctypes.addressof(self._desc_buf)
+        self._spec = nd_type(prim, len(self.shape), elem_shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def element_shape(self) -> tuple[int, ...]:
+        return self._spec.elem_shape
+
+    def to_numpy(self) -> np.ndarray:
+        return self._arr.copy()
+
+    def from_numpy(self, arr: Any) -> None:
+        a = np.asarray(arr)
+        if a.shape != self._arr.shape:
+            raise ValueError(f"from_numpy: shape {a.shape} does not match the ndarray's {self._arr.shape}")
+        if a.dtype != self._arr.dtype:
+            if not np.can_cast(a.dtype, self._arr.dtype, casting="safe"):
+                warn(f"from_numpy: converting {a.dtype} data to {self._arr.dtype}", tag="runtime")
+        np.copyto(self._arr, a, casting="unsafe")
+
+    def copy_from(self, other: Ndarray) -> None:
+        self.from_numpy(other._arr)
+
+    def fill(self, value: Any) -> None:
+        self._arr[...] = value
+
+    def __getitem__(self, index: Any) -> Any:
+        v = self._arr[index]
+        return v.item() if isinstance(v, np.generic) else v.copy()
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._arr[index] = value
+
+    def __len__(self) -> int:
+        return self.shape[0] if self.shape else 0
+
+    def __repr__(self) -> str:
+        return f"<qd.ndarray {self._spec!r} shape={self.shape}>"
+
+
+def ndarray(dtype: Any, shape: Any, **_kwargs: Any) -> Ndarray:
+    """`qd.ndarray(dtype, shape)`: a zero-initialized ndarray. `dtype` may be a vector/matrix type."""
+    if hasattr(dtype, "element_dtype") and hasattr(dtype, "shape"):
+        return Ndarray(None, shape, element_type=dtype)
+    return Ndarray(dtype, shape)

@@ -1,0 +1,119 @@
+"""Parameter annotations users write on kernels and funcs: `NDArray[f32, 1]`, `qd.template()`.
+
+Produces immutable, hashable annotation values; the frontend and the launcher read them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quadrants.types.dtypes import PrimitiveType, to_dtype
+
+
+class NdarrayType:
+    """An ndarray parameter: element dtype and number of dimensions, either of which may be left open
+    (`NDArray` alone, or `ndarray(ndim=2)`), in which case the kernel specializes on what it is given."""
+
+    __slots__ = ("dtype", "ndim")
+
+    dtype: Any  # PrimitiveType, a vector/matrix element type, or None (any)
+    ndim: int | None
+
+    def __init__(self, dtype: Any = None, ndim: int | None = None, **_ignored: Any) -> None:
+        if dtype is not None and not hasattr(dtype, "element_dtype"):
+            dtype = to_dtype(dtype)
+        object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "ndim", ndim)
+
+    def __class_getitem__(cls, params: Any) -> NdarrayType:
+        if not isinstance(params, tuple):
+            params = (params,)
+        if len(params) > 2:
+            raise TypeError("NDArray[dtype, ndim] takes at most two parameters")
+        return cls(*params)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("annotation types are immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, NdarrayType) and (self.dtype, self.ndim) == (other.dtype, other.ndim)
+
+    def __hash__(self) -> int:
+        return hash(("ndarray", self.dtype, self.ndim))
+
+    def __repr__(self) -> str:
+        dt = "Any" if self.dtype is None else repr(self.dtype)
+        nd = "Any" if self.ndim is None else str(self.ndim)
+        return f"NDArray[{dt}, {nd}]"
+
+    @property
+    def is_complete(self) -> bool:
+        return self.dtype is not None and self.ndim is not None
+
+
+NDArray = NdarrayType
+
+
+def ndarray(dtype: Any = None, ndim: int | None = None, **kwargs: Any) -> NdarrayType:
+    """`qd.types.ndarray(dtype=qd.f32, ndim=1)`: the call form of `NDArray[qd.f32, 1]`."""
+    return NdarrayType(dtype, ndim, **kwargs)
+
+
+class Template:
+    """A parameter specialized by value: the kernel is compiled once per distinct argument value, which is
+    baked into the code. Used as `qd.Template` or `qd.template()`."""
+
+    __slots__ = ()
+
+    def __init__(self, *_args: Any, **_kwargs: Any) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "Template"
+
+
+template = Template
+
+
+def normalize(annotation: Any) -> Any:
+    """Bare classes used as annotations mean their open form: `NDArray` is `NDArray[Any, Any]`."""
+    if annotation is NdarrayType:
+        return NdarrayType()
+    return annotation
+
+
+def is_template(annotation: Any) -> bool:
+    return annotation is Template or isinstance(annotation, Template)
+
+
+def is_scalar_annotation(annotation: Any) -> bool:
+    return isinstance(annotation, PrimitiveType) or annotation in (int, float, bool)
+
+
+def resolve(annotation: Any, globalns: dict[str, Any], localns: dict[str, Any] | None = None) -> Any:
+    """Evaluate a string annotation (`from __future__ import annotations`) in the function's namespace."""
+    if isinstance(annotation, str):
+        return eval(annotation, globalns, localns or {})  # noqa: S307 - the user's own annotation
+    return annotation
+
+
+def return_types(annotation: Any, default_ip: PrimitiveType, default_fp: PrimitiveType) -> tuple[Any, ...]:
+    """The dtypes a kernel returns, from its `->` annotation: a dtype, `tuple[...]`, a tuple, or None."""
+    import typing
+
+    if annotation is None or annotation is type(None) or annotation is inspect_empty():
+        return ()
+    if isinstance(annotation, tuple):
+        return tuple(return_types(a, default_ip, default_fp)[0] for a in annotation)
+    origin = typing.get_origin(annotation)
+    if origin is tuple:
+        return tuple(return_types(a, default_ip, default_fp)[0] for a in typing.get_args(annotation))
+    if hasattr(annotation, "element_dtype"):
+        return (annotation,)
+    return (to_dtype(annotation, default_ip, default_fp),)
+
+
+def inspect_empty() -> Any:
+    import inspect
+
+    return inspect.Signature.empty
