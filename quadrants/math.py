@@ -27,7 +27,8 @@ def clamp(x, xmin, xmax):  # type: ignore[no-untyped-def]
 
 @func
 def sign(x):  # type: ignore[no-untyped-def]
-    return (x > 0) - (x < 0)
+    one = x * 0 + 1  # 1 in the type of x
+    return select(x > 0, one, select(x < 0, -one, one - one))
 
 
 @func

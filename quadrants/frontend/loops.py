@@ -81,11 +81,11 @@ class LoopMixin:
         if len(bounds) == 1:
             begin_v, end_v = self.ops.value(begins[0], loc), self.ops.value(ends[0], loc)
         else:
-            total: Any = 1
+            total: Any = None
             for b0, e0 in zip(begins, ends):
-                ext = self.binary("max", self.binary("sub", e0, b0, it_node), 0, it_node)
+                ext = self.binary("max", self.binary("sub", e0, b0, it_node) if b0 != 0 else e0, 0, it_node)
                 extents.append(ext)
-                total = self.binary("mul", total, ext, it_node)
+                total = ext if total is None else self.binary("mul", total, ext, it_node)
             begin_v, end_v = self.ops.value(0, loc), self.ops.value(total, loc)
         targets = _target_names(node.target, self)
         if grouped and len(targets) != 1:

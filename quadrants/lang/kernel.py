@@ -76,11 +76,16 @@ class Kernel:
                 return r
         return self._call(args, kwargs)
 
+    def forget(self) -> None:
+        """Drop compiled code (called by qd.init / qd.reset)."""
+        self._launchers.clear()
+        self._fast = None
+
     def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         prog = program.get()
         if self._generation != prog.generation:
-            self._launchers.clear()
-            self._fast = None
+            self.forget()
+            program.register(self)
             self._generation = prog.generation
             self._ret_types = ann.return_types(
                 ann.resolve(self.fn.__annotations__.get("return"), self.fn.__globals__),

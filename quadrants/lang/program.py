@@ -7,6 +7,7 @@ Consumes `qd.init(...)` arguments; produces the state every kernel call reads.
 from __future__ import annotations
 
 import ctypes
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,18 @@ class Program:
 
 _program: Program | None = None
 _generation = 0
+# Objects with a `forget()` method (kernels) that hold compiled code: cleared by qd.init / qd.reset, so no
+# fast path of an older program runs after them.
+_holders: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def register(holder: Any) -> None:
+    _holders.add(holder)
+
+
+def _forget_all() -> None:
+    for h in list(_holders):
+        h.forget()
 
 
 def get() -> Program:
@@ -55,6 +68,7 @@ def init(arch: Any = None, default_fp: Any = None, default_ip: Any = None, **kwa
     for note in notes:
         _logging.warn(note, tag="init")
     config = _resolve_arch(config)
+    _forget_all()
     _generation += 1
     _program = Program(config=config, generation=_generation)
     _logging.info(f"Starting on arch={config.arch}", tag="init")
@@ -76,6 +90,7 @@ def _resolve_arch(config: Config) -> Config:
 def reset() -> None:
     """`qd.reset()`: forget the program; kernels recompile (or reload from cache) at their next call."""
     global _program, _generation
+    _forget_all()
     _generation += 1
     _program = None
 

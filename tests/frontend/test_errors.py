@@ -1,0 +1,161 @@
+"""User errors in kernels: the right exception class, at file:line:col with the source line and a caret,
+and no compiler-internal frames in the traceback."""
+
+from __future__ import annotations
+
+import traceback
+
+import pytest
+
+import quadrants as qd
+
+Nd = qd.types.NDArray
+THIS = __file__
+LINES = open(THIS).read().splitlines()
+
+
+def where(marker: str) -> tuple[int, int]:
+    """(line, 1-based column) of the first line containing `marker` (other than this helper's callers)."""
+    for n, text in enumerate(LINES, 1):
+        t = text.strip()
+        if marker in text and not t.startswith(("def ", "check(", "with pytest")) and "where(" not in text:
+            return n, text.index(marker) + 1
+    raise AssertionError(marker)
+
+
+def check(exc: BaseException, marker: str, caret_width: int | None = None) -> None:
+    line, col = where(marker)
+    text = str(exc)
+    assert f'File "{THIS}", line {line}, col {col}' in text, text
+    src_line = LINES[line - 1].strip()
+    assert src_line in text
+    caret_line = text.splitlines()[text.splitlines().index("    " + src_line) + 1]
+    assert caret_line.index("^") == 4 + (col - 1) - (len(LINES[line - 1]) - len(LINES[line - 1].lstrip()))
+    if caret_width is not None:
+        assert caret_line.count("^") == caret_width
+
+
+def test_unsupported_statement() -> None:
+    @qd.kernel
+    def k():
+        with open("x"):  # marker:with
+            pass
+
+    with pytest.raises(qd.QuadrantsSyntaxError) as e:
+        k()
+    check(e.value, 'with open("x"):  # marker:with')
+    assert "With statements are not supported" in str(e.value)
+
+
+def test_unsupported_expression_points_at_the_expression() -> None:
+    @qd.kernel
+    def k(a: Nd[qd.f32, 1]):
+        for i in range(a.shape[0]):
+            a[i] = (lambda v: v)(1.0)
+
+    with pytest.raises(qd.QuadrantsSyntaxError) as e:
+        k(qd.ndarray(qd.f32, 2))
+    check(e.value, "lambda v: v", caret_width=len("lambda v: v"))
+
+
+def test_break_in_parallel_loop() -> None:
+    @qd.kernel
+    def k(a: Nd[qd.f32, 1]):
+        for i in range(a.shape[0]):
+            if a[i] > 0:
+                break
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="outermost") as e:
+        k(qd.ndarray(qd.f32, 2))
+    check(e.value, "break")
+
+
+def test_range_with_step() -> None:
+    @qd.kernel
+    def k(a: Nd[qd.f32, 1]):
+        for i in range(0, 10, 2):
+            a[i] = 1
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="step") as e:
+        k(qd.ndarray(qd.f32, 10))
+    check(e.value, "range(0, 10, 2)")
+
+
+def test_type_error_in_binary_op() -> None:
+    @qd.kernel
+    def k(x: qd.f32) -> qd.i32:
+        return x & 1
+
+    with pytest.raises(qd.QuadrantsTypeError, match="unsupported operand") as e:
+        k(1.0)
+    check(e.value, "x & 1")
+    assert isinstance(e.value, TypeError) and isinstance(e.value, qd.QuadrantsCompilationError)
+
+
+def test_undefined_name() -> None:
+    @qd.kernel
+    def k() -> qd.i32:
+        return not_defined_anywhere  # noqa: F821
+
+    with pytest.raises(qd.QuadrantsNameError) as e:
+        k()
+    check(e.value, "not_defined_anywhere")
+
+
+def test_error_inside_a_func_points_into_the_func() -> None:
+    @qd.func
+    def helper(x):
+        return x.no_such_attribute
+
+    @qd.kernel
+    def k(x: qd.f32) -> qd.f32:
+        return helper(x)
+
+    with pytest.raises(qd.QuadrantsSyntaxError) as e:
+        k(1.0)
+    check(e.value, "x.no_such_attribute")
+
+
+def test_wrong_index_count() -> None:
+    @qd.kernel
+    def k(a: Nd[qd.f32, 2]):
+        a[0] = 1.0
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="2 dimension") as e:
+        k(qd.ndarray(qd.f32, (2, 2)))
+    check(e.value, "a[0]")
+
+
+def test_syntax_error_is_also_a_python_syntax_error() -> None:
+    @qd.kernel
+    def k():
+        for i in range(3):
+            pass
+        else:
+            pass
+
+    with pytest.raises(SyntaxError):
+        k()
+
+
+def test_no_compiler_frames_in_traceback() -> None:
+    @qd.kernel
+    def k():
+        x = [i for i in range(3)]  # noqa: F841
+
+    with pytest.raises(qd.QuadrantsSyntaxError) as info:
+        k()
+    e = info.value
+    frames = [f.filename for f in traceback.extract_tb(e.__traceback__)]
+    internal = [f for f in frames if "/quadrants/" in f and not f.endswith("/quadrants/lang/kernel.py")]
+    assert not internal, frames
+    assert e.__cause__ is None and e.__suppress_context__
+
+
+def test_missing_annotation() -> None:
+    @qd.kernel
+    def k(a):
+        pass
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="needs a type annotation"):
+        k(1)

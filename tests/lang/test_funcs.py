@@ -1,0 +1,137 @@
+"""`@qd.func`: inlining, arguments, returns, recursion, templates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import quadrants as qd
+
+Nd = qd.types.NDArray
+
+
+@qd.func
+def clamp01(x: qd.f32) -> qd.f32:
+    return min(max(x, 0.0), 1.0)
+
+
+@qd.func
+def divmod_(a, b):
+    return a // b, a % b
+
+
+@qd.func
+def bump(a: Nd[qd.i32, 1], i: qd.i32):
+    a[i] += 1
+
+
+def test_func_arguments_are_passed_by_value() -> None:
+    @qd.func
+    def inc(x):
+        x += 1
+        return x
+
+    @qd.kernel
+    def k(v: qd.i32) -> tuple[qd.i32, qd.i32]:
+        y = v
+        z = inc(y)
+        return y, z
+
+    assert k(5) == (5, 6)
+
+
+def test_annotated_params_cast_and_ndarray_params_alias() -> None:
+    @qd.kernel
+    def k(x: Nd[qd.f32, 1], a: Nd[qd.i32, 1]):
+        for i in range(x.shape[0]):
+            x[i] = clamp01(x[i])
+            bump(a, i)
+
+    x = np.array([-1.0, 0.5, 3.0], np.float32)
+    a = np.zeros(3, np.int32)
+    k(x, a)
+    np.testing.assert_array_equal(x, [0.0, 0.5, 1.0])
+    np.testing.assert_array_equal(a, [1, 1, 1])
+
+
+def test_tuple_returns_unpack() -> None:
+    @qd.kernel
+    def k(a: qd.i32, b: qd.i32) -> tuple[qd.i32, qd.i32]:
+        q, r = divmod_(a, b)
+        return q, r
+
+    assert k(-7, 2) == (-4, 1)
+
+
+def test_nested_funcs_and_templates() -> None:
+    @qd.func
+    def power(x, n: qd.template()):
+        r = 1.0
+        for _ in qd.static(range(n)):
+            r *= x
+        return r
+
+    @qd.func
+    def poly(x):
+        return power(x, 3) + power(x, 2)
+
+    @qd.kernel
+    def k(x: qd.f32) -> qd.f32:
+        return poly(x)
+
+    assert k(2.0) == 12.0
+
+
+def test_recursion_is_a_compile_error() -> None:
+    @qd.func
+    def fact(n):
+        return n * fact(n - 1)
+
+    @qd.kernel
+    def k(n: qd.i32) -> qd.i32:
+        return fact(n)
+
+    with pytest.raises(qd.QuadrantsCompilationError, match="recursion"):
+        k(3)
+    with pytest.raises(qd.QuadrantsCompilationError, match="recursion"):
+        k(3)  # raised again at every call
+
+
+def test_return_inside_runtime_if_is_an_error() -> None:
+    @qd.func
+    def f(x):
+        if x > 0:
+            return 1
+        return 0
+
+    @qd.kernel
+    def k(x: qd.i32) -> qd.i32:
+        return f(x)
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="return inside a runtime if"):
+        k(1)
+
+
+def test_calling_a_func_from_python_is_an_error() -> None:
+    with pytest.raises(qd.QuadrantsSyntaxError):
+        clamp01(0.5)
+
+
+def test_loops_in_funcs_called_at_top_level_are_parallel() -> None:
+    @qd.func
+    def fill(o: Nd[qd.i32, 1], c: Nd[qd.i32, 1]):
+        for i in range(o.shape[0]):
+            o[qd.atomic_add(c[0], 1)] = i
+
+    @qd.kernel
+    def k(o: Nd[qd.i32, 1], c: Nd[qd.i32, 1]):
+        fill(o, c)
+
+    from quadrants.ir import nodes as ir
+
+    o, c = np.zeros(100_000, np.int32), np.zeros(1, np.int32)
+    k(o, c)
+    np.testing.assert_array_equal(np.sort(o), np.arange(100_000))
+    launcher = next(iter(k._launchers.values()))
+    loops = [s for s in launcher.compiled.frontend.kernel.body.stmts if isinstance(s, ir.RangeFor)]
+    assert loops and loops[0].parallel

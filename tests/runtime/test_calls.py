@@ -1,0 +1,128 @@
+"""Calling kernels: argument binding and checking, return values, debug bounds checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import quadrants as qd
+
+Nd = qd.types.NDArray
+
+
+def test_keyword_and_default_arguments() -> None:
+    @qd.kernel
+    def k(a: qd.i32, b: qd.i32 = 10) -> qd.i32:
+        return a * 100 + b
+
+    assert k(1) == 110 and k(1, 2) == 102 and k(b=3, a=4) == 403
+
+
+def test_wrong_argument_count_and_type_name_the_kernel_definition() -> None:
+    @qd.kernel
+    def k(a: qd.i32) -> qd.i32:
+        return a
+
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="takes 1 argument") as e:
+        k(1, 2)
+    assert "test_calls.py" in str(e.value) and "def k(a: qd.i32)" in str(e.value)
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="missing argument 'a'"):
+        k()
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="cannot be converted into required type i32"):
+        k(1.5)
+    assert k(np.int64(7)) == 7
+
+
+def test_scalar_argument_types() -> None:
+    @qd.kernel
+    def k(a: qd.u8, b: qd.f16, c: qd.i64, d: float, e: int) -> tuple[qd.u8, qd.f16, qd.i64, qd.f32, qd.i32]:
+        return a, b, c, d, e
+
+    assert k(200, 0.5, 2**40, 1.25, -3) == (200, 0.5, 2**40, 1.25, -3)
+
+
+def test_return_value_types() -> None:
+    @qd.kernel
+    def k() -> tuple[qd.f32, qd.i32, qd.u1]:
+        return 1.5, 2, 3 > 2
+
+    r = k()
+    assert r == (1.5, 2, 1)
+    assert isinstance(r[0], float) and isinstance(r[1], int)
+
+
+def test_reassigning_a_kernel_argument_is_a_syntax_error() -> None:
+    @qd.kernel
+    def k(a: qd.i32) -> qd.i32:
+        a = 2
+        return a
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="cannot assign to kernel argument 'a'"):
+        k(1)
+
+
+def test_out_of_bounds_in_debug_mode_raises_with_index_and_shape() -> None:
+    qd.init(arch=qd.cpu, debug=True, log_level="warn")
+
+    @qd.kernel
+    def k(a: Nd[qd.f32, 2], n: qd.i32):
+        for i in range(n):
+            a[i, 1] = 1.0
+
+    a = qd.ndarray(qd.f32, (8, 3))
+    k(a, 8)
+    with pytest.raises(qd.QuadrantsIndexError, match="index 8 is out of bounds for axis 0 with size 8") as e:
+        k(a, 100_000)
+    text = str(e.value)
+    assert "a[i, 1] = 1.0" in text and "test_calls.py" in text
+    assert isinstance(e.value, IndexError) and isinstance(e.value, qd.QuadrantsAssertionError)
+    k(a, 8)  # the error state is cleared
+
+
+def test_negative_index_in_debug_mode_raises() -> None:
+    qd.init(arch=qd.cpu, debug=True, log_level="warn")
+
+    @qd.kernel
+    def k(a: Nd[qd.i32, 1], i: qd.i32) -> qd.i32:
+        return a[i]
+
+    with pytest.raises(qd.QuadrantsIndexError, match="index -1"):
+        k(np.zeros(4, np.int32), -1)
+
+
+def test_compile_errors_are_raised_at_every_call() -> None:
+    @qd.kernel
+    def k() -> qd.i32:
+        return undefined_name  # noqa: F821
+
+    for _ in range(2):
+        with pytest.raises(qd.QuadrantsNameError):
+            k()
+
+
+def test_reset_and_reinit_recompile() -> None:
+    @qd.kernel
+    def k(x: qd.f64) -> qd.f64:
+        return x * 0.1
+
+    a = k(1.0)
+    qd.reset()
+    qd.init(arch=qd.cpu, default_fp=qd.f64, log_level="warn")
+    b = k(1.0)
+    assert a == float(np.float32(0.1)) and b == 0.1
+
+
+def test_gpu_arch_falls_back_to_cpu(capsys) -> None:
+    qd.init(arch=qd.gpu)
+
+    @qd.kernel
+    def k() -> qd.i32:
+        return 1
+
+    assert k() == 1
+    assert "falling back to the CPU" in capsys.readouterr().err or "not available" in capsys.readouterr().err
+
+
+def test_unknown_init_option_raises_key_error() -> None:
+    with pytest.raises(KeyError, match="Unrecognized keyword"):
+        qd.init(arch=qd.cpu, no_such_option=1)

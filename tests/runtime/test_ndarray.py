@@ -1,0 +1,116 @@
+"""`qd.ndarray` and external arrays as kernel arguments."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import quadrants as qd
+
+Nd = qd.types.NDArray
+
+
+def test_ndarray_api_round_trips() -> None:
+    a = qd.ndarray(qd.f32, (3, 4))
+    assert a.shape == (3, 4) and a.dtype is qd.f32 and a.ndim == 2
+    np.testing.assert_array_equal(a.to_numpy(), np.zeros((3, 4), np.float32))  # starts zeroed
+    a.fill(2.5)
+    assert a[1, 2] == 2.5 and isinstance(a[1, 2], float)
+    a[1, 2] = 7
+    src = np.arange(12, dtype=np.float32).reshape(3, 4)
+    a.from_numpy(src)
+    out = a.to_numpy()
+    np.testing.assert_array_equal(out, src)
+    out[0, 0] = 99  # to_numpy is a copy
+    assert a[0, 0] == 0.0
+    assert qd.ndarray(qd.i32, 5).shape == (5,)
+
+
+def test_from_numpy_shape_mismatch_raises_and_f64_converts_with_warning(capsys) -> None:
+    a = qd.ndarray(qd.f32, (4,))
+    with pytest.raises(ValueError, match="shape"):
+        a.from_numpy(np.zeros(5, np.float32))
+    a.from_numpy(np.array([1.5, 2.5, 3.5, 4.5]))
+    np.testing.assert_array_equal(a.to_numpy(), [1.5, 2.5, 3.5, 4.5])
+    assert "converting float64" in capsys.readouterr().err
+
+
+def test_kernel_writes_ndarray_in_place() -> None:
+    @qd.kernel
+    def k(a: Nd[qd.i32, 2]):
+        for i, j in a:
+            a[i, j] = i * a.shape[1] + j
+
+    a = qd.ndarray(qd.i32, (5, 7))
+    k(a)
+    np.testing.assert_array_equal(a.to_numpy(), np.arange(35).reshape(5, 7))
+
+
+def test_numpy_arrays_are_passed_zero_copy_and_written_in_place() -> None:
+    @qd.kernel
+    def k(a: Nd[qd.f64, 1]):
+        for i in range(a.shape[0]):
+            a[i] += 1.0
+
+    a = np.zeros(10)
+    view = a[:]
+    k(a)
+    np.testing.assert_array_equal(view, np.ones(10))
+
+
+def test_non_contiguous_numpy_arrays_are_written_back() -> None:
+    @qd.kernel
+    def k(a: Nd[qd.i32, 2]):
+        for i, j in a:
+            a[i, j] = i * 10 + j
+
+    base = np.zeros((6, 8), np.int32)
+    view = base[::2, 1::3]
+    k(view)
+    i, j = np.indices(view.shape)
+    np.testing.assert_array_equal(view, i * 10 + j)
+    assert base[1].sum() == 0
+
+
+def test_numpy_dtype_mismatch_raises_value_error() -> None:
+    @qd.kernel
+    def k(a: Nd[qd.f32, 1]):
+        pass
+
+    with pytest.raises(ValueError, match="expected a f32 array"):
+        k(np.zeros(3))
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="expected an ndarray of f32"):
+        k(qd.ndarray(qd.i32, 3))
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="dimension"):
+        k(qd.ndarray(qd.f32, (3, 3)))
+
+
+def test_unannotated_dtype_specializes_per_dtype() -> None:
+    @qd.kernel
+    def k(a: Nd, b: Nd):
+        for i in range(a.shape[0]):
+            b[i] = a[i] * 2
+
+    for dt in (np.int32, np.float64, np.uint8):
+        a = np.arange(5, dtype=dt)
+        b = np.zeros_like(a)
+        k(a, b)
+        np.testing.assert_array_equal(b, a * 2)
+    assert len(k._launchers) == 3
+
+
+def test_mixing_numpy_and_ndarray_arguments() -> None:
+    @qd.kernel
+    def k(a: Nd[qd.f32, 1], b: Nd[qd.f32, 1]):
+        for i in range(a.shape[0]):
+            b[i] = a[i] + 1
+
+    a = qd.ndarray(qd.f32, 4)
+    a.fill(1)
+    b = np.zeros(4, np.float32)
+    k(a, b)
+    k(a, b)  # the fast path of the first call's types
+    np.testing.assert_array_equal(b, 2)
+    c = qd.ndarray(qd.f32, 4)
+    k(b, c)  # other argument kinds: general path, then a new fast path
+    np.testing.assert_array_equal(c.to_numpy(), 3)
