@@ -7,7 +7,8 @@ Consumes an `ir.Kernel` (after passes); produces an llvmlite `Module` whose entr
 An ndarray parameter arrives as a pointer to its descriptor `{ptr data, i64 shape[ndim]}`; a scalar arrives as
 its C type (f16 as float, u1 as i8). The result is 0, or the error code of the first failed check (details in
 the context). A parallel loop becomes `void @<symbol>.taskN(ptr frame, i64 lo, i64 hi)`: the values it uses
-from outside the loop travel in a frame struct on the entry function's stack, and `qd_parallel_for` runs it.
+from outside the loop travel in a frame struct on the entry function's stack, and the runtime's `parallel_for`
+runs it.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def _lower_range_for(lw: FnLowering, s: ir.RangeFor) -> None:
     task = _build_task(lw, s, captures, frame_ty, f"{lw.symbol}.task{lw.task_count}")  # type: ignore[attr-defined]
     nthreads = b.load(lw.ctx_field(CTX_NUM_THREADS), typ=I32)
     grain = ll.Constant(I64, max(1, PARALLEL_WORK_THRESHOLD // _cost(s.body)))
-    pf = runtime_ir.parallel_for(lw.m)
+    pf = runtime_ir.declare_parallel_for(lw.m)
     b.call(pf, [task.bitcast(PTR), frame, b.sext(lw.v(s.begin), I64), b.sext(lw.v(s.end), I64), nthreads, grain, lw.ctx])
     if lw.opts.bounds_checked:
         err = b.load(lw.ctx_field(CTX_ERROR), typ=I32)
@@ -134,6 +135,8 @@ def _captures(loop: ir.RangeFor) -> list[ir.Value]:
     for s in ir.walk(loop.body):
         for v in s.operands():
             add(v)
+    for e in loop.extents:
+        add(e)
     for r in loop.reductions:
         add(r.ptr)
     return out

@@ -62,6 +62,7 @@ class FnLowering(MathLowering):
         self.body_start = fn.append_basic_block("body")
         self.ctx = ctx
         self.values: dict[int, ll.Value] = {}
+        self.coords: dict[int, list[ll.Value]] = {}
         self.nd: dict[int, NdInfo] = {}
         self.loops: list[Loop] = []
         self.slots: list[Slot] = []
@@ -95,7 +96,7 @@ class FnLowering(MathLowering):
         return self._error_exit
 
     def fail(self, code: int, site: int, index: ll.Value, dim: int, extent: ll.Value) -> None:
-        rec = runtime_ir.record_error(self.m)
+        rec = runtime_ir.declare_record_error(self.m)
         self.b.call(rec, [self.ctx, ll.Constant(I32, code), ll.Constant(I64, site), index, ll.Constant(I64, dim), extent])
         self.b.branch(self.error_exit())
 
@@ -298,6 +299,9 @@ class FnLowering(MathLowering):
 
     def counted_loop(self, s: ir.RangeFor, begin: ll.Value, end: ll.Value) -> None:
         """`for i in range(begin, end)` with an i32 induction variable bound to `s` in the body."""
+        if s.extents:
+            self.rows_loop(s, begin, end)
+            return
         b = self.b
         pre = b.block
         head = self.fn.append_basic_block("for")
@@ -321,6 +325,62 @@ class FnLowering(MathLowering):
         i.add_incoming(nxt, latch)
         b.branch(head)
         b.position_at_end(out)
+
+    def rows_loop(self, s: ir.RangeFor, begin: ll.Value, end: ll.Value) -> None:
+        """The flat range [begin, end) of a multi-dimensional loop, walked row by row: one division per row to
+        find the outer coordinates, then a contiguous innermost loop (which LLVM vectorizes)."""
+        b = self.b
+        extents = [self.v(e) for e in s.extents]
+        last = extents[-1]
+        pre = b.block
+        head = self.fn.append_basic_block("rows")
+        row_bb = self.fn.append_basic_block("rows.row")
+        inner_head = self.fn.append_basic_block("rows.inner")
+        body = self.fn.append_basic_block("rows.body")
+        latch = self.fn.append_basic_block("rows.next")
+        row_end = self.fn.append_basic_block("rows.rowend")
+        out = self.fn.append_basic_block("rows.end")
+        b.branch(head)
+        b.position_at_end(head)
+        idx = b.phi(I32)
+        idx.add_incoming(begin, pre)
+        b.cbranch(b.icmp_signed("<", idx, end), row_bb, out)
+        b.position_at_end(row_bb)
+        row = b.sdiv(idx, last)
+        j0 = b.sub(idx, b.mul(row, last))
+        left = b.add(j0, b.sub(end, idx))
+        jn = b.select(b.icmp_signed("<", left, last), left, last)
+        coords: list[ll.Value] = []
+        rest = row
+        for e in reversed(extents[:-1]):
+            q = b.sdiv(rest, e)
+            coords.append(b.sub(rest, b.mul(q, e)))
+            rest = q
+        coords.reverse()
+        row_base = b.mul(row, last)
+        b.branch(inner_head)
+        b.position_at_end(inner_head)
+        j = b.phi(I32)
+        j.add_incoming(j0, row_bb)
+        b.cbranch(b.icmp_signed("<", j, jn), body, row_end)
+        b.position_at_end(body)
+        self.values[id(s)] = b.add(row_base, j)
+        self.coords[id(s)] = [*coords, j]
+        self.loops.append(Loop(cont=latch, brk=out))
+        self.block(s.body)
+        self.loops.pop()
+        if not b.block.is_terminated:
+            b.branch(latch)
+        b.position_at_end(latch)
+        j.add_incoming(b.add(j, ll.Constant(I32, 1), flags=["nsw"]), latch)
+        b.branch(inner_head)
+        b.position_at_end(row_end)
+        idx.add_incoming(b.add(idx, b.sub(jn, j0)), row_end)
+        b.branch(head)
+        b.position_at_end(out)
+
+    def loop_coord(self, s: ir.LoopCoord) -> None:
+        self.values[id(s)] = self.coords[id(s.loop)][s.dim]
 
     def break_stmt(self, s: ir.Break) -> None:
         self.b.branch(self.loops[-1].brk)
@@ -401,6 +461,7 @@ _DISPATCH: dict[type, Callable[[FnLowering, Any], None]] = {
     ir.If: FnLowering.if_stmt,
     ir.While: FnLowering.while_stmt,
     ir.RangeFor: FnLowering.range_for,
+    ir.LoopCoord: FnLowering.loop_coord,
     ir.Break: FnLowering.break_stmt,
     ir.Continue: FnLowering.continue_stmt,
     ir.Return: FnLowering.return_stmt,

@@ -1,12 +1,17 @@
-"""Native runtime helpers, written as LLVM IR into every kernel module (internal linkage).
+"""The native runtime, written as LLVM IR: one small library per process, shared by every kernel.
 
-- `qd_parallel_for(task, frame, begin, end, nthreads, grain, ctx)`: runs `task(frame, lo, hi)` over
+It is compiled once (and linked before any kernel) instead of into every kernel module, which keeps a kernel's
+compile time to its own code. Symbols carry `RUNTIME_ABI` in their names, so two builds never mix.
+
+- `qd_rt1_parallel_for(task, frame, begin, end, nthreads, grain, ctx)`: runs `task(frame, lo, hi)` over
   [begin, end). Small ranges run inline on the calling thread; larger ones start `nthreads - 1` pthreads
   that, with the caller, take chunks from an atomic counter (dynamic scheduling), then joins them. Starting
   threads inside native code is what measured fastest (DESIGN-NOTES: 2.12x on 2 cores), and keeps one
   Python->native call per launch. A failed `pthread_create` only means fewer helpers.
-- `qd_record_error(ctx, code, site, index, dim, extent)`: the first failing check of a launch wins.
-- `qd_ipow_iN(base, exp)`: integer power by squaring (negative exponents: 1/base^n truncated).
+- `qd_rt1_record_error(ctx, code, site, index, dim, extent)`: the first failing check of a launch wins.
+
+`ipow` (integer power by squaring; negative exponents give 1/base^n truncated) is small and type-specific, so
+it is emitted into the kernel modules that use it, where it can be inlined.
 """
 
 from __future__ import annotations
@@ -15,7 +20,13 @@ from llvmlite import ir as ll
 
 from quadrants.codegen.llvm_types import CTX_DIM, CTX_ERROR, CTX_EXTENT, CTX_INDEX, CTX_SITE, CTX_TYPE, I1, I32, I64, PTR, VOID
 
+RUNTIME_ABI = 1
+PARALLEL_FOR = f"qd_rt{RUNTIME_ABI}_parallel_for"
+RECORD_ERROR = f"qd_rt{RUNTIME_ABI}_record_error"
+RUNTIME_SYMBOLS = (PARALLEL_FOR, RECORD_ERROR)
 TASK_TYPE = ll.FunctionType(VOID, [PTR, I64, I64])
+PARALLEL_FOR_TYPE = ll.FunctionType(VOID, [PTR, PTR, I64, I64, I32, I64, PTR])
+RECORD_ERROR_TYPE = ll.FunctionType(VOID, [PTR, I32, I64, I64, I64, I64])
 # job: { ptr task, ptr frame, i64 next, i64 end, i64 chunk, ptr ctx }
 JOB_TYPE = ll.LiteralStructType([PTR, PTR, I64, I64, I64, PTR])
 
@@ -50,13 +61,29 @@ def _declare(module: ll.Module, name: str, fnty: ll.FunctionType) -> ll.Function
     return ll.Function(module, fnty, name)
 
 
-def parallel_for(module: ll.Module) -> ll.Function:
-    if "qd_parallel_for" in module.globals:
-        return module.globals["qd_parallel_for"]  # type: ignore[no-any-return]
+def declare_parallel_for(module: ll.Module) -> ll.Function:
+    return _declare(module, PARALLEL_FOR, PARALLEL_FOR_TYPE)
+
+
+def declare_record_error(module: ll.Module) -> ll.Function:
+    return _declare(module, RECORD_ERROR, RECORD_ERROR_TYPE)
+
+
+def runtime_module(triple: str, data_layout: str) -> ll.Module:
+    """The runtime library's module."""
+    module = ll.Module(name="qd_runtime")
+    module.triple = triple
+    module.data_layout = data_layout
+    _parallel_for(module)
+    _record_error(module)
+    return module
+
+
+def _parallel_for(module: ll.Module) -> ll.Function:
     worker = _worker(module)
     create = _declare(module, "pthread_create", ll.FunctionType(I32, [PTR, PTR, PTR, PTR]))
     join = _declare(module, "pthread_join", ll.FunctionType(I32, [I64, PTR]))
-    fn = _fn(module, "qd_parallel_for", ll.FunctionType(VOID, [PTR, PTR, I64, I64, I32, I64, PTR]))
+    fn = ll.Function(module, PARALLEL_FOR_TYPE, PARALLEL_FOR)
     task, frame, begin, end, nthreads, grain, ctx = fn.args
     entry = fn.append_basic_block("entry")
     inline = fn.append_basic_block("inline")
@@ -128,7 +155,7 @@ def _counted_loop(fn: ll.Function, b: ll.IRBuilder, count: ll.Value, body: objec
 
 
 def _worker(module: ll.Module) -> ll.Function:
-    fn = _fn(module, "qd_worker", ll.FunctionType(PTR, [PTR]))
+    fn = _fn(module, f"qd_rt{RUNTIME_ABI}_worker", ll.FunctionType(PTR, [PTR]))
     (job,) = fn.args
     entry = fn.append_basic_block("entry")
     loop = fn.append_basic_block("loop")
@@ -161,10 +188,8 @@ def _worker(module: ll.Module) -> ll.Function:
     return fn
 
 
-def record_error(module: ll.Module) -> ll.Function:
-    if "qd_record_error" in module.globals:
-        return module.globals["qd_record_error"]  # type: ignore[no-any-return]
-    fn = _fn(module, "qd_record_error", ll.FunctionType(VOID, [PTR, I32, I64, I64, I64, I64]))
+def _record_error(module: ll.Module) -> ll.Function:
+    fn = ll.Function(module, RECORD_ERROR_TYPE, RECORD_ERROR)
     ctx, code, site, index, dim, extent = fn.args
     b = ll.IRBuilder(fn.append_basic_block("entry"))
     err_ptr = b.gep(ctx, [ll.Constant(I32, 0), ll.Constant(I32, CTX_ERROR)], source_etype=CTX_TYPE)
@@ -220,4 +245,4 @@ def ipow(module: ll.Module, t: ll.IntType, signed: bool) -> ll.Function:
     return fn
 
 
-__all__ = ["TASK_TYPE", "parallel_for", "record_error", "ipow", "I1"]
+__all__ = ["TASK_TYPE", "runtime_module", "declare_parallel_for", "declare_record_error", "ipow", "I1"]

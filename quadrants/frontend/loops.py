@@ -94,7 +94,10 @@ class LoopMixin:
             raise self.error(node.target, f"this loop has {len(bounds)} indices but binds {len(targets)} name(s)")
 
         parallel = self.runtime_depth == 0 and self.parallel_id == 0
-        loop = self.b.emit(ir.RangeFor(begin=begin_v, end=end_v, parallel=parallel, type=i32, name=",".join(targets)))
+        ext_values = tuple(self.ops.value(e, self.loc(it_node)) for e in extents)
+        loop = self.b.emit(
+            ir.RangeFor(begin=begin_v, end=end_v, parallel=parallel, type=i32, name=",".join(targets), extents=ext_values)
+        )
         scope = self.new_scope()
         self.runtime_depth += 1
         self.loops.append("parallel" if parallel else "serial")
@@ -104,7 +107,7 @@ class LoopMixin:
             self.parallel_id = self._next_parallel_id
         try:
             with self.b.into(loop.body):
-                coords = [loop] if len(bounds) == 1 else self._split_index(loop, begins, extents, it_node)
+                coords = [loop] if len(bounds) == 1 else self._coords(loop, begins, it_node)
                 if grouped:
                     scope.names[targets[0]] = Fixed(Vector(list(coords)), "loop index")
                 else:
@@ -117,17 +120,11 @@ class LoopMixin:
             self.runtime_depth -= 1
             self.pop_scope(scope)
 
-    def _split_index(self: Visitor, flat: ir.Value, begins: list[Any], extents: list[Any], node: ast.AST) -> list[Any]:
-        coords: list[Any] = [None] * len(extents)
-        rem: Any = flat
-        for k in range(len(extents) - 1, -1, -1):
-            ext = extents[k]
-            if k > 0:
-                part = self.ops.binary("raw_mod", rem, ext, self.loc(node))
-                rem = self.ops.binary("raw_div", rem, ext, self.loc(node))
-            else:
-                part = rem
-            coords[k] = self.binary("add", part, begins[k], node) if (is_runtime(begins[k]) or begins[k]) else part
+    def _coords(self: Visitor, loop: ir.RangeFor, begins: list[Any], node: ast.AST) -> list[Any]:
+        coords: list[Any] = []
+        for k, b0 in enumerate(begins):
+            c = self.b.emit(ir.LoopCoord(loop=loop, dim=k, type=i32))
+            coords.append(self.binary("add", c, b0, node) if (is_runtime(b0) or b0) else c)
         return coords
 
     # ---- compile-time unrolling -------------------------------------------------------------------------

@@ -270,6 +270,9 @@ class RangeFor(Value):
     """`for index in range(begin, end)`; the statement itself is the i32 loop index.
 
     `parallel` loops are the top-level loops of a kernel: their iterations run on all cores, in any order.
+    A multi-dimensional loop (`qd.ndrange`, loops over an ndarray) is one flat range over
+    `prod(extents)`, and its body reads coordinates with `LoopCoord`; codegen then emits a loop per row with a
+    contiguous innermost loop (so it vectorizes) instead of dividing the flat index at every iteration.
     """
 
     begin: Value = None  # type: ignore[assignment]
@@ -278,12 +281,21 @@ class RangeFor(Value):
     parallel: bool = False
     reductions: list[Reduction] = field(default_factory=list)
     name: str = ""
+    extents: tuple[Value, ...] = ()
 
     def operands(self) -> tuple[Value, ...]:
-        return (self.begin, self.end, *(r.ptr for r in self.reductions))
+        return (self.begin, self.end, *self.extents, *(r.ptr for r in self.reductions))
 
     def blocks(self) -> tuple[Block, ...]:
         return (self.body,)
+
+
+@dataclass(eq=False, slots=True)
+class LoopCoord(Value):
+    """Coordinate `dim` (0-based from the outermost) of the current iteration of multi-dimensional `loop`."""
+
+    loop: RangeFor = None  # type: ignore[assignment]
+    dim: int = 0
 
 
 @dataclass(eq=False, slots=True)
@@ -365,6 +377,6 @@ def walk(block: Block) -> Iterator[Stmt]:
 __all__ = [
     "NdType", "PtrType", "IRType", "Stmt", "Value", "Block", "Const", "Arg", "NdShape", "Binary", "Unary",
     "Cast", "Select", "ExtPtr", "Alloca", "Load", "AtomicRMW", "Reduce", "Store", "If", "While",
-    "Reduction", "RangeFor", "Break", "Continue", "Return", "Print", "Assert", "Param", "Site", "Kernel", "walk",
+    "Reduction", "RangeFor", "LoopCoord", "Break", "Continue", "Return", "Print", "Assert", "Param", "Site", "Kernel", "walk",
     "ARITH_OPS", "BIT_OPS", "CMP_OPS", "BINARY_OPS", "UNARY_OPS", "FLOAT_ONLY_UNARY", "u1",
 ]  # fmt: skip

@@ -49,6 +49,8 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
     ops = ", ".join(n(v) for v in s.operands())
     if isinstance(s, ir.RangeFor):
         head = f"{n.define(s)} = for range({n(s.begin)}, {n(s.end)})"
+        if s.extents:
+            head += " extents(" + ", ".join(n(e) for e in s.extents) + ")"
         if s.parallel:
             head += " parallel"
         if s.reductions:
@@ -61,6 +63,8 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
             return f"{lhs} = const {s.value!r} : {t}"
         if isinstance(s, ir.Arg):
             return f"{lhs} = arg {s.index} {s.name} : {t}"
+        if isinstance(s, ir.LoopCoord):
+            return f"{lhs} = coord {n(s.loop)}, {s.dim} : {t}"
         if isinstance(s, ir.NdShape):
             return f"{lhs} = shape {n(s.arr)}, {s.dim} : {t}"
         if isinstance(s, (ir.Binary, ir.Unary)):

@@ -88,6 +88,8 @@ class _Verifier:
             _expect(_integral(s.begin.type) and _integral(s.end.type), "range bounds must be integers", s)
             if s.parallel:
                 _expect(depth == 0, "a parallel loop must be at the kernel's top level", s)
+        elif isinstance(s, ir.LoopCoord):
+            _expect(s.loop in loops and 0 <= s.dim < len(s.loop.extents), "loop coordinate outside its loop", s)
         elif isinstance(s, (ir.Break, ir.Continue)):
             _expect(bool(loops), "break/continue outside a loop", s)
             last = loops[-1]

@@ -22,24 +22,49 @@ class Loaded:
 
 
 class OrcLoader:
-    """One LLJIT per process; each object becomes its own JIT library."""
+    """One LLJIT per process; the native runtime is one JIT library, each kernel object another that links
+    against it."""
 
     _lock = threading.Lock()
     _jit: Any = None
+    _runtime: Any = None
     _names = itertools.count()
+    RUNTIME_LIB = "qd_runtime"
 
     @classmethod
     def load(cls, object_code: bytes, symbol: str) -> Loaded:
         import llvmlite.binding as llvm
 
-        from quadrants.codegen.cpu import cpu_target, target_machine
-
         with cls._lock:
-            if cls._jit is None:
-                cls._jit = llvm.create_lljit_compiler(target_machine(cpu_target("host"), 2))
-            builder = llvm.JITLibraryBuilder().add_object_img(object_code).add_current_process()
+            cls._ensure_runtime()
+            builder = (
+                llvm.JITLibraryBuilder()
+                .add_object_img(object_code)
+                .add_jit_library(cls.RUNTIME_LIB)
+                .add_current_process()
+            )
             tracker = builder.export_symbol(symbol).link(cls._jit, f"qd{next(cls._names)}_{symbol}")
         return Loaded(address=tracker[symbol], keepalive=tracker)
+
+    @classmethod
+    def _ensure_runtime(cls) -> None:
+        if cls._runtime is not None:
+            return
+        import llvmlite.binding as llvm
+
+        from quadrants.codegen.compile import compile_ir
+        from quadrants.codegen.cpu import cpu_target, target_machine
+        from quadrants.codegen.runtime_ir import RUNTIME_SYMBOLS, runtime_module
+
+        target = cpu_target("host")
+        tm = target_machine(target, 2)
+        cls._jit = llvm.create_lljit_compiler(tm)
+        module = runtime_module(target.triple, str(tm.target_data))
+        obj = compile_ir(str(module), "qd_runtime", target, opt_level=2)
+        builder = llvm.JITLibraryBuilder().add_object_img(obj.object_code).add_current_process()
+        for sym in RUNTIME_SYMBOLS:
+            builder.export_symbol(sym)
+        cls._runtime = builder.link(cls._jit, cls.RUNTIME_LIB)
 
 
 class SharedObjectLoader:

@@ -243,3 +243,47 @@ def test_assert_in_debug_mode() -> None:
     k(1)
     with pytest.raises(qd.QuadrantsAssertionError, match="x must be positive"):
         k(-1)
+
+
+@pytest.mark.parametrize("shape", [(1001, 37), (3, 100_003), (200_003, 2), (17, 13, 11)])
+def test_parallel_multidimensional_loops_visit_each_cell_once(shape) -> None:
+    @qd.kernel
+    def k2(a: Nd[qd.i32, 2]):
+        for i, j in qd.ndrange(a.shape[0], a.shape[1]):
+            a[i, j] += i * 7 + j + 1
+
+    @qd.kernel
+    def k3(a: Nd[qd.i32, 3]):
+        for I in qd.grouped(a):
+            a[I] += I[0] * 7 + I[1] * 3 + I[2] + 1
+
+    a = np.zeros(shape, np.int32)
+    (k2 if len(shape) == 2 else k3)(a)
+    idx = np.indices(shape)
+    want = idx[0] * 7 + idx[1] + 1 if len(shape) == 2 else idx[0] * 7 + idx[1] * 3 + idx[2] + 1
+    np.testing.assert_array_equal(a, want)
+
+
+def test_serial_multidimensional_loop_with_break_and_continue() -> None:
+    @qd.kernel
+    def k(a: Nd[qd.i32, 2], stop: qd.i32) -> qd.i32:
+        n = 0
+        for _ in range(1):
+            for i, j in qd.ndrange(a.shape[0], a.shape[1]):
+                if j % 2 == 1:
+                    continue
+                if a[i, j] == stop:
+                    break
+                n += 1
+        return n
+
+    a = np.arange(60, dtype=np.int32).reshape(6, 10)
+    flat = [(v, j) for v, j in zip(a.ravel(), np.tile(np.arange(10), 6))]
+    want = 0
+    for v, j in flat:
+        if j % 2 == 1:
+            continue
+        if v == 34:
+            break
+        want += 1
+    assert k(a, 34) == want

@@ -1,0 +1,39 @@
+"""Timing helpers shared by the benchmark scripts (each runs in its own venv and prints JSON)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from typing import Any, Callable
+
+
+def median_time(fn: Callable[[], Any], repeat: int = 7, warmup: int = 2, min_time: float = 0.0) -> float:
+    """Median seconds per call of `fn` over `repeat` runs (after `warmup` calls)."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def per_call(fn: Callable[[], Any], calls: int = 20000, repeat: int = 7) -> float:
+    """Median seconds per call for a very short call, timed in batches."""
+    for _ in range(1000):
+        fn()
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        samples.append((time.perf_counter() - t0) / calls)
+    return statistics.median(samples)
+
+
+def emit(results: dict[str, Any]) -> None:
+    json.dump(results, sys.stdout)
+    sys.stdout.write("\n")
