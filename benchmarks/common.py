@@ -9,7 +9,7 @@ import time
 from typing import Any, Callable
 
 
-def median_time(fn: Callable[[], Any], repeat: int = 7, warmup: int = 2, min_time: float = 0.0) -> float:
+def median_time(fn: Callable[[], Any], repeat: int = 15, warmup: int = 2) -> float:
     """Median seconds per call of `fn` over `repeat` runs (after `warmup` calls)."""
     for _ in range(warmup):
         fn()

@@ -104,8 +104,8 @@ def _parallel_for(module: ll.Module) -> ll.Function:
     b.branch(done)
 
     b.position_at_end(spawn)
-    # chunk = max(grain, n / (4 * nthreads)); helpers = min(nthreads, ceil(n / chunk)) - 1
-    per = b.sdiv(n, b.mul(nt64, ll.Constant(I64, 4)))
+    # chunk = max(grain, n / (32 * nthreads)); helpers = min(nthreads, ceil(n / chunk)) - 1
+    per = b.sdiv(n, b.mul(nt64, ll.Constant(I64, 32)))
     chunk = b.select(b.icmp_signed(">", per, grain), per, grain)
     chunks = b.sdiv(b.add(n, b.sub(chunk, ll.Constant(I64, 1))), chunk)
     used = b.select(b.icmp_signed("<", chunks, nt64), chunks, nt64)
