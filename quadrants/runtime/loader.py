@@ -54,13 +54,13 @@ class OrcLoader:
 
         from quadrants.codegen.compile import compile_ir
         from quadrants.codegen.cpu import cpu_target, target_machine
-        from quadrants.codegen.runtime_ir import RUNTIME_SYMBOLS, runtime_module
+        from quadrants.codegen.runtime_ir import RUNTIME_SYMBOLS, runtime_module_text
 
         target = cpu_target("host")
         tm = target_machine(target, 2)
         cls._jit = llvm.create_lljit_compiler(tm)
-        module = runtime_module(target.triple, str(tm.target_data))
-        obj = compile_ir(str(module), "qd_runtime", target, opt_level=2)
+        text = runtime_module_text(target.triple, str(tm.target_data))
+        obj = compile_ir(text, "qd_runtime", target, opt_level=2)
         builder = llvm.JITLibraryBuilder().add_object_img(obj.object_code).add_current_process()
         for sym in RUNTIME_SYMBOLS:
             builder.export_symbol(sym)

@@ -177,3 +177,55 @@ def test_kernel_level_locals_are_shared_with_the_loop() -> None:
     x = np.arange(100, dtype=np.float32)
     assert k(x, 0.5) == 99.0
     np.testing.assert_array_equal(x, np.arange(100, dtype=np.float32))
+
+
+def test_concurrent_launches_from_python_threads() -> None:
+    import threading
+
+    @qd.kernel
+    def k(o: Nd[qd.i32, 1], c: Nd[qd.i32, 1]):
+        for i in range(o.shape[0]):
+            o[qd.atomic_add(c[0], 1)] = i
+
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            for _ in range(20):
+                o, c = np.zeros(200_000, np.int32), np.zeros(1, np.int32)
+                k(o, c)
+                assert c[0] == 200_000
+                np.testing.assert_array_equal(np.sort(o), np.arange(200_000))
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    k(np.zeros(4, np.int32), np.zeros(1, np.int32))  # compile once, before the threads race
+    threads = [threading.Thread(target=worker) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+def test_parallel_kernels_work_in_a_forked_child() -> None:
+    import os
+
+    @qd.kernel
+    def k(a: Nd[qd.i64, 1], s: Nd[qd.i64, 1]):
+        for i in range(a.shape[0]):
+            s[0] += a[i]
+
+    a = np.arange(N, dtype=np.int64)
+    s = np.zeros(1, np.int64)
+    k(a, s)  # the pool has workers in the parent now
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: the workers did not survive the fork
+        s[0] = 0
+        k(a, s)
+        os.write(w, b"ok" if s[0] == a.sum() else b"bad")
+        os._exit(0)
+    os.close(w)
+    _, status = os.waitpid(pid, 0)
+    assert os.read(r, 8) == b"ok" and status == 0
