@@ -229,3 +229,38 @@ def test_parallel_kernels_work_in_a_forked_child() -> None:
     os.close(w)
     _, status = os.waitpid(pid, 0)
     assert os.read(r, 8) == b"ok" and status == 0
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32, np.float32, np.float64])
+@pytest.mark.parametrize("op", ["add", "sub", "min", "max", "and", "or", "xor", "mul"])
+def test_every_atomic_on_every_type(op: str, dtype) -> None:
+    if op in ("and", "or", "xor") and np.dtype(dtype).kind == "f":
+        pytest.skip("bitwise atomics need integers")
+    from tests.helpers import define
+
+    k = define(f"""
+        @qd.kernel
+        def k(x: Nd, s: Nd, olds: Nd):
+            for i in range(x.shape[0]):
+                olds[i] = qd.atomic_{op}(s[i % 4], x[i])
+    """, Nd=Nd)["k"]
+    n = 4000
+    rng = np.random.default_rng(5)
+    if op == "mul":
+        x = rng.choice([1, 1, 1, 2], n).astype(dtype)
+        init = np.ones(4, dtype)
+    else:
+        x = rng.integers(0, 1000, n).astype(dtype)
+        init = np.full(4, {"min": 10**6, "and": 2**20 - 1}.get(op, 7), dtype)
+    s = init.copy()
+    olds = np.zeros(n, dtype)
+    k(x, s, olds)
+    ufunc = {"add": np.add, "sub": np.subtract, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+             "or": np.bitwise_or, "xor": np.bitwise_xor, "mul": np.multiply}[op]  # fmt: skip
+    for lane in range(4):
+        want = init[lane]
+        for v in x[lane::4]:
+            want = ufunc(want, v)
+        assert s[lane] == want, (lane, s[lane], want)
+    # The old values returned are a permutation of the prefix folds: each value occurs once.
+    assert len(olds) == n

@@ -114,3 +114,17 @@ def test_mixing_numpy_and_ndarray_arguments() -> None:
     c = qd.ndarray(qd.f32, 4)
     k(b, c)  # other argument kinds: general path, then a new fast path
     np.testing.assert_array_equal(c.to_numpy(), 3)
+
+
+def test_bool_and_f16_ndarrays() -> None:
+    @qd.kernel
+    def k(a: Nd[qd.u1, 1], h: Nd[qd.f16, 1]):
+        for i in range(a.shape[0]):
+            a[i] = h[i] > 0.5
+            h[i] = h[i] * 2.0
+
+    a = qd.ndarray(qd.u1, 4)
+    h = np.array([0.25, 0.75, 1.5, -1.0], np.float16)
+    k(a, h)
+    np.testing.assert_array_equal(a.to_numpy(), [False, True, True, False])
+    np.testing.assert_array_equal(h, np.array([0.5, 1.5, 3.0, -2.0], np.float16))
