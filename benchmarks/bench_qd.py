@@ -125,7 +125,9 @@ def main() -> None:
         u, v = nd(rng.random((STENCIL, STENCIL), np.float32)), nd(np.zeros((STENCIL, STENCIL), np.float32))
         out["stencil"] = median_time(lambda: (stencil(u, v), qd.sync()))
     if want("nbody"):
-        arrs = [nd(rng.random(NBODY, np.float32)) for _ in range(4)] + [nd(np.zeros(NBODY, np.float32)) for _ in range(3)]
+        arrs = [nd(rng.random(NBODY, np.float32)) for _ in range(4)] + [
+            nd(np.zeros(NBODY, np.float32)) for _ in range(3)
+        ]
         out["nbody"] = median_time(lambda: (nbody(*arrs), qd.sync()), repeat=5, warmup=1)
     if want("launch"):
         a, b, c = (nd(np.ones(1, np.float32)) for _ in range(3))

@@ -6,7 +6,8 @@ import json
 import statistics
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def median_time(fn: Callable[[], Any], repeat: int = 15, warmup: int = 2) -> float:

@@ -126,17 +126,24 @@ def plot(cols: dict[str, dict[str, float]]) -> None:
     import matplotlib.pyplot as plt
 
     keys = [k for k, _ in ROWS if any(k in c for c in cols.values())]
-    fig, axes = plt.subplots(1, len(keys), figsize=(3.2 * len(keys), 3.6))
-    for ax, key in zip(axes if len(keys) > 1 else [axes], keys):
+    ncol = 3
+    nrow = (len(keys) + ncol - 1) // ncol
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.4 * nrow), squeeze=False)
+    for ax, key in zip(axes.flat, keys):
         names = [n for n in cols if key in cols[n]]
-        vals = [cols[n][key] * (1e6 if key == "launch" else 1e3) for n in names]
-        ax.bar(range(len(names)), vals, color=["#2b7bba" if n.startswith("quadrants (") else "#999" for n in names])
-        ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=7)
+        scale, unit = (1e6, "µs") if key == "launch" else (1e3, "ms")
+        vals = [cols[n][key] * scale for n in names]
+        colors = ["#2b7bba" if n.startswith("quadrants (") else "#aaaaaa" for n in names]
+        bars = ax.bar(range(len(names)), vals, color=colors)
+        ax.bar_label(bars, labels=[f"{v:.3g}" for v in vals], fontsize=7)
+        ax.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=7)
         ax.set_title(dict(ROWS)[key].split(" (")[0], fontsize=8)
-        ax.set_ylabel("µs" if key == "launch" else "ms", fontsize=7)
-        ax.set_yscale("log")
+        ax.set_ylabel(unit + " (lower is better)", fontsize=7)
+        ax.set_ylim(0, max(vals) * 1.18)
+    for ax in list(axes.flat)[len(keys) :]:
+        ax.axis("off")
     fig.tight_layout()
-    fig.savefig(RESULTS / "bench.png", dpi=120)
+    fig.savefig(RESULTS / "bench.png", dpi=110)
 
 
 if __name__ == "__main__":

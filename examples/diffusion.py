@@ -1,6 +1,6 @@
 """Heat diffusion on a 2-D grid: a 5-point stencil kernel, a reduction and a qd.func.
 
-    python examples/diffusion.py [N] [STEPS]
+python examples/diffusion.py [N] [STEPS]
 """
 
 from __future__ import annotations
@@ -53,7 +53,9 @@ def main(n: int = 512, steps: int = 200) -> dict[str, float]:
     w = init.copy()
     for _ in range(steps):
         x = w.copy()
-        x[1:-1, 1:-1] = w[1:-1, 1:-1] + 0.2 * (w[:-2, 1:-1] + w[2:, 1:-1] + w[1:-1, :-2] + w[1:-1, 2:] - 4 * w[1:-1, 1:-1])
+        x[1:-1, 1:-1] = w[1:-1, 1:-1] + 0.2 * (
+            w[:-2, 1:-1] + w[2:, 1:-1] + w[1:-1, :-2] + w[1:-1, 2:] - 4 * w[1:-1, 1:-1]
+        )
         w = x
     err = float(np.abs(u.to_numpy() - w).max())
     return {"first_call_s": t1 - t0, "run_s": t2 - t1, "heat0": heat0, "heat1": heat1, "max_err": err}

@@ -12,17 +12,59 @@ Importing this package is cheap: llvmlite is loaded the first time a kernel comp
 """
 
 from quadrants import math, types  # noqa: F401
-from quadrants._config import cpu, cuda, gpu
+from quadrants._config import cpu, cuda, gpu  # noqa: F401
 from quadrants._version import __version__  # noqa: F401
 from quadrants.errors import (  # noqa: F401
-    QuadrantsAssertionError, QuadrantsCompilationError, QuadrantsError, QuadrantsIndexError, QuadrantsNameError,
-    QuadrantsRuntimeError, QuadrantsRuntimeTypeError, QuadrantsSyntaxError, QuadrantsTypeError,
+    QuadrantsAssertionError,
+    QuadrantsCompilationError,
+    QuadrantsError,
+    QuadrantsIndexError,
+    QuadrantsNameError,
+    QuadrantsRuntimeError,
+    QuadrantsRuntimeTypeError,
+    QuadrantsSyntaxError,
+    QuadrantsTypeError,
 )  # fmt: skip
 from quadrants.frontend.func import func  # noqa: F401
 from quadrants.frontend.intrinsics import (  # noqa: F401
-    abs, acos, asin, atan, atan2, atomic_add, atomic_and, atomic_max, atomic_min, atomic_mul, atomic_or,
-    atomic_sub, atomic_xor, bit_cast, cast, ceil, clz, cos, exp, floor, grouped, log, max, min, ndrange,
-    popcnt, pow, raw_div, raw_mod, round, rsqrt, select, sin, sqrt, static, static_assert, static_print, tan,
+    abs,
+    acos,
+    asin,
+    atan,
+    atan2,
+    atomic_add,
+    atomic_and,
+    atomic_max,
+    atomic_min,
+    atomic_mul,
+    atomic_or,
+    atomic_sub,
+    atomic_xor,
+    bit_cast,
+    cast,
+    ceil,
+    clz,
+    cos,
+    exp,
+    floor,
+    grouped,
+    log,
+    max,
+    min,
+    ndrange,
+    popcnt,
+    pow,
+    raw_div,
+    raw_mod,
+    round,
+    rsqrt,
+    select,
+    sin,
+    sqrt,
+    static,
+    static_assert,
+    static_print,
+    tan,
     tanh,
 )  # fmt: skip
 from quadrants.lang.kernel import kernel  # noqa: F401

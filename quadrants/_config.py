@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from quadrants.types import dtypes
 from quadrants.types.dtypes import PrimitiveType
@@ -153,9 +154,7 @@ def env_name(option: str) -> str:
     return "QD_" + option.upper()
 
 
-def load_config(
-    kwargs: dict[str, Any], environ: dict[str, str] | None = None
-) -> tuple[Config, list[str]]:
+def load_config(kwargs: dict[str, Any], environ: dict[str, str] | None = None) -> tuple[Config, list[str]]:
     """Build a Config from `qd.init` keyword arguments and the environment.
 
     Returns the config and the warnings to show (an argument overriding a set environment variable).
@@ -197,6 +196,5 @@ def compile_relevant(config: Config) -> dict[str, str]:
 def describe() -> list[tuple[str, str, str, bool, str]]:
     """(option, env var, default, compile-relevant, doc) for every option: used by docs and `qd` help."""
     return [
-        (n, env_name(n), repr(f.default), bool(f.metadata["compile"]), f.metadata["doc"])
-        for n, f in FIELDS.items()
+        (n, env_name(n), repr(f.default), bool(f.metadata["compile"]), f.metadata["doc"]) for n, f in FIELDS.items()
     ]

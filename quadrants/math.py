@@ -9,10 +9,27 @@ from __future__ import annotations
 import math as _m
 
 from quadrants.frontend.func import func
-from quadrants.frontend.intrinsics import (  # noqa: F401
-    acos, asin, atan, atan2, ceil, cos, exp, floor, log, max, min, pow, round, select, sin, sqrt, tan, tanh,
-)  # fmt: skip
 from quadrants.frontend.intrinsics import abs as _abs
+from quadrants.frontend.intrinsics import (  # noqa: F401
+    acos,
+    asin,
+    atan,
+    atan2,
+    ceil,
+    cos,
+    exp,
+    floor,
+    log,
+    max,
+    min,
+    pow,
+    round,
+    select,
+    sin,
+    sqrt,
+    tan,
+    tanh,
+)  # fmt: skip
 
 pi = _m.pi
 e = _m.e

@@ -22,13 +22,13 @@ class CpuTarget:
         return {"triple": self.triple, "cpu": self.cpu, "features": self.features}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _init() -> None:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def cpu_target(name: str = "host") -> CpuTarget:
     _init()
     triple = llvm.get_process_triple()
@@ -37,10 +37,8 @@ def cpu_target(name: str = "host") -> CpuTarget:
     return CpuTarget(triple, name, "")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def target_machine(target: CpuTarget, opt: int) -> llvm.TargetMachine:
     _init()
     t = llvm.Target.from_triple(target.triple)
-    return t.create_target_machine(
-        cpu=target.cpu, features=target.features, opt=opt, reloc="pic", codemodel="default"
-    )
+    return t.create_target_machine(cpu=target.cpu, features=target.features, opt=opt, reloc="pic", codemodel="default")

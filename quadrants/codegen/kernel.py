@@ -105,7 +105,9 @@ def _lower_range_for(lw: FnLowering, s: ir.RangeFor) -> None:
     nthreads = b.load(lw.ctx_field(CTX_NUM_THREADS), typ=I32)
     grain = ll.Constant(I64, max(1, PARALLEL_WORK_THRESHOLD // _cost(s.body)))
     pf = runtime_ir.declare_parallel_for(lw.m)
-    b.call(pf, [task.bitcast(PTR), frame, b.sext(lw.v(s.begin), I64), b.sext(lw.v(s.end), I64), nthreads, grain, lw.ctx])
+    b.call(
+        pf, [task.bitcast(PTR), frame, b.sext(lw.v(s.begin), I64), b.sext(lw.v(s.end), I64), nthreads, grain, lw.ctx]
+    )
     if lw.opts.bounds_checked:
         err = b.load(lw.ctx_field(CTX_ERROR), typ=I32)
         ok = lw.fn.append_basic_block("after_task")

@@ -7,14 +7,28 @@ function receives; this module turns statements into instructions, one method pe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from llvmlite import ir as ll
 
 from quadrants.codegen import runtime_ir
 from quadrants.codegen.llvm_types import (
-    CTX_RESULT, CTX_TYPE, ERROR_ASSERT, ERROR_BOUNDS, F32, F64, I1, I8, I32, I64, PTR, abi, mem, reg,
+    CTX_RESULT,
+    CTX_TYPE,
+    ERROR_ASSERT,
+    ERROR_BOUNDS,
+    F32,
+    F64,
+    I1,
+    I8,
+    I32,
+    I64,
+    PTR,
+    abi,
+    mem,
+    reg,
 )  # fmt: skip
 from quadrants.codegen.math import MathLowering
 from quadrants.codegen.runtime_ir import opaque_alloca
@@ -97,7 +111,9 @@ class FnLowering(MathLowering):
 
     def fail(self, code: int, site: int, index: ll.Value, dim: int, extent: ll.Value) -> None:
         rec = runtime_ir.declare_record_error(self.m)
-        self.b.call(rec, [self.ctx, ll.Constant(I32, code), ll.Constant(I64, site), index, ll.Constant(I64, dim), extent])
+        self.b.call(
+            rec, [self.ctx, ll.Constant(I32, code), ll.Constant(I64, site), index, ll.Constant(I64, dim), extent]
+        )
         self.b.branch(self.error_exit())
 
     def to_reg(self, value: ll.Value, t: PrimitiveType) -> ll.Value:
@@ -436,7 +452,9 @@ class FnLowering(MathLowering):
         g.linkage = "internal"
         g.global_constant = True
         g.initializer = ll.Constant(ll.ArrayType(I8, len(data)), data)
-        printf = self.m.globals.get("printf") or ll.Function(self.m, ll.FunctionType(I32, [PTR], var_arg=True), "printf")
+        printf = self.m.globals.get("printf") or ll.Function(
+            self.m, ll.FunctionType(I32, [PTR], var_arg=True), "printf"
+        )
         fflush = self.m.globals.get("fflush") or ll.Function(self.m, ll.FunctionType(I32, [PTR]), "fflush")
         self.b.call(printf, [g.bitcast(PTR), *args])
         self.b.call(fflush, [ll.Constant(PTR, None)])

@@ -10,7 +10,8 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.expressions import is_runtime
@@ -89,9 +90,7 @@ class CallMixin:
             return handler(self, node, *args, **kwargs)
         if any(is_runtime(a) for a in args) or any(is_runtime(v) for v in kwargs.values()):
             fname = getattr(fn, "__name__", repr(fn))
-            raise self.error(
-                node, f"cannot call the Python function {fname!r} with runtime values; make it a @qd.func"
-            )
+            raise self.error(node, f"cannot call the Python function {fname!r} with runtime values; make it a @qd.func")
         try:
             return fn(*args, **kwargs)
         except QuadrantsCompilationError:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import ast
 import operator
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.ops import is_static_number
@@ -33,6 +34,9 @@ PY_OPS: dict[str, Callable[[Any, Any], Any]] = {
     "or": operator.or_, "xor": operator.xor, "shl": operator.lshift, "shr": operator.rshift,
     "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
     "ne": operator.ne, "matmul": operator.matmul, "min": min, "max": max,
+}  # fmt: skip
+PY_UNARY: dict[type, Callable[[Any], Any]] = {
+    ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert,
 }  # fmt: skip
 CMP_OPS: dict[type, str] = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 STATIC_CMP: dict[type, Callable[[Any, Any], Any]] = {
@@ -153,8 +157,7 @@ class ExprMixin:
     def _unary(self: Visitor, op: ast.unaryop, v: Any, node: ast.AST) -> Any:
         if not isinstance(v, ir.Value):
             try:
-                return {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
-                        ast.Invert: operator.invert}[type(op)](v)  # fmt: skip
+                return PY_UNARY[type(op)](v)
             except Exception as e:
                 raise self.error(node, f"{type(e).__name__}: {e}", QuadrantsCompilationError) from None
         if isinstance(op, ast.UAdd):

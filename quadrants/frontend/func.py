@@ -6,7 +6,8 @@ Consumes a Python function; produces a `Func` whose parsed source is read once, 
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from quadrants.errors import QuadrantsSyntaxError
 from quadrants.frontend.source import FunctionSource, read_function

@@ -10,7 +10,8 @@ from __future__ import annotations
 import builtins
 import itertools
 import math
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from quadrants.errors import QuadrantsSyntaxError
 
@@ -118,7 +119,9 @@ min = _math("min", builtins.min)  # noqa: A001
 max = _math("max", builtins.max)  # noqa: A001
 select = _math("select", lambda c, a, b: a if c else b)
 raw_div = _math("raw_div", lambda a, b: math.trunc(a / b) if isinstance(a, int) and isinstance(b, int) else a / b)
-raw_mod = _math("raw_mod", lambda a, b: math.fmod(a, b) if isinstance(a, float) or isinstance(b, float) else int(math.fmod(a, b)))
+raw_mod = _math(
+    "raw_mod", lambda a, b: math.fmod(a, b) if isinstance(a, float) or isinstance(b, float) else int(math.fmod(a, b))
+)
 popcnt = _math("popcnt", lambda x: bin(x & 0xFFFFFFFF).count("1"))
 clz = _math("clz", lambda x: 32 - (x & 0xFFFFFFFF).bit_length())
 

@@ -36,7 +36,9 @@ class LoopMixin:
             if fn is builtins.range:
                 args, kwargs = self.call_args(it_node)
                 if kwargs or not 1 <= len(args) <= 2:
-                    raise self.error(it_node, "range(a, b, step) is not supported in kernels; use range(n) or range(a, b)")
+                    raise self.error(
+                        it_node, "range(a, b, step) is not supported in kernels; use range(n) or range(a, b)"
+                    )
                 begin, end = (0, args[0]) if len(args) == 1 else args
                 self.range_loop(node, [(begin, end)], grouped=False)
                 return
@@ -96,7 +98,9 @@ class LoopMixin:
         parallel = self.runtime_depth == 0 and self.parallel_id == 0
         ext_values = tuple(self.ops.value(e, self.loc(it_node)) for e in extents)
         loop = self.b.emit(
-            ir.RangeFor(begin=begin_v, end=end_v, parallel=parallel, type=i32, name=",".join(targets), extents=ext_values)
+            ir.RangeFor(
+                begin=begin_v, end=end_v, parallel=parallel, type=i32, name=",".join(targets), extents=ext_values
+            )
         )
         scope = self.new_scope()
         self.runtime_depth += 1
@@ -186,4 +190,3 @@ def _target_names(target: ast.expr, v: Visitor) -> list[str]:
     if isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts):
         return [e.id for e in target.elts]  # type: ignore[attr-defined]
     raise v.error(target, "loop targets must be names")
-

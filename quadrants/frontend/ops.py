@@ -93,9 +93,7 @@ class TypedOps:
         ta, tb = va.type, vb.type
         assert isinstance(ta, PrimitiveType) and isinstance(tb, PrimitiveType)
         if op in ("and", "or", "xor", "shl", "shr") and (ta.is_float or tb.is_float):
-            raise QuadrantsTypeError(
-                f"unsupported operand type(s) for '{SYMBOLS[op]}': '{ta}' and '{tb}'", loc
-            )
+            raise QuadrantsTypeError(f"unsupported operand type(s) for '{SYMBOLS[op]}': '{ta}' and '{tb}'", loc)
         if op in ("shl", "shr"):
             t = ta
         elif op == "truediv":

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import ast
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, SourceLoc
 

@@ -6,8 +6,9 @@ effect (`at(loc)`) is attached to every statement created, which is the one plac
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator, TypeVar
+from typing import TypeVar
 
 from quadrants.errors import SourceLoc
 from quadrants.ir import nodes as ir

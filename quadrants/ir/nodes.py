@@ -10,11 +10,12 @@ Every statement carries the `SourceLoc` it came from, so runtime checks and veri
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
-from typing import Iterator, Union
+from typing import Union
 
 from quadrants.errors import SourceLoc
-from quadrants.types.dtypes import PrimitiveType, u1, i32
+from quadrants.types.dtypes import PrimitiveType, i32, u1
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,7 @@ class PtrType:
         return f"ptr<{self.pointee}>"
 
 
-IRType = Union[PrimitiveType, NdType, PtrType]
+IRType = PrimitiveType | NdType | PtrType
 
 
 @dataclass(eq=False, slots=True)

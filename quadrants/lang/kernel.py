@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -140,11 +141,17 @@ class Kernel:
 
     def _read_params(self) -> list[Param]:
         out = []
-        closure = {}
+        closure: dict[str, Any] = {}
         for p in inspect.signature(self.fn).parameters.values():
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                raise QuadrantsSyntaxError(f"kernel {self.fn.__qualname__!r} cannot take *args or **kwargs", self.def_loc())
-            a = ann.normalize(ann.resolve(p.annotation, self.fn.__globals__, closure)) if p.annotation is not p.empty else p.empty
+                raise QuadrantsSyntaxError(
+                    f"kernel {self.fn.__qualname__!r} cannot take *args or **kwargs", self.def_loc()
+                )
+            a = (
+                ann.normalize(ann.resolve(p.annotation, self.fn.__globals__, closure))
+                if p.annotation is not p.empty
+                else p.empty
+            )
             if a is p.empty:
                 raise QuadrantsSyntaxError(
                     f"parameter {p.name!r} of kernel {self.fn.__qualname__!r} needs a type annotation", self.def_loc()

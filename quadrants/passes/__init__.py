@@ -6,7 +6,7 @@ the IR before and after. `run_pipeline(kernel, verify_each=True)` re-verifies af
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from quadrants.ir import nodes as ir
 from quadrants.ir.verifier import verify

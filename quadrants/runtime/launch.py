@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -28,9 +29,7 @@ class Launcher:
     def __init__(self, abi: KernelABI, loaded: Loaded, num_threads: int) -> None:
         self.abi = abi
         self.loaded = loaded
-        argtypes = [ctypes.c_void_p] + [
-            ctypes.c_void_p if a.kind == "ndarray" else CTYPES[a.prim] for a in abi.args
-        ]
+        argtypes = [ctypes.c_void_p] + [ctypes.c_void_p if a.kind == "ndarray" else CTYPES[a.prim] for a in abi.args]
         self.cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(loaded.address)
         self.ctx = RuntimeContext()
         self.ctx.num_threads = num_threads

@@ -2,7 +2,19 @@
 
 from quadrants.types.annotations import NDArray, NdarrayType, Template, ndarray, template  # noqa: F401
 from quadrants.types.dtypes import (  # noqa: F401
-    PrimitiveType, f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64,
+    PrimitiveType,
+    f16,
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+    i64,
+    u1,
+    u8,
+    u16,
+    u32,
+    u64,
 )  # fmt: skip
 
 float16, float32, float64 = f16, f32, f64

@@ -32,7 +32,7 @@ def test_dump_writes_every_stage(tmp_path) -> None:
     assert suffixes == ["ll", "opt.ll", "qd.txt", "s"]
     text = {p.name.split(".", 1)[1]: p.read_text() for p in tmp_path.iterdir()}
     assert "for range" in text["qd.txt"] and "parallel" in text["qd.txt"]
-    assert "define i32 @\"qd_" in text["ll"] and "qd_rt1_parallel_for" in text["ll"]
+    assert 'define i32 @"qd_' in text["ll"] and "qd_rt1_parallel_for" in text["ll"]
     assert "sqrt" in text["s"]
 
 

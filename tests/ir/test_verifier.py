@@ -55,9 +55,9 @@ def test_parallel_loop_must_be_top_level() -> None:
 
 
 def test_passes_keep_the_ir_valid(fresh_runtime) -> None:
-    from tests.ir.test_golden import CASES
     from quadrants.driver import build_kernel, frontend_options
     from quadrants.lang.program import get
+    from tests.ir.test_golden import CASES
 
     for kernel, params, rets in CASES.values():
         result = build_kernel(kernel.source, "k", params, rets, frontend_options(get().config))

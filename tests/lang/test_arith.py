@@ -84,7 +84,11 @@ def _check(expr: str, ta: T.PrimitiveType, tb: T.PrimitiveType, oracle) -> None:
         eps = {16: 2e-3, 32: 2e-6, 64: 1e-12}[rt.bits]
         scale = np.maximum(np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64)))  # cancellation in % and //
         err = np.abs(out.astype(np.float64) - want.astype(np.float64))[finite]
-        assert (err <= eps * (np.abs(want.astype(np.float64))[finite] + 4 * scale[finite]) + 1e-30).all(), (expr, ta, tb)
+        assert (err <= eps * (np.abs(want.astype(np.float64))[finite] + 4 * scale[finite]) + 1e-30).all(), (
+            expr,
+            ta,
+            tb,
+        )
     else:
         np.testing.assert_array_equal(out, want)
 
@@ -102,13 +106,19 @@ def test_bitwise(expr: str, t: T.PrimitiveType) -> None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.sampled_from(NUMERIC), st.sampled_from(NUMERIC), st.sampled_from(["a[i] + b[i]", "a[i] * b[i]", "a[i] // b[i]", "a[i] % b[i]"]))
+@given(
+    st.sampled_from(NUMERIC),
+    st.sampled_from(NUMERIC),
+    st.sampled_from(["a[i] + b[i]", "a[i] * b[i]", "a[i] // b[i]", "a[i] % b[i]"]),
+)
 def test_mixed_type_arithmetic(ta, tb, expr) -> None:
     qd.init(arch=qd.cpu, log_level="warn")
     _check(expr, ta, tb, ORACLES[expr])
 
 
-@pytest.mark.parametrize("ta,tb", [(T.i32, T.i32), (T.u8, T.u8), (T.f16, T.f16), (T.i32, T.f64), (T.i64, T.i8)], ids=str)
+@pytest.mark.parametrize(
+    "ta,tb", [(T.i32, T.i32), (T.u8, T.u8), (T.f16, T.f16), (T.i32, T.f64), (T.i64, T.i8)], ids=str
+)
 def test_true_division(ta, tb) -> None:
     n = 101
     a, b = _values(ta, n), _values(tb, n)
@@ -134,7 +144,17 @@ def test_shifts_wrap_the_amount_at_the_width(t: T.PrimitiveType) -> None:
 
 
 @pytest.mark.parametrize("t", [T.i32, T.i64, T.u8, T.u32, T.f32, T.f64], ids=str)
-@pytest.mark.parametrize("op,np_op", [("<", np.less), ("<=", np.less_equal), (">", np.greater), (">=", np.greater_equal), ("==", np.equal), ("!=", np.not_equal)])
+@pytest.mark.parametrize(
+    "op,np_op",
+    [
+        ("<", np.less),
+        ("<=", np.less_equal),
+        (">", np.greater),
+        (">=", np.greater_equal),
+        ("==", np.equal),
+        ("!=", np.not_equal),
+    ],
+)
 def test_comparisons_give_u1(t, op, np_op) -> None:
     n = 200
     a, b = _values(t, n), _values(t, n)

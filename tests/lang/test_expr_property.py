@@ -128,7 +128,14 @@ def _floats(hi: float, width: int = 64) -> st.SearchStrategy:
        st.integers(0, 255), _floats(1e6), _ints(-128, 127))  # fmt: skip
 def test_random_expressions_match_the_model(tree, a, b, c, d, e, g) -> None:
     src = to_source(tree)
-    env = {"a": np.int32(a), "b": np.float32(b), "c": np.int64(c), "d": np.uint8(d), "e": np.float64(e), "g": np.int8(g)}
+    env = {
+        "a": np.int32(a),
+        "b": np.float32(b),
+        "c": np.int64(c),
+        "d": np.uint8(d),
+        "e": np.float64(e),
+        "g": np.int8(g),
+    }
     seen: list[float] = []
     try:
         want = model(tree, env, seen)

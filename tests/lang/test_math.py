@@ -22,12 +22,15 @@ DOMAIN = {"qd.sqrt": (0.1, 50), "qd.log": (0.1, 50), "qd.rsqrt": (0.1, 50), "qd.
 
 
 def _unary_kernel(fn: str):
-    return define(f"""
+    return define(
+        f"""
         @qd.kernel
         def k(x: Nd, out: Nd):
             for i in range(x.shape[0]):
                 out[i] = {fn}(x[i])
-    """, Nd=Nd)["k"]
+    """,
+        Nd=Nd,
+    )["k"]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -48,7 +51,8 @@ def test_round_halves_away_from_zero() -> None:
 
 
 def test_binary_math() -> None:
-    ns = define("""
+    ns = define(
+        """
         @qd.kernel
         def k(a: Nd[qd.f32, 1], b: Nd[qd.f32, 1], out: Nd[qd.f32, 2]):
             for i in range(a.shape[0]):
@@ -59,7 +63,9 @@ def test_binary_math() -> None:
                 out[4, i] = qd.math.clamp(a[i], -1.0, 1.0)
                 out[5, i] = qd.math.mix(a[i], b[i], 0.25)
                 out[6, i] = qd.select(a[i] > b[i], a[i], b[i])
-    """, Nd=Nd)
+    """,
+        Nd=Nd,
+    )
     a = rng.uniform(-3, 3, 300).astype(np.float32)
     b = rng.uniform(-2, 2, 300).astype(np.float32)
     out = np.zeros((7, 300), np.float32)

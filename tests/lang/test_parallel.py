@@ -238,12 +238,15 @@ def test_every_atomic_on_every_type(op: str, dtype) -> None:
         pytest.skip("bitwise atomics need integers")
     from tests.helpers import define
 
-    k = define(f"""
+    k = define(
+        f"""
         @qd.kernel
         def k(x: Nd, s: Nd, olds: Nd):
             for i in range(x.shape[0]):
                 olds[i] = qd.atomic_{op}(s[i % 4], x[i])
-    """, Nd=Nd)["k"]
+    """,
+        Nd=Nd,
+    )["k"]
     n = 4000
     rng = np.random.default_rng(5)
     if op == "mul":
