@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
-from typing import Union
 
 from quadrants.errors import SourceLoc
 from quadrants.types.dtypes import PrimitiveType, i32, u1
