@@ -318,29 +318,38 @@ class FnLowering(MathLowering):
         if s.extents:
             self.rows_loop(s, begin, end)
             return
+        out = self.fn.append_basic_block("for.end")
+
+        def bind(i: ll.Value) -> None:
+            self.values[id(s)] = i
+
+        self._step_loop(s.body, begin, end, bind, brk=out, done=out)
+        self.b.position_at_end(out)
+
+    def _step_loop(self, body: ir.Block, begin: ll.Value, end: ll.Value, bind: Callable[[ll.Value], None],
+                   brk: ll.Block, done: ll.Block) -> None:  # fmt: skip
+        """Branch into a loop lowering `body` for i in [begin, end) (i32, step 1): it leaves to `done` when the
+        range is exhausted and to `brk` on `break`."""
         b = self.b
         pre = b.block
         head = self.fn.append_basic_block("for")
-        body = self.fn.append_basic_block("for.body")
+        body_bb = self.fn.append_basic_block("for.body")
         latch = self.fn.append_basic_block("for.next")
-        out = self.fn.append_basic_block("for.end")
         b.branch(head)
         b.position_at_end(head)
         i = b.phi(I32)
         i.add_incoming(begin, pre)
-        b.cbranch(b.icmp_signed("<", i, end), body, out)
-        b.position_at_end(body)
-        self.values[id(s)] = i
-        self.loops.append(Loop(cont=latch, brk=out))
-        self.block(s.body)
+        b.cbranch(b.icmp_signed("<", i, end), body_bb, done)
+        b.position_at_end(body_bb)
+        bind(i)
+        self.loops.append(Loop(cont=latch, brk=brk))
+        self.block(body)
         self.loops.pop()
         if not b.block.is_terminated:
             b.branch(latch)
         b.position_at_end(latch)
-        nxt = b.add(i, ll.Constant(I32, 1), flags=["nsw"])
-        i.add_incoming(nxt, latch)
+        i.add_incoming(b.add(i, ll.Constant(I32, 1), flags=["nsw"]), latch)
         b.branch(head)
-        b.position_at_end(out)
 
     def rows_loop(self, s: ir.RangeFor, begin: ll.Value, end: ll.Value) -> None:
         """The flat range [begin, end) of a multi-dimensional loop, walked row by row: one division per row to
@@ -351,9 +360,6 @@ class FnLowering(MathLowering):
         pre = b.block
         head = self.fn.append_basic_block("rows")
         row_bb = self.fn.append_basic_block("rows.row")
-        inner_head = self.fn.append_basic_block("rows.inner")
-        body = self.fn.append_basic_block("rows.body")
-        latch = self.fn.append_basic_block("rows.next")
         row_end = self.fn.append_basic_block("rows.rowend")
         out = self.fn.append_basic_block("rows.end")
         b.branch(head)
@@ -374,22 +380,12 @@ class FnLowering(MathLowering):
             rest = q
         coords.reverse()
         row_base = b.mul(row, last)
-        b.branch(inner_head)
-        b.position_at_end(inner_head)
-        j = b.phi(I32)
-        j.add_incoming(j0, row_bb)
-        b.cbranch(b.icmp_signed("<", j, jn), body, row_end)
-        b.position_at_end(body)
-        self.values[id(s)] = b.add(row_base, j)
-        self.coords[id(s)] = [*coords, j]
-        self.loops.append(Loop(cont=latch, brk=out))
-        self.block(s.body)
-        self.loops.pop()
-        if not b.block.is_terminated:
-            b.branch(latch)
-        b.position_at_end(latch)
-        j.add_incoming(b.add(j, ll.Constant(I32, 1), flags=["nsw"]), latch)
-        b.branch(inner_head)
+
+        def bind(j: ll.Value) -> None:
+            self.values[id(s)] = b.add(row_base, j)
+            self.coords[id(s)] = [*coords, j]
+
+        self._step_loop(s.body, j0, jn, bind, brk=out, done=row_end)  # `break` leaves all rows
         b.position_at_end(row_end)
         idx.add_incoming(b.add(idx, b.sub(jn, j0)), row_end)
         b.branch(head)

@@ -23,6 +23,9 @@ INT_CMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 # Ordered comparisons, except `!=` which is true for NaN (as in Python).
 FLOAT_CMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "=="}
 
+# Operators that are one LLVM instruction (IRBuilder method names).
+INT_SIMPLE = {"add": "add", "sub": "sub", "mul": "mul", "and": "and_", "or": "or_", "xor": "xor"}
+FLOAT_SIMPLE = {"add": "fadd", "sub": "fsub", "mul": "fmul", "truediv": "fdiv", "raw_div": "fdiv"}
 INTRINSIC_UNARY = {"sqrt": "llvm.sqrt", "sin": "llvm.sin", "cos": "llvm.cos", "exp": "llvm.exp", "log": "llvm.log",
                    "floor": "llvm.floor", "ceil": "llvm.ceil", "round": "llvm.round", "abs": "llvm.fabs"}  # fmt: skip
 LIBM_UNARY = {"tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan", "tanh": "tanh"}
@@ -48,14 +51,8 @@ class MathLowering:
 
     def _float_binop(self: FnLowering, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
         b, f = self.b, self.flags
-        if op == "add":
-            return b.fadd(a, c, flags=f)
-        if op == "sub":
-            return b.fsub(a, c, flags=f)
-        if op == "mul":
-            return b.fmul(a, c, flags=f)
-        if op in ("truediv", "raw_div"):
-            return b.fdiv(a, c, flags=f)
+        if op in FLOAT_SIMPLE:
+            return getattr(b, FLOAT_SIMPLE[op])(a, c, flags=f)  # type: ignore[no-any-return]
         if op == "floordiv":
             return self.float_call("llvm.floor", [b.fdiv(a, c, flags=f)], t)
         if op == "mod":
@@ -75,18 +72,8 @@ class MathLowering:
         b = self.b
         signed = t.kind == "int"
         ty = reg(t)
-        if op == "add":
-            return b.add(a, c)
-        if op == "sub":
-            return b.sub(a, c)
-        if op == "mul":
-            return b.mul(a, c)
-        if op == "and":
-            return b.and_(a, c)
-        if op == "or":
-            return b.or_(a, c)
-        if op == "xor":
-            return b.xor(a, c)
+        if op in INT_SIMPLE:
+            return getattr(b, INT_SIMPLE[op])(a, c)  # type: ignore[no-any-return]
         if op in ("shl", "shr"):
             amount = b.and_(c, ll.Constant(ty, ty.width - 1)) if ty.width > 1 else ll.Constant(ty, 0)
             if op == "shl":
