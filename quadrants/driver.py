@@ -26,7 +26,6 @@ from quadrants.ir.printer import format_kernel
 from quadrants.ir.verifier import verify
 from quadrants.passes import run_pipeline
 from quadrants.runtime.abi import ArgABI, KernelABI, SiteABI
-from quadrants.types.dtypes import PrimitiveType
 
 
 @dataclass
@@ -65,10 +64,10 @@ def frontend_options(config: Config) -> FrontendOptions:
 
 
 def build_ir(
-    source: FunctionSource, name: str, params: list[ParamSpec], ret_types: tuple[PrimitiveType, ...], config: Config
+    source: FunctionSource, name: str, params: list[ParamSpec], returns: tuple[Any, ...], config: Config
 ) -> FrontendResult:
     """Stages 1 and 2: frontend, then passes, verified."""
-    result = build_kernel(source, name, params, ret_types, frontend_options(config))
+    result = build_kernel(source, name, params, returns, frontend_options(config))
     verify(result.kernel)
     run_pipeline(result.kernel)
     verify(result.kernel)
@@ -84,7 +83,7 @@ def symbol_for(name: str, ir_text: str, config: Config) -> str:
 
 
 def compile_kernel(
-    source: FunctionSource, name: str, params: list[ParamSpec], ret_types: tuple[PrimitiveType, ...], config: Config
+    source: FunctionSource, name: str, params: list[ParamSpec], returns: tuple[Any, ...], config: Config
 ) -> CompiledKernel:
     from quadrants.codegen.compile import compile_ir
     from quadrants.codegen.cpu import cpu_target, target_machine
@@ -93,7 +92,7 @@ def compile_kernel(
 
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    fe = build_ir(source, name, params, ret_types, config)
+    fe = build_ir(source, name, params, returns, config)
     ir_text = format_kernel(fe.kernel)
     t1 = time.perf_counter()
     timings["frontend"] = t1 - t0
@@ -140,7 +139,7 @@ def make_abi(kernel: ir.Kernel, symbol: str) -> KernelABI:
                                  loc.func_name))  # fmt: skip
     has_print = any(isinstance(s, ir.Print) for s in ir.walk(kernel.body))
     return KernelABI(symbol=symbol, args=tuple(args), rets=tuple(t.name for t in kernel.ret_types),
-                     sites=tuple(sites), has_print=has_print)  # fmt: skip
+                     sites=tuple(sites), has_print=has_print, ret_shapes=kernel.ret_shapes)  # fmt: skip
 
 
 def _dump(config: Config, symbol: str, texts: dict[str, Any]) -> None:

@@ -30,6 +30,14 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     tan,
     tanh,
 )  # fmt: skip
+from quadrants.types.compound import matrix as _matrix
+from quadrants.types.compound import vector as _vector
+from quadrants.types.dtypes import u32 as _u32
+
+vec2, vec3, vec4 = _vector(2, float), _vector(3, float), _vector(4, float)
+ivec2, ivec3, ivec4 = _vector(2, int), _vector(3, int), _vector(4, int)
+uvec2, uvec3, uvec4 = _vector(2, _u32), _vector(3, _u32), _vector(4, _u32)
+mat2, mat3, mat4 = _matrix(2, 2, float), _matrix(3, 3, float), _matrix(4, 4, float)
 
 pi = _m.pi
 e = _m.e
@@ -97,3 +105,43 @@ def isinf(x):  # type: ignore[no-untyped-def]
 @func
 def mod(x, y):  # type: ignore[no-untyped-def]
     return x - y * floor(x / y)
+
+
+@func
+def dot(a, b):  # type: ignore[no-untyped-def]
+    return a.dot(b)
+
+
+@func
+def cross(a, b):  # type: ignore[no-untyped-def]
+    return a.cross(b)
+
+
+@func
+def normalize(v):  # type: ignore[no-untyped-def]
+    return v.normalized()
+
+
+@func
+def length(v):  # type: ignore[no-untyped-def]
+    return v.norm()
+
+
+@func
+def distance(a, b):  # type: ignore[no-untyped-def]
+    return (a - b).norm()
+
+
+@func
+def reflect(i, n):  # type: ignore[no-untyped-def]
+    return i - 2.0 * n.dot(i) * n
+
+
+@func
+def determinant(m):  # type: ignore[no-untyped-def]
+    return m.determinant()
+
+
+@func
+def inverse(m):  # type: ignore[no-untyped-def]
+    return m.inverse()

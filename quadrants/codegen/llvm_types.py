@@ -45,7 +45,7 @@ def abi(t: PrimitiveType) -> ll.Type:
 
 
 # Runtime context shared with Python (runtime/context.py mirrors it with ctypes):
-#   i32 num_threads; i32 error; i64 site; i64 index; i64 dim; i64 extent; ptr result
+#   i32 num_threads; i32 error; i64 site; i64 index; i64 dim; i64 extent; ptr result; ptr regions
 CTX_NUM_THREADS = 0
 CTX_ERROR = 1
 CTX_SITE = 2
@@ -53,7 +53,8 @@ CTX_INDEX = 3
 CTX_DIM = 4
 CTX_EXTENT = 5
 CTX_RESULT = 6
-CTX_TYPE = ll.LiteralStructType([I32, I32, I64, I64, I64, I64, PTR])
+CTX_REGIONS = 7
+CTX_TYPE = ll.LiteralStructType([I32, I32, I64, I64, I64, I64, PTR, PTR])
 
 ERROR_BOUNDS = 1
 ERROR_ASSERT = 2

@@ -19,9 +19,10 @@ from quadrants.frontend.func import BoundFunc, Func
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.scope import Frame, Scope, Var, closure_of
-from quadrants.frontend.values import Vector
+from quadrants.frontend.values import Matrix, Struct
 from quadrants.ir import nodes as ir
 from quadrants.types import annotations as ann
+from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 
 if TYPE_CHECKING:
@@ -60,14 +61,22 @@ class CallMixin:
     def visit_Call(self: Visitor, node: ast.Call) -> Any:
         if isinstance(node.func, ast.Attribute):
             base = self.expr(node.func.value)
-            if is_runtime(base):
+            if isinstance(base, Matrix):
                 return self.method_call(base, node.func.attr, node)
-            try:
-                fn = getattr(base, node.func.attr)
-            except AttributeError as e:
-                raise self.error(node.func, f"AttributeError: {e}", QuadrantsCompilationError) from None
+            if is_runtime(base):
+                raise self.error(node, f"runtime values have no method {node.func.attr!r}")
+            if isinstance(base, Struct):
+                fn = self.struct_attribute(base, node.func.attr, node.func)
+            else:
+                try:
+                    fn = getattr(base, node.func.attr)
+                except AttributeError as e:
+                    raise self.error(node.func, f"AttributeError: {e}", QuadrantsCompilationError) from None
         else:
             fn = self.expr(node.func)
+        if isinstance(fn, MatrixType):
+            args, _ = self.call_args(node)
+            return self.construct(fn, args, node)
         name = getattr(fn, "__qd_intrinsic__", None)
         if name is not None:
             if name in RAW:
@@ -103,7 +112,7 @@ class CallMixin:
         for a in node.args:
             if isinstance(a, ast.Starred):
                 v = self.expr(a.value)
-                args.extend(v.unpack_values() if isinstance(v, Vector) else v)
+                args.extend(v.unpack_values() if isinstance(v, Matrix) else v)
             else:
                 args.append(self.expr(a))
         kwargs: dict[str, Any] = {}
@@ -114,8 +123,15 @@ class CallMixin:
                 kwargs[kw.arg] = self.expr(kw.value)
         return args, kwargs
 
-    def method_call(self: Visitor, base: Any, attr: str, node: ast.Call) -> Any:
-        raise self.error(node, f"runtime values have no method {attr!r}")
+    def method_call(self: Visitor, base: Matrix, attr: str, node: ast.Call) -> Any:
+        if attr == "fill":
+            assert isinstance(node.func, ast.Attribute)
+            ref = self.lvalue(node.func.value, "fill")
+            value = self.expr(node.args[0])
+            self.store_ref(ref, Matrix(base.shape, [value] * len(base.elements)), node)
+            return None
+        args, kwargs = self.call_args(node)
+        return self.matrix_method(base, attr, args, kwargs, node)
 
     def dtype_call(self: Visitor, dtype: PrimitiveType, node: ast.Call) -> Any:
         """`qd.f32(x)`: a typed literal, or a cast of a runtime value."""
@@ -123,8 +139,8 @@ class CallMixin:
         if len(args) != 1:
             raise self.error(node, f"{dtype}() takes one argument")
         (x,) = args
-        if isinstance(x, Vector):
-            return Vector([self.ops.cast(e, dtype, self.loc(node)) for e in x.elements])
+        if isinstance(x, Matrix):
+            return Matrix(x.shape, [self.ops.cast(e, dtype, self.loc(node)) for e in x.elements])
         if is_static_number(x):
             if isinstance(x, float) and not dtype.is_float:
                 raise self.error(
@@ -166,9 +182,9 @@ class CallMixin:
         self.b.emit(ir.Print(parts=tuple(parts)))
 
     def _print_value(self: Visitor, a: Any, node: ast.AST) -> list[Any]:
-        if isinstance(a, Vector):
+        if isinstance(a, Matrix):
             out: list[Any] = ["["]
-            for j, e in enumerate(a.elements):
+            for j, e in enumerate(a.unpack_values()):
                 if j:
                     out.append(", ")
                 out.extend(self._print_value(e, node))
@@ -192,18 +208,6 @@ class CallMixin:
                 parts.append(format(value, spec))
         return parts
 
-    def lvalue_ptr(self: Visitor, target: ast.expr, what: str) -> ir.Value:
-        """The address an atomic operation updates: an ndarray element or a local variable."""
-        if isinstance(target, ast.Subscript):
-            base = self.expr(target.value)
-            if isinstance(base, ir.Value) and isinstance(base.type, ir.NdType):
-                return self.element_ptr(base, target)
-        elif isinstance(target, ast.Name):
-            _, binding = self.frame.scope.find(target.id)
-            if isinstance(binding, Var):
-                return binding.ptr
-        raise self.error(target, f"cannot use a non-writable target as the first operand of '{what}'")
-
     # ---- qd.func inlining -------------------------------------------------------------------------------
 
     def inline(self: Visitor, func: Func, bound_self: Any, node: ast.Call) -> Any:
@@ -222,9 +226,10 @@ class CallMixin:
         hints = getattr(src.fn, "__annotations__", {})
         closure = closure_of(src.fn)
         g = src.fn.__globals__
+        names = {**func.def_locals, **closure}
 
         def resolve(a: Any) -> Any:
-            return ann.normalize(ann.resolve(a, g, closure))
+            return ann.normalize(ann.resolve(a, g, names))
 
         ret_ann = hints.get("return")
         frame = Frame(
@@ -342,8 +347,8 @@ UNARY_MATH = ("sin", "cos", "tan", "asin", "acos", "atan", "tanh", "sqrt", "rsqr
 
 @_eval(*UNARY_MATH)
 def _unary_math(v: Visitor, node: ast.Call, name: str, x: Any) -> Any:
-    if isinstance(x, Vector):
-        return Vector([v.ops.unary(name, e, v.loc(node)) for e in x.elements])
+    if isinstance(x, Matrix):
+        return v.matrix_unary(lambda e: v.ops.unary(name, e, v.loc(node)), x)
     return v.ops.unary(name, x, v.loc(node))
 
 
@@ -355,7 +360,7 @@ def _rounding(v: Visitor, node: ast.Call, name: str, x: Any, dtype: Any = None) 
         r = v.ops.unary(name, e, loc)
         return v.ops.cast(r, dtype, loc) if dtype is not None else r
 
-    return Vector([one(e) for e in x.elements]) if isinstance(x, Vector) else one(x)
+    return v.matrix_unary(one, x) if isinstance(x, Matrix) else one(x)
 
 
 @_eval("min", "max")
@@ -388,7 +393,46 @@ def _binary_math(v: Visitor, node: ast.Call, name: str, a: Any, b: Any) -> Any:
 def _select(v: Visitor, node: ast.Call, name: str, cond: Any, a: Any, b: Any) -> Any:
     if not is_runtime(cond):
         return a if cond else b
-    return v.ops.select(cond, a, b, v.loc(node))
+    mc, ma, mb = v.as_matrix(cond, node), v.as_matrix(a, node), v.as_matrix(b, node)
+    if mc is None and ma is None and mb is None:
+        return v.ops.select(cond, a, b, v.loc(node))
+    shape = (mc or ma or mb).shape  # type: ignore[union-attr]
+    n = len((mc or ma or mb).elements)  # type: ignore[union-attr]
+
+    def pick(m: Matrix | None, x: Any, i: int) -> Any:
+        return m.elements[i] if m is not None else x
+
+    return Matrix(
+        shape, [v.ops.select(pick(mc, cond, i), pick(ma, a, i), pick(mb, b, i), v.loc(node)) for i in range(n)]
+    )
+
+
+@_eval("Vector")
+def _vector(v: Visitor, node: ast.Call, name: str, items: Any, dt: Any = None, **_kw: Any) -> Any:
+    return v.vector_from_list(items, dt, node)
+
+
+@_eval("Matrix")
+def _matrix(v: Visitor, node: ast.Call, name: str, rows: Any, dt: Any = None, **_kw: Any) -> Any:
+    return v.matrix_from_rows(rows, dt, node)
+
+
+@_eval("Vector.zero", "Vector.one", "Matrix.zero", "Matrix.one", "Matrix.identity")
+def _filled(v: Visitor, node: ast.Call, name: str, dt: Any, n: int, m: int | None = None) -> Any:
+    t = v.resolve_dt(dt)
+    shape = (n,) if name.startswith("Vector") else (n, m if m is not None else n)
+    size = n * (m if m is not None else (n if len(shape) == 2 else 1))
+    if name == "Matrix.identity":
+        vals = [1 if i == j else 0 for i in range(n) for j in range(n)]
+    else:
+        vals = [1 if name.endswith("one") else 0] * size
+    return v.make_matrix(shape, vals, t, node)
+
+
+@_eval("Matrix.rows", "Matrix.cols")
+def _rows_cols(v: Visitor, node: ast.Call, name: str, items: Any) -> Any:
+    m = v.matrix_from_rows(items, None, node)
+    return m if name == "Matrix.rows" else v.transpose(m)
 
 
 @_eval("cast")
@@ -396,8 +440,8 @@ def _cast(v: Visitor, node: ast.Call, name: str, x: Any, dtype: Any) -> Any:
     from quadrants.types.dtypes import to_dtype
 
     t = to_dtype(dtype, v.options.default_ip, v.options.default_fp)
-    if isinstance(x, Vector):
-        return Vector([v.ops.cast(e, t, v.loc(node)) for e in x.elements])
+    if isinstance(x, Matrix):
+        return Matrix(x.shape, [v.ops.cast(e, t, v.loc(node)) for e in x.elements])
     return v.ops.cast(x, t, v.loc(node))
 
 
@@ -422,8 +466,8 @@ def _atomic_handler(intrinsic: str) -> Handler:
         if len(node.args) != 2:
             raise v.error(node, f"qd.{intrinsic} takes (target, value)")
         target, value_node = node.args
-        ptr = v.lvalue_ptr(target, intrinsic)
-        return v.atomic(ATOMICS[intrinsic], ptr, v.expr(value_node), v.loc(node))
+        ref = v.lvalue(target, intrinsic)
+        return v.atomic_ref(ref, ATOMICS[intrinsic], v.expr(value_node), node)
 
     return handler
 
@@ -448,8 +492,8 @@ def _b_bool(v: Visitor, node: ast.Call, x: Any) -> Any:
 
 
 def _b_abs(v: Visitor, node: ast.Call, x: Any) -> Any:
-    if isinstance(x, Vector):
-        return Vector([v.ops.unary("abs", e, v.loc(node)) for e in x.elements])
+    if isinstance(x, Matrix):
+        return v.matrix_unary(lambda e: v.ops.unary("abs", e, v.loc(node)), x)
     return v.ops.unary("abs", x, v.loc(node))
 
 
@@ -466,8 +510,8 @@ def _b_pow(v: Visitor, node: ast.Call, a: Any, b: Any) -> Any:
 
 
 def _b_len(v: Visitor, node: ast.Call, x: Any) -> Any:
-    if isinstance(x, Vector):
-        return len(x.elements)
+    if isinstance(x, Matrix):
+        return x.n
     raise v.error(node, "len() of a runtime value")
 
 

@@ -8,14 +8,15 @@ constant only where it meets runtime code).
 from __future__ import annotations
 
 import ast
+import enum
 import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.ops import is_static_number
-from quadrants.frontend.scope import MISSING, Fixed, Var
-from quadrants.frontend.values import Vector
+from quadrants.frontend.scope import MISSING, Fixed, MatVar, Var
+from quadrants.frontend.values import Matrix, Struct
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType, i32, u1
 from quadrants.types.promotion import promote
@@ -46,7 +47,11 @@ STATIC_CMP: dict[type, Callable[[Any, Any], Any]] = {
 
 
 def is_runtime(v: Any) -> bool:
-    return isinstance(v, (ir.Value, Vector))
+    return isinstance(v, (ir.Value, Matrix))
+
+
+def is_field(v: Any) -> bool:
+    return getattr(v, "__qd_field__", None) is not None
 
 
 class ExprMixin:
@@ -73,7 +78,7 @@ class ExprMixin:
                 if record and (n.id in self.frame.closure or n.id in self.frame.globals):
                     self.lookup(n.id, n, static=True)  # records the capture
                 continue
-            if isinstance(binding, (Var, Fixed)) or is_runtime(binding):
+            if isinstance(binding, (Var, MatVar, Fixed)) or is_runtime(binding):
                 raise self.error(
                     n, f"qd.static() needs compile-time values, but {n.id!r} is a runtime value", QuadrantsTypeError
                 )
@@ -105,7 +110,7 @@ class ExprMixin:
         for e in elts:
             if isinstance(e, ast.Starred):
                 v = self.expr(e.value)
-                out.extend(v.unpack_values() if isinstance(v, Vector) else v)
+                out.extend(v.unpack_values() if isinstance(v, Matrix) else v)
             else:
                 out.append(self.expr(e))
         return out
@@ -116,24 +121,19 @@ class ExprMixin:
     # ---- operators --------------------------------------------------------------------------------------
 
     def binary(self: Visitor, op: str, a: Any, b: Any, node: ast.AST) -> Any:
-        if isinstance(a, Vector) or isinstance(b, Vector):
-            return self.vector_binary(op, a, b, node)
+        if self.as_matrix(a, node) is not None or self.as_matrix(b, node) is not None:
+            if not is_runtime(a) and not is_runtime(b) and op in PY_OPS:
+                try:
+                    return PY_OPS[op](a, b)  # two Python-scope vectors: numpy does it
+                except Exception:  # noqa: BLE001
+                    pass
+            return self.matrix_binary(op, a, b, node)
         if not isinstance(a, ir.Value) and not isinstance(b, ir.Value):
             try:
-                return PY_OPS[op](a, b)
+                return PY_OPS[op](_py(a), _py(b))
             except Exception as e:
                 raise self.error(node, f"{type(e).__name__}: {e}", QuadrantsCompilationError) from None
-        return self.ops.binary(op, a, b, self.loc(node))
-
-    def vector_binary(self: Visitor, op: str, a: Any, b: Any, node: ast.AST) -> Any:
-        ea = a.elements if isinstance(a, Vector) else None
-        eb = b.elements if isinstance(b, Vector) else None
-        n = len(ea if ea is not None else eb)  # type: ignore[arg-type]
-        if ea is not None and eb is not None and len(ea) != len(eb):
-            raise self.error(node, f"vector sizes differ: {len(ea)} and {len(eb)}", QuadrantsTypeError)
-        return Vector(
-            [self.binary(op, ea[i] if ea is not None else a, eb[i] if eb is not None else b, node) for i in range(n)]
-        )
+        return self.ops.binary(op, _py(a), _py(b), self.loc(node))
 
     def visit_BinOp(self: Visitor, node: ast.BinOp) -> Any:
         op = BIN_OPS.get(type(node.op))
@@ -143,16 +143,11 @@ class ExprMixin:
             raise self.error(node, f"operator {type(node.op).__name__} is not supported")
         return self.binary(op, self.expr(node.left), self.expr(node.right), node)
 
-    def matmul(self: Visitor, a: Any, b: Any, node: ast.AST) -> Any:
-        if not is_runtime(a) and not is_runtime(b):
-            return self.binary("matmul", a, b, node)
-        raise self.error(node, "'@' needs vector or matrix operands")
-
     def visit_UnaryOp(self: Visitor, node: ast.UnaryOp) -> Any:
         v = self.expr(node.operand)
-        if isinstance(v, Vector):
-            return Vector([self._unary(node.op, e, node) for e in v.elements])
-        return self._unary(node.op, v, node)
+        if isinstance(v, Matrix):
+            return self.matrix_unary(lambda e: self._unary(node.op, e, node), v)
+        return self._unary(node.op, _py(v), node)
 
     def _unary(self: Visitor, op: ast.unaryop, v: Any, node: ast.AST) -> Any:
         if not isinstance(v, ir.Value):
@@ -261,6 +256,10 @@ class ExprMixin:
         base = self.expr(node.value)
         if isinstance(base, ir.Value) and isinstance(base.type, ir.NdType):
             return self.ndarray_attribute(base, node.attr, node)
+        if isinstance(base, Matrix):
+            return self.matrix_attribute(base, node.attr, node)
+        if isinstance(base, Struct):
+            return self.struct_attribute(base, node.attr, node)
         if is_runtime(base):
             raise self.error(node, f"runtime values have no attribute {node.attr!r}")
         try:
@@ -268,10 +267,29 @@ class ExprMixin:
         except AttributeError as e:
             raise self.error(node, f"AttributeError: {e}", QuadrantsCompilationError) from None
 
+    def struct_attribute(self: Visitor, s: Struct, attr: str, node: ast.AST) -> Any:
+        if attr in s.members:
+            return self.read(s.members[attr])
+        member = getattr(s.cls, attr, None)
+        if member is not None:
+            from quadrants.frontend.func import Func
+
+            if isinstance(member, Func):
+                from quadrants.frontend.func import BoundFunc
+
+                return BoundFunc(member, s)
+            if getattr(member, "__qd_kernel__", False):
+                raise self.error(node, "a kernel cannot be called from a kernel or qd.func; make it a qd.func")
+            if not callable(member):
+                return member  # a class attribute: a compile-time constant
+        raise self.error(node, f"{s.cls.__name__} has no member {attr!r} usable in kernels")
+
     def ndarray_attribute(self: Visitor, arr: ir.Value, attr: str, node: ast.AST) -> Any:
         t = arr.type
         assert isinstance(t, ir.NdType)
         if attr == "shape":
+            if isinstance(arr, ir.GlobalNd):
+                return arr.shape  # fields have compile-time shapes
             return tuple(self.b.emit(ir.NdShape(arr=arr, dim=d, type=i32)) for d in range(t.ndim))
         if attr == "dtype":
             return t.dtype
@@ -279,19 +297,44 @@ class ExprMixin:
             return t.ndim
         raise self.error(node, f"ndarrays have no attribute {attr!r} inside kernels")
 
+    # ---- ndarrays and fields ------------------------------------------------------------------------
+
+    def is_ndarray(self: Visitor, v: Any) -> bool:
+        return (isinstance(v, ir.Value) and isinstance(v.type, ir.NdType)) or is_field(v)
+
+    def ndarray_handle(self: Visitor, v: Any) -> ir.Value:
+        """The IR handle of an ndarray argument, or of a field (a region offset baked into the kernel)."""
+        if isinstance(v, ir.Value):
+            return v
+        region, offset, dtype, shape, elem_shape = v.__qd_field__()
+        key = (region, offset)
+        handle = self.fields_used.get(key)
+        if handle is None:
+            from quadrants.runtime.ndarray import nd_type
+
+            handle = ir.GlobalNd(region=region, offset=offset, shape=tuple(shape),
+                                 type=nd_type(dtype, len(shape), tuple(elem_shape)))  # fmt: skip
+            self.kernel.body.stmts.insert(self.global_insert_pos, handle)
+            self.global_insert_pos += 1
+            self.fields_used[key] = handle
+        return handle
+
     def visit_Subscript(self: Visitor, node: ast.Subscript) -> Any:
         base = self.expr(node.value)
-        if isinstance(base, ir.Value) and isinstance(base.type, ir.NdType):
-            ptr = self.element_ptr(base, node)
-            return self.b.load(ptr)
+        if self.is_ndarray(base):
+            handle = self.ndarray_handle(base)
+            loads = [self.b.load(p) for p in self.element_ptrs(handle, node)]
+            elem_shape = handle.type.elem_shape  # type: ignore[union-attr]
+            return loads[0] if not elem_shape else Matrix(elem_shape, loads)
         index = self.expr(node.slice)
-        if isinstance(base, Vector):
-            if is_runtime(index):
-                raise self.error(node, "vectors need a compile-time index here")
-            return base.elements[index]
+        if isinstance(base, Matrix):
+            return self.matrix_index(base, index, node)
         if is_runtime(base):
             raise self.error(node, "this value cannot be indexed")
         if is_runtime(index) or (isinstance(index, tuple) and any(is_runtime(i) for i in index)):
+            m = self.as_matrix(base, node)
+            if m is not None:
+                return self.matrix_index(m, index, node)
             raise self.error(node, "a Python sequence cannot be indexed with a runtime value; use qd.static")
         try:
             return base[index]
@@ -300,16 +343,19 @@ class ExprMixin:
 
     def _indices(self: Visitor, node: ast.Subscript) -> list[Any]:
         raw = self.expr(node.slice)
+        if raw is None:
+            return []  # x[None]: the element of a 0-dimensional field
         items = list(raw) if isinstance(raw, (tuple, list)) else [raw]
         out: list[Any] = []
         for it in items:
-            if isinstance(it, Vector):
+            if isinstance(it, Matrix):
                 out.extend(it.elements)
             else:
-                out.append(it)
+                out.append(_py(it))
         return out
 
-    def element_ptr(self: Visitor, arr: ir.Value, node: ast.Subscript) -> ir.ExtPtr:
+    def element_ptrs(self: Visitor, arr: ir.Value, node: ast.Subscript) -> list[ir.ExtPtr]:
+        """Pointers to the scalars of element `arr[indices]` (one, or one per vector/matrix component)."""
         t = arr.type
         assert isinstance(t, ir.NdType)
         idx = self._indices(node)
@@ -326,37 +372,25 @@ class ExprMixin:
                 raise QuadrantsTypeError(f"ndarray indices must be integers, not {v.type}", loc)
             values.append(self.b.cast(v, i32))
         site = len(self.kernel.sites)
-        name = ast.unparse(node.value)
-        self.kernel.sites.append(ir.Site("bounds", loc, name))
-        return self.b.emit(ir.ExtPtr(arr=arr, indices=tuple(values), site=site, type=ir.PtrType(t.dtype)))
-
-    def store_subscript(self: Visitor, target: ast.Subscript, value: Any) -> None:
-        base = self.expr(target.value)
-        if not (isinstance(base, ir.Value) and isinstance(base.type, ir.NdType)):
-            raise self.error(target, "only ndarray elements can be assigned through a subscript")
-        ptr = self.element_ptr(base, target)
-        assert isinstance(ptr.type, ir.PtrType)
-        self.b.store(ptr, self.ops.cast(value, ptr.type.pointee, self.loc(target)))
-
-    def augassign_subscript(self: Visitor, target: ast.Subscript, op: str, value: Any, node: ast.AST) -> None:
-        base = self.expr(target.value)
-        if not (isinstance(base, ir.Value) and isinstance(base.type, ir.NdType)):
-            raise self.error(target, "only ndarray elements can be assigned through a subscript")
-        ptr = self.element_ptr(base, target)
-        assert isinstance(ptr.type, ir.PtrType)
-        if op in self.ATOMIC_AUG:
-            self.atomic(op, ptr, value, self.loc(node))
-            return
-        result = self.binary(op, self.b.load(ptr), value, node)
-        self.b.store(ptr, self.ops.cast(result, ptr.type.pointee, self.loc(node)))
-
-    def atomic(self: Visitor, op: str, ptr: ir.Value, value: Any, loc: Any) -> ir.Value:
-        assert isinstance(ptr.type, ir.PtrType)
-        t = ptr.type.pointee
-        if op in ("and", "or", "xor") and t.is_float:
-            raise QuadrantsTypeError(f"atomic_{op} needs an integer target, not {t}", loc)
-        v = self.ops.cast(value, t, loc)
-        return self.b.emit(ir.AtomicRMW(op=op, ptr=ptr, value=v, type=t))
+        self.kernel.sites.append(ir.Site("bounds", loc, ast.unparse(node.value)))
+        elems = [()] if not t.elem_shape else list(_element_indices(t.elem_shape))
+        return [
+            self.b.emit(ir.ExtPtr(arr=arr, indices=tuple(values), elem=e, site=site, type=ir.PtrType(t.dtype)))
+            for e in elems
+        ]
 
     def u1_const(self: Visitor, value: bool) -> ir.Value:
         return self.b.const(int(value), u1)
+
+
+def _element_indices(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    if len(shape) == 1:
+        return [(i,) for i in range(shape[0])]
+    return [(i, j) for i in range(shape[0]) for j in range(shape[1])]
+
+
+def _py(v: Any) -> Any:
+    """Enum members stand for their values in arithmetic (IntEnum already is an int)."""
+    if isinstance(v, enum.Enum) and not isinstance(v, int):
+        return v.value
+    return v

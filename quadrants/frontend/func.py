@@ -6,6 +6,7 @@ Consumes a Python function; produces a `Func` whose parsed source is read once, 
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -16,8 +17,9 @@ from quadrants.frontend.source import FunctionSource, read_function
 class Func:
     """A kernel-language function. Calls inside kernels are inlined; recursion is a compile error."""
 
-    def __init__(self, fn: Callable[..., Any]) -> None:
+    def __init__(self, fn: Callable[..., Any], def_locals: dict[str, Any] | None = None) -> None:
         self.fn = fn
+        self.def_locals = def_locals or {}  # for string annotations naming locals of the defining function
         self._source: FunctionSource | None = None
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 
@@ -55,4 +57,5 @@ class BoundFunc:
 
 def func(fn: Callable[..., Any]) -> Func:
     """Decorator: `@qd.func`."""
-    return Func(fn)
+    frame = sys._getframe(1)
+    return Func(fn, dict(frame.f_locals) if frame.f_code.co_name != "<module>" else None)

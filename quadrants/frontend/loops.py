@@ -17,8 +17,8 @@ from quadrants.errors import QuadrantsTypeError
 from quadrants.frontend.calls import Grouped
 from quadrants.frontend.expressions import is_runtime
 from quadrants.frontend.intrinsics import _NdRange
-from quadrants.frontend.scope import Fixed
-from quadrants.frontend.values import Vector
+from quadrants.frontend.scope import Fixed, MatVar
+from quadrants.frontend.values import Matrix
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType, i32
 
@@ -51,8 +51,8 @@ class LoopMixin:
             it = it.inner
         if isinstance(it, _NdRange):
             self.range_loop(node, it.bounds, grouped)
-        elif isinstance(it, ir.Value) and isinstance(it.type, ir.NdType):
-            shape = self.ndarray_attribute(it, "shape", it_node)
+        elif self.is_ndarray(it):
+            shape = self.ndarray_attribute(self.ndarray_handle(it), "shape", it_node)
             self.range_loop(node, [(0, s) for s in shape], grouped)
         else:
             raise self.error(
@@ -113,7 +113,7 @@ class LoopMixin:
             with self.b.into(loop.body):
                 coords = [loop] if len(bounds) == 1 else self._coords(loop, begins, it_node)
                 if grouped:
-                    scope.names[targets[0]] = Fixed(Vector(list(coords)), "loop index")
+                    scope.names[targets[0]] = Fixed(Matrix((len(coords),), list(coords)), "loop index")
                 else:
                     for name, c in zip(targets, coords):
                         scope.names[name] = Fixed(c, "loop index")
@@ -138,7 +138,15 @@ class LoopMixin:
         assert isinstance(call, ast.Call)
         if len(call.args) != 1:
             raise self.error(call, "for ... in qd.static(...) takes one iterable")
-        items = list(self.static_eval(call.args[0]))
+        arg = call.args[0]
+        bound = self.frame.scope.find(arg.id)[1] if isinstance(arg, ast.Name) else None
+        if isinstance(bound, (MatVar, Fixed)):  # unrolling over the elements of a runtime vector
+            m = self.as_matrix(self.read(bound), arg)
+            if m is None:
+                raise self.error(arg, "qd.static(...) needs a compile-time iterable or a vector")
+            items = m.unpack_values()
+        else:
+            items = list(self.static_eval(arg))
         if len(items) > self.options.unrolling_limit:
             warn(
                 f"{self.loc(call).short()}: qd.static loop unrolls {len(items)} iterations "

@@ -1,6 +1,7 @@
 """Name bindings inside kernels and funcs.
 
-A name is bound to one of: a `Var` (a mutable local variable, i.e. an IR alloca), a `Fixed` runtime value that
+A name is bound to one of: a `Var` (a mutable local variable, i.e. an IR alloca) or a `MatVar` (a vector/matrix
+of them), a `Fixed` runtime value that
 cannot be reassigned (kernel arguments, loop indices), or any Python object known at compile time (template
 arguments, `qd.static` results, modules, tuples of values...). Scopes nest per runtime block, as in Quadrants:
 a variable first assigned inside an `if` or a loop body is not visible after it.
@@ -22,6 +23,14 @@ class Var:
     dtype: PrimitiveType
     name: str
     parallel_id: int  # the parallel loop it was defined in (0: outside any)
+
+
+@dataclass(eq=False, slots=True)
+class MatVar:
+    """A vector/matrix local variable: one scalar variable per element (row-major)."""
+
+    shape: tuple[int, ...]
+    vars: list[Var]
 
 
 @dataclass(eq=False, slots=True)

@@ -1,24 +1,83 @@
-"""Compound compile-time values of the frontend: a fixed-length vector of scalar values.
+"""Compound compile-time values of the frontend.
 
-A `Vector` never reaches the IR as such: it is a Python list of IR scalars (or Python numbers) that the
-visitor expands element by element, so vectors live in registers and cost nothing at run time.
+- `Matrix`: a fixed-shape vector (`shape == (n,)`) or matrix (`(n, m)`) whose elements are IR scalars or
+  Python numbers, row-major. It never reaches the IR as such: operations expand element by element, so vectors
+  and matrices live in registers and cost nothing at run time.
+- `Struct`: a dataclass or data_oriented parameter after specialization: a name -> binding map of its members
+  (runtime arguments, compile-time values, nested structs), plus the Python class for method lookup.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
 @dataclass(eq=False)
-class Vector:
+class Matrix:
+    shape: tuple[int, ...]
     elements: list[Any]
 
+    def __post_init__(self) -> None:
+        n = 1
+        for s in self.shape:
+            n *= s
+        assert len(self.elements) == n, (self.shape, len(self.elements))
+
+    @property
+    def is_vector(self) -> bool:
+        return len(self.shape) == 1
+
+    @property
+    def n(self) -> int:
+        return self.shape[0]
+
+    @property
+    def m(self) -> int:
+        return self.shape[1] if len(self.shape) == 2 else 1
+
     def __len__(self) -> int:
-        return len(self.elements)
+        return self.shape[0]
+
+    def at(self, i: int, j: int | None = None) -> Any:
+        if j is None:
+            return self.elements[i] if self.is_vector else self.row(i)
+        return self.elements[i * self.m + j]
+
+    def row(self, i: int) -> Matrix:
+        return Matrix((self.m,), self.elements[i * self.m : (i + 1) * self.m])
+
+    def rows(self) -> list[list[Any]]:
+        return [self.elements[i * self.m : (i + 1) * self.m] for i in range(self.n)]
 
     def unpack_values(self) -> list[Any]:
-        return list(self.elements)
+        """Iterating / unpacking a vector gives its elements; a matrix gives its rows (as vectors)."""
+        return list(self.elements) if self.is_vector else [self.row(i) for i in range(self.n)]
 
     def __repr__(self) -> str:
-        return f"Vector({self.elements!r})"
+        return f"Matrix{self.shape}({self.elements!r})"
+
+
+@dataclass(eq=False)
+class Struct:
+    cls: type
+    members: dict[str, Any] = field(default_factory=dict)
+    obj: Any = None  # the data_oriented instance (None for dataclasses)
+
+    def __repr__(self) -> str:
+        return f"<{self.cls.__name__} members={sorted(self.members)}>"
+
+    def __getattr__(self, name: str) -> Any:
+        """Member access from compile-time Python code (`qd.static(self.n)`): compile-time members only."""
+        members = self.__dict__.get("members", {})
+        if name in members:
+            v = members[name]
+            if type(v).__name__ in ("Fixed", "Var", "MatVar"):
+                from quadrants.errors import QuadrantsTypeError
+
+                raise QuadrantsTypeError(
+                    f"qd.static() needs compile-time values, but member {name!r} of {self.cls.__name__} is a runtime "
+                    "value"
+                )
+            return v
+        return getattr(self.__dict__.get("cls"), name)

@@ -13,26 +13,44 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quadrants._logging import warn
-from quadrants.errors import QuadrantsCompilationError, QuadrantsNameError, QuadrantsSyntaxError, SourceLoc
+from quadrants.errors import (
+    QuadrantsCompilationError,
+    QuadrantsNameError,
+    QuadrantsSyntaxError,
+    QuadrantsTypeError,
+    SourceLoc,
+)
 from quadrants.frontend.calls import CallMixin
 from quadrants.frontend.expressions import ExprMixin
 from quadrants.frontend.loops import LoopMixin
+from quadrants.frontend.lvalues import LValueMixin, MatrixRef
+from quadrants.frontend.matrix_ops import MatrixMixin
 from quadrants.frontend.ops import TypedOps, is_static_number
-from quadrants.frontend.scope import MISSING, Fixed, Frame, Scope, Var, closure_of
+from quadrants.frontend.scope import MISSING, Fixed, Frame, MatVar, Scope, Var, closure_of
 from quadrants.frontend.source import FunctionSource
+from quadrants.frontend.values import Matrix, Struct
 from quadrants.ir import nodes as ir
 from quadrants.ir.builder import Builder
+from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType, to_dtype
 
 
 @dataclass(frozen=True)
 class ParamSpec:
-    """A kernel parameter after specialization: a runtime scalar, a runtime ndarray, or a template value."""
+    """A kernel parameter (or a member of one) after specialization.
+
+    kind: "scalar" (runtime scalar of `type`), "ndarray" (runtime ndarray of NdType `type`), "matrix" (a
+    runtime vector/matrix: `type` is (shape, dtype), passed as one scalar per element), "template" (the
+    compile-time `value`), or "struct" (a dataclass / data_oriented object: `members`, `cls`, `obj`).
+    """
 
     name: str
-    kind: str  # "scalar", "ndarray" or "template"
-    type: Any = None  # PrimitiveType or ir.NdType
-    value: Any = None  # the template argument
+    kind: str
+    type: Any = None
+    value: Any = None
+    members: tuple[ParamSpec, ...] = ()
+    cls: Any = None
+    obj: Any = None
 
 
 @dataclass(frozen=True)
@@ -66,21 +84,50 @@ def build_kernel(
     source: FunctionSource,
     name: str,
     params: list[ParamSpec],
-    ret_types: tuple[PrimitiveType, ...],
+    returns: tuple[Any, ...],
     options: FrontendOptions,
 ) -> FrontendResult:
-    kernel = ir.Kernel(
-        name=name,
-        params=[ir.Param(p.name, p.type) for p in params if p.kind != "template"],
-        ret_types=ret_types,
-        body=ir.Block(),
-    )
+    """`returns`: per declared result, a dtype or a MatrixType of a concrete dtype."""
+    flat: list[PrimitiveType] = []
+    shapes: list[tuple[int, ...]] = []
+    for r in returns:
+        if isinstance(r, MatrixType):
+            flat.extend([r.dtype] * r.size)
+            shapes.append(r.shape)
+        else:
+            flat.append(r)
+            shapes.append(())
+    kernel = ir.Kernel(name=name, params=runtime_params(params), ret_types=tuple(flat), body=ir.Block(),
+                       ret_shapes=tuple(shapes))  # fmt: skip
     v = Visitor(kernel, options)
+    v.returns = returns
     v.translate_kernel(source, params)
     return FrontendResult(kernel=kernel, captures=v.captures, funcs=list(v.funcs_seen.values()))
 
 
-class Visitor(ExprMixin, CallMixin, LoopMixin):
+def runtime_params(params: list[ParamSpec], prefix: str = "") -> list[ir.Param]:
+    """The runtime parameters of a specialization, depth first: the native function's arguments."""
+    out: list[ir.Param] = []
+    for p in params:
+        name = prefix + p.name
+        if p.kind in ("scalar", "ndarray"):
+            out.append(ir.Param(name, p.type))
+        elif p.kind == "matrix":
+            shape, dtype = p.type
+            out.extend(ir.Param(f"{name}[{k}]", dtype) for k in range(_size(shape)))
+        elif p.kind == "struct":
+            out.extend(runtime_params(list(p.members), name + "."))
+    return out
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class Visitor(ExprMixin, CallMixin, LoopMixin, MatrixMixin, LValueMixin):
     def __init__(self, kernel: ir.Kernel, options: FrontendOptions) -> None:
         self.kernel = kernel
         self.options = options
@@ -93,6 +140,9 @@ class Visitor(ExprMixin, CallMixin, LoopMixin):
         self._next_parallel_id = 0
         self.captures: list[Capture] = []
         self.funcs_seen: dict[int, FunctionSource] = {}
+        self.fields_used: dict[tuple[int, int], ir.GlobalNd] = {}
+        self.returns: tuple[Any, ...] = ()
+        self.global_insert_pos = 0  # where field handles go: after the arguments, before everything else
 
     # ---- infrastructure ---------------------------------------------------------------------------------
 
@@ -167,9 +217,22 @@ class Visitor(ExprMixin, CallMixin, LoopMixin):
         """The value a name's binding has when read in an expression."""
         if isinstance(binding, Var):
             return self.b.load(binding.ptr)
+        if isinstance(binding, MatVar):
+            return Matrix(binding.shape, [self.b.load(v.ptr) for v in binding.vars])
         if isinstance(binding, Fixed):
             return binding.value
         return binding
+
+    def define_matrix_var(self, name: str, value: Matrix, node: ast.AST) -> MatVar:
+        dtype = self.matrix_dtype(value)
+        mv = MatVar(value.shape, [self._new_var(f"{name}[{k}]", e, dtype) for k, e in enumerate(value.elements)])
+        self.frame.scope.names[name] = mv
+        return mv
+
+    def _new_var(self, name: str, value: ir.Value, dtype: PrimitiveType) -> Var:
+        ptr = self.b.alloca(dtype, name)
+        self.b.store(ptr, self.b.cast(value, dtype))
+        return Var(ptr=ptr, dtype=dtype, name=name, parallel_id=self.parallel_id)
 
     def define_var(self, name: str, value: Any, node: ast.AST, dtype: PrimitiveType | None = None) -> Var:
         loc = self.loc(node)
@@ -201,12 +264,19 @@ class Visitor(ExprMixin, CallMixin, LoopMixin):
         if isinstance(binding, Fixed):
             raise self.error(node, f"cannot assign to {binding.what} {name!r}")
         if isinstance(binding, Var) and not static:
-            self.assign_var(binding, value, node)
+            self.store_ref(self.var_ref(binding), value, node)
+            return
+        if isinstance(binding, MatVar) and not static:
+            self.store_ref(MatrixRef(binding.shape, [self.var_ref(v) for v in binding.vars]), value, node)
             return
         if static or not _becomes_variable(value):
             (scope or self.frame.scope).names[name] = value
             return
-        self.define_var(name, value, node)
+        m = self.as_matrix(value, node)
+        if m is not None:
+            self.define_matrix_var(name, m, node)
+        else:
+            self.define_var(name, value, node)
 
     # ---- entry points -----------------------------------------------------------------------------------
 
@@ -216,17 +286,31 @@ class Visitor(ExprMixin, CallMixin, LoopMixin):
         args = source.tree.args
         if args.vararg or args.kwarg or args.kwonlyargs:
             raise self.error(source.tree, "kernels take positional parameters only (no *args, **kwargs)")
-        index = 0
+        counter = [0]
         for p in params:
-            if p.kind == "template":
-                fr.scope.names[p.name] = p.value
-                continue
-            arg = self.b.emit(ir.Arg(index=index, name=p.name, type=p.type, loc=source.loc(source.tree)))
-            index += 1
-            fr.scope.names[p.name] = Fixed(arg, "kernel argument")
+            fr.scope.names[p.name] = self._bind_param(p, p.name, counter, source.loc(source.tree))
+        self.global_insert_pos = len(self.kernel.body.stmts)
         self.new_scope()
         self.stmts(_strip_docstring(source.tree.body))
         self.frames.pop()
+
+    def _bind_param(self, p: ParamSpec, path: str, counter: list[int], loc: SourceLoc) -> Any:
+        """What a kernel parameter's name means inside the kernel; emits its Arg statements in ABI order."""
+
+        def arg(t: Any, name: str) -> ir.Arg:
+            a = self.b.emit(ir.Arg(index=counter[0], name=name, type=t, loc=loc))
+            counter[0] += 1
+            return a
+
+        if p.kind == "template":
+            return p.value
+        if p.kind in ("scalar", "ndarray"):
+            return Fixed(arg(p.type, path), "kernel argument")
+        if p.kind == "matrix":
+            shape, dtype = p.type
+            return Fixed(Matrix(shape, [arg(dtype, f"{path}[{k}]") for k in range(_size(shape))]), "kernel argument")
+        members = {m.name: self._bind_param(m, f"{path}.{m.name}", counter, loc) for m in p.members}
+        return Struct(cls=p.cls, members=members, obj=p.obj)
 
     # ---- simple statements ------------------------------------------------------------------------------
 
@@ -254,15 +338,28 @@ class Visitor(ExprMixin, CallMixin, LoopMixin):
         fr.terminated = True
 
     def _kernel_return(self, value: Any, node: ast.Return) -> None:
-        rets = self.kernel.ret_types
+        rets = self.returns
         values = list(value) if isinstance(value, (tuple, list)) and len(rets) != 1 else [value]
         if value is None:
             values = []
         if len(values) != len(rets):
             raise self.error(node, f"kernel returns {len(values)} value(s) but its annotation declares {len(rets)}")
         loc = self.loc(node)
-        out = tuple(self.ops.cast(v, t, loc) for v, t in zip(values, rets))
-        self.b.emit(ir.Return(values=out))
+        out: list[ir.Value] = []
+        for v, t in zip(values, rets):
+            if isinstance(t, MatrixType):
+                m = self.as_matrix(v, node)
+                if m is None or m.shape != t.shape:
+                    got = m.shape if m is not None else "a scalar"
+                    raise self.error(node, f"kernel is annotated to return {t!r} but returns {got}", QuadrantsTypeError)
+                out.extend(self.ops.cast(e, t.dtype, loc) for e in m.elements)
+            else:
+                if self.as_matrix(v, node) is not None:
+                    raise self.error(
+                        node, f"kernel is annotated to return {t} but returns a vector/matrix", QuadrantsTypeError
+                    )
+                out.append(self.ops.cast(v, t, loc))
+        self.b.emit(ir.Return(values=tuple(out)))
 
     def _func_return_value(self, value: Any, node: ast.Return) -> Any:
         ann = self.frame.return_annotation
@@ -318,14 +415,13 @@ class Visitor(ExprMixin, CallMixin, LoopMixin):
             items = self.unpack(value, len(target.elts), target)
             for t, v in zip(target.elts, items):
                 self.assign(t, v, node, static)
-        elif isinstance(target, ast.Subscript):
-            self.store_subscript(target, value)
         else:
-            raise self.error(target, f"cannot assign to {type(target).__name__} in a kernel")
+            self.assign_target(target, value, target)
 
     def unpack(self, value: Any, n: int, node: ast.AST) -> list[Any]:
-        if hasattr(value, "unpack_values"):
-            value = value.unpack_values()
+        m = self.as_matrix(value, node) if not isinstance(value, (tuple, list)) else None
+        if m is not None:
+            value = m.unpack_values()
         if not isinstance(value, (tuple, list)):
             raise self.error(node, f"cannot unpack {type(value).__name__} into {n} names")
         if len(value) != n:
@@ -335,32 +431,26 @@ class Visitor(ExprMixin, CallMixin, LoopMixin):
     AUG_OPS = {
         ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
         ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
-        ast.LShift: "shl", ast.RShift: "shr",
+        ast.LShift: "shl", ast.RShift: "shr", ast.MatMult: "matmul",
     }  # fmt: skip
-    ATOMIC_AUG = {"add", "sub", "and", "or", "xor"}
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         op = self.AUG_OPS.get(type(node.op))
         if op is None:
             raise self.error(node, f"operator {type(node.op).__name__} is not supported")
         value = self.expr(node.value)
-        if isinstance(node.target, ast.Name):
-            _, binding = self.frame.scope.find(node.target.id)
-            if isinstance(binding, Var):
-                shared = self.parallel_id != 0 and binding.parallel_id != self.parallel_id
-                if shared and op in self.ATOMIC_AUG:
-                    self.atomic(op, binding.ptr, value, self.loc(node))
-                else:
-                    self.assign_var(binding, self.binary(op, self.b.load(binding.ptr), value, node), node)
-                return
-            if isinstance(binding, Fixed):
-                raise self.error(node, f"cannot assign to {binding.what} {node.target.id!r}")
-            current = self.read(self.lookup(node.target.id, node.target))
-            self.assign_name(node.target.id, self.binary(op, current, value, node), node.target)
-        elif isinstance(node.target, ast.Subscript):
-            self.augassign_subscript(node.target, op, value, node)
-        else:
-            raise self.error(node, f"cannot assign to {type(node.target).__name__} in a kernel")
+        if op == "matmul":
+            current = self.expr(node.target)
+            self.assign(node.target, self.matmul(current, value, node), node)
+            return
+        ref = self.resolve_ref(node.target)
+        if ref is not None:
+            self.augassign_ref(ref, op, value, node)
+            return
+        # a name bound to a compile-time value: compute and rebind
+        assert isinstance(node.target, ast.Name)
+        current = self.read(self.lookup(node.target.id, node.target))
+        self.assign_name(node.target.id, self.binary(op, current, value, node), node.target)
 
     # ---- control flow -----------------------------------------------------------------------------------
 
@@ -393,10 +483,12 @@ class Visitor(ExprMixin, CallMixin, LoopMixin):
 
 
 def _becomes_variable(value: Any) -> bool:
-    """Assigning a runtime scalar or a Python number to a new name creates a local variable; anything else
-    (ndarrays, tuples, Python objects) binds the name to the object itself."""
+    """Assigning a runtime scalar or vector, or a Python number, to a new name creates a local variable;
+    anything else (ndarrays, tuples, Python objects) binds the name to the object itself."""
     if isinstance(value, ir.Value):
         return isinstance(value.type, PrimitiveType)
+    if isinstance(value, Matrix):
+        return True
     return is_static_number(value)
 
 

@@ -100,6 +100,16 @@ class Arg(Value):
 
 
 @dataclass(eq=False, slots=True)
+class GlobalNd(Value):
+    """A field: an ndarray handle at byte `offset` of memory region `region` (the runtime's region table is
+    passed to every launch), with a compile-time `shape`. Its type is an NdType."""
+
+    region: int = 0
+    offset: int = 0
+    shape: tuple[int, ...] = ()
+
+
+@dataclass(eq=False, slots=True)
 class NdShape(Value):
     arr: Value = None  # type: ignore[assignment]
     dim: int = 0
@@ -361,9 +371,10 @@ class Site:
 class Kernel:
     name: str
     params: list[Param]
-    ret_types: tuple[PrimitiveType, ...]
+    ret_types: tuple[PrimitiveType, ...]  # flat: a vector result contributes one entry per element
     body: Block
     sites: list[Site] = field(default_factory=list)
+    ret_shapes: tuple[tuple[int, ...], ...] = ()  # per declared result: () for a scalar
 
 
 def walk(block: Block) -> Iterator[Stmt]:
@@ -375,7 +386,7 @@ def walk(block: Block) -> Iterator[Stmt]:
 
 
 __all__ = [
-    "NdType", "PtrType", "IRType", "Stmt", "Value", "Block", "Const", "Arg", "NdShape", "Binary", "Unary",
+    "NdType", "PtrType", "IRType", "Stmt", "Value", "Block", "Const", "Arg", "GlobalNd", "NdShape", "Binary", "Unary",
     "Cast", "Select", "ExtPtr", "Alloca", "Load", "AtomicRMW", "Reduce", "Store", "If", "While",
     "Reduction", "RangeFor", "LoopCoord", "Break", "Continue", "Return", "Print", "Assert", "Param", "Site", "Kernel", "walk",
     "ARITH_OPS", "BIT_OPS", "CMP_OPS", "BINARY_OPS", "UNARY_OPS", "FLOAT_ONLY_UNARY", "u1",

@@ -1,36 +1,33 @@
-"""`@qd.kernel`: specialize on argument types, compile through the driver, launch.
+"""`@qd.kernel`: specialize on arguments, compile through the driver, launch.
 
-Consumes a Python function and, at each call, its arguments; produces results (and side effects on ndarrays).
-The call path: a generated fast path for the argument types of the previous call (identity checks and one
-ctypes call), else the general path: bind and check arguments, look the specialization up, compile it on
-first use, launch.
+Consumes a Python function and, at each call, its arguments; produces results (and side effects on ndarrays
+and fields). The call path: a generated fast path for the previous call's specialization (identity checks and
+one ctypes call), else the general path: bind arguments, specialize (lang/args.py), look the specialization
+up, compile it on first use, launch.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from quadrants.errors import QuadrantsCompilationError, QuadrantsRuntimeTypeError, QuadrantsSyntaxError, SourceLoc
 from quadrants.frontend.source import FunctionSource, read_function
-from quadrants.frontend.visitor import ParamSpec
 from quadrants.lang import program
-from quadrants.runtime.launch import MISS, Launcher, external_array
-from quadrants.runtime.ndarray import Ndarray, nd_type
+from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation
+from quadrants.runtime.launch import MISS, Launcher
 from quadrants.types import annotations as ann
-from quadrants.types import dtypes
-from quadrants.types.dtypes import PrimitiveType
+from quadrants.types.compound import MatrixType
 
 
 @dataclass
 class Param:
     name: str
-    kind: str  # "ndarray", "scalar" or "template"
+    kind: str  # a ParamKind
     annotation: Any
     default: Any = inspect.Parameter.empty
 
@@ -48,21 +45,31 @@ class SrcLlCacheObservations:
 class Kernel:
     __qd_kernel__ = True
 
-    def __init__(self, fn: Callable[..., Any], fastcache: bool = False) -> None:
+    def __init__(
+        self, fn: Callable[..., Any], fastcache: bool = False, def_locals: dict[str, Any] | None = None
+    ) -> None:
         self.fn = fn
         self.fastcache = fastcache
+        # Names visible where the kernel was defined: string annotations (PEP 563) may refer to them.
+        self._def_locals = def_locals or {}
         self._primal = self
         self._source: FunctionSource | None = None
         self._params: list[Param] | None = None
         self._generation = -1
         self._launchers: dict[Any, Launcher | QuadrantsCompilationError] = {}
         self._fast: Callable[..., Any] | None = None
-        self._ret_types: tuple[Any, ...] = ()
+        self._returns: tuple[Any, ...] = ()
         self.src_ll_cache_observations = SrcLlCacheObservations()
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         return f"<qd.kernel {self.fn.__qualname__}>"
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        """A kernel defined in a @qd.data_oriented class, called on an instance: `sim.step()`."""
+        if obj is None:
+            return self
+        return BoundKernel(self, obj)
 
     # ---- call path --------------------------------------------------------------------------------------
 
@@ -71,7 +78,7 @@ class Kernel:
         if fast is not None and not kwargs:
             try:
                 r = fast(*args)
-            except TypeError:  # wrong number of arguments: the general path explains
+            except (TypeError, AttributeError):  # another arity or shape of arguments: the general path explains
                 r = MISS
             if r is not MISS:
                 return r
@@ -84,38 +91,49 @@ class Kernel:
 
     def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         prog = program.get()
+        config = prog.config
         if self._generation != prog.generation:
             self.forget()
             program.register(self)
             self._generation = prog.generation
-            self._ret_types = ann.return_types(
-                ann.resolve(self.fn.__annotations__.get("return"), self.fn.__globals__),
-                prog.config.default_ip,
-                prog.config.default_fp,
-            )
+            self._returns = self._resolve_returns(config)
         params = self.params
         values = self._bind(params, args, kwargs)
-        key, kinds, specs = self._specialize(params, values, prog.config)
-        entry = self._launchers.get(key)
+        try:
+            spec = Specializer(self.fn.__qualname__, config.default_ip, config.default_fp).specialize(params, values)
+        except QuadrantsRuntimeTypeError as e:
+            raise QuadrantsRuntimeTypeError(e.message, e.loc or self.def_loc()) from None
+        entry = self._launchers.get(spec.key)
         if entry is None:
-            entry = self._compile(specs, prog)
-            self._launchers[key] = entry
+            entry = self._compile(spec, prog)
+            self._launchers[spec.key] = entry
         if isinstance(entry, QuadrantsCompilationError):
             raise type(entry)(entry.message, entry.loc) from None
-        self._fast = entry.fast_path(kinds)
-        runtime_args = [v for v, p in zip(values, params) if p.kind != "template"]
-        return entry.call(runtime_args)
+        self._fast = entry.fast_path(len(params), spec.leaves, spec.guards)
+        return entry.call(values, spec.leaves)
 
-    def _compile(self, specs: list[ParamSpec], prog: program.Program) -> Launcher | QuadrantsCompilationError:
+    def _resolve_returns(self, config: Any) -> tuple[Any, ...]:
+        raw = ann.return_types(
+            ann.resolve(self.fn.__annotations__.get("return"), self.fn.__globals__, self._def_locals),
+            config.default_ip,
+            config.default_fp,
+        )
+        return tuple(
+            MatrixType(r.shape, r.resolve(config.default_ip, config.default_fp)) if isinstance(r, MatrixType) else r
+            for r in raw
+        )
+
+    def _compile(self, spec: Specialization, prog: program.Program) -> Launcher | QuadrantsCompilationError:
         from quadrants import driver
+        from quadrants.lang.matrix import Matrix
         from quadrants.runtime.loader import OrcLoader
 
         try:
-            compiled = driver.compile_kernel(self.source, self.fn.__qualname__, specs, self._ret_types, prog.config)
+            compiled = driver.compile_kernel(self.source, self.fn.__qualname__, spec.specs, self._returns, prog.config)
         except QuadrantsCompilationError as e:
             return e
         loaded = OrcLoader.load(compiled.object_code, compiled.abi.symbol)
-        launcher = Launcher(compiled.abi, loaded, prog.config.num_threads)
+        launcher = Launcher(compiled.abi, loaded, prog.config.num_threads, prog.fields.table_address, Matrix._wrap)
         launcher.compiled = compiled  # type: ignore[attr-defined]
         return launcher
 
@@ -141,28 +159,21 @@ class Kernel:
 
     def _read_params(self) -> list[Param]:
         out = []
-        closure: dict[str, Any] = {}
-        for p in inspect.signature(self.fn).parameters.values():
+        for i, p in enumerate(inspect.signature(self.fn).parameters.values()):
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 raise QuadrantsSyntaxError(
                     f"kernel {self.fn.__qualname__!r} cannot take *args or **kwargs", self.def_loc()
                 )
-            a = (
-                ann.normalize(ann.resolve(p.annotation, self.fn.__globals__, closure))
-                if p.annotation is not p.empty
-                else p.empty
-            )
-            if a is p.empty:
+            if p.annotation is p.empty:
+                if i == 0 and p.name == "self":  # a method of a @qd.data_oriented class
+                    out.append(Param(p.name, ParamKind.SELF, None, p.default))
+                    continue
                 raise QuadrantsSyntaxError(
                     f"parameter {p.name!r} of kernel {self.fn.__qualname__!r} needs a type annotation", self.def_loc()
                 )
-            if ann.is_template(a):
-                kind = "template"
-            elif isinstance(a, ann.NdarrayType):
-                kind = "ndarray"
-            elif ann.is_scalar_annotation(a):
-                kind = "scalar"
-            else:
+            a = ann.normalize(ann.resolve(p.annotation, self.fn.__globals__, self._def_locals))
+            kind = classify_annotation(a)
+            if kind is None:
                 raise QuadrantsSyntaxError(
                     f"parameter {p.name!r} of kernel {self.fn.__qualname__!r} has an unsupported annotation {a!r}",
                     self.def_loc(),
@@ -194,78 +205,23 @@ class Kernel:
             )
         return values
 
-    def _specialize(
-        self, params: list[Param], values: list[Any], config: Any
-    ) -> tuple[tuple[Any, ...], list[tuple[str, Any]], list[ParamSpec]]:
-        key: list[Any] = []
-        kinds: list[tuple[str, Any]] = []
-        specs: list[ParamSpec] = []
-        for p, v in zip(params, values):
-            if p.kind == "template":
-                try:
-                    hash(v)
-                    key.append(("t", type(v), v))
-                except TypeError:
-                    key.append(("t", type(v), id(v)))
-                kinds.append(("template", v))
-                specs.append(ParamSpec(p.name, "template", value=v))
-            elif p.kind == "ndarray":
-                t, kind = self._ndarray_type(p, v)
-                key.append(t)
-                kinds.append(kind)
-                specs.append(ParamSpec(p.name, "ndarray", type=t))
-            else:
-                dtype = dtypes.to_dtype(p.annotation, config.default_ip, config.default_fp)
-                kinds.append(("scalar", None))
-                specs.append(ParamSpec(p.name, "scalar", type=dtype))
-        return tuple(key), kinds, specs
 
-    def _ndarray_type(self, p: Param, v: Any) -> tuple[Any, tuple[str, Any]]:
-        annotation: ann.NdarrayType = p.annotation
-        want_dtype = annotation.dtype
-        elem_shape: tuple[int, ...] = ()
-        want_prim: PrimitiveType | None = None
-        if want_dtype is not None:
-            if isinstance(want_dtype, PrimitiveType):
-                want_prim = want_dtype
-            else:
-                want_prim, elem_shape = want_dtype.dtype, tuple(want_dtype.shape)
-        if isinstance(v, Ndarray):
-            t = v._spec
-            if want_prim is not None and (t.dtype is not want_prim or t.elem_shape != elem_shape):
-                raise QuadrantsRuntimeTypeError(
-                    f"argument {p.name!r}: expected an ndarray of {want_dtype!r}, got {t!r}", self.def_loc()
-                )
-            if annotation.ndim is not None and t.ndim != annotation.ndim:
-                raise QuadrantsRuntimeTypeError(
-                    f"argument {p.name!r}: expected an ndarray with {annotation.ndim} dimension(s), got {t.ndim}",
-                    self.def_loc(),
-                )
-            return t, ("ndarray", t)
-        if isinstance(v, np.ndarray) or hasattr(v, "__qd_numpy_view__"):
-            arr = external_array(v)
-            prim = dtypes.from_numpy(arr.dtype)
-            if want_prim is not None and prim is not want_prim:
-                raise ValueError(
-                    f"argument {p.name!r} of kernel {self.fn.__qualname__!r}: expected a {want_prim} array, "
-                    f"got {arr.dtype}"
-                )
-            ndim = arr.ndim - len(elem_shape)
-            if annotation.ndim is not None and ndim != annotation.ndim:
-                raise ValueError(
-                    f"argument {p.name!r} of kernel {self.fn.__qualname__!r}: expected {annotation.ndim} "
-                    f"dimension(s), got {ndim}"
-                )
-            if tuple(arr.shape[ndim:]) != elem_shape:
-                raise ValueError(f"argument {p.name!r}: element shape {arr.shape[ndim:]} != {elem_shape}")
-            t = nd_type(prim, ndim, elem_shape)
-            if isinstance(v, np.ndarray):
-                return t, ("numpy", (arr.dtype, ndim))
-            return t, ("external", None)
-        raise QuadrantsRuntimeTypeError(
-            f"argument {p.name!r} of kernel {self.fn.__qualname__!r} must be an ndarray, got {type(v).__name__}",
-            self.def_loc(),
-        )
+class BoundKernel:
+    """A data_oriented kernel bound to its instance."""
+
+    __qd_kernel__ = True
+    __slots__ = ("kernel", "obj")
+
+    def __init__(self, kernel: Kernel, obj: Any) -> None:
+        self.kernel = kernel
+        self.obj = obj
+
+    @property
+    def _primal(self) -> Kernel:
+        return self.kernel
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.kernel(self.obj, *args, **kwargs)
 
 
 def kernel(fn: Callable[..., Any] | None = None, *, fastcache: bool = False, pure: bool | None = None) -> Any:
@@ -273,7 +229,10 @@ def kernel(fn: Callable[..., Any] | None = None, *, fastcache: bool = False, pur
     if pure is not None:
         fastcache = fastcache or pure
 
+    frame = sys._getframe(1)
+    def_locals = dict(frame.f_locals) if frame.f_code.co_name != "<module>" else None
+
     def wrap(f: Callable[..., Any]) -> Kernel:
-        return Kernel(f, fastcache=fastcache)
+        return Kernel(f, fastcache=fastcache, def_locals=def_locals)
 
     return wrap(fn) if fn is not None else wrap

@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import ctypes
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from quadrants import _config, _logging
 from quadrants._config import Config
+from quadrants.runtime.fields import FieldMemory
+from quadrants.types.dtypes import PrimitiveType, to_dtype
 
 
 @dataclass
 class Program:
     config: Config
     generation: int
+    fields: FieldMemory = field(default_factory=FieldMemory)
 
 
 _program: Program | None = None
@@ -43,6 +46,12 @@ def get() -> Program:
         init()
     assert _program is not None
     return _program
+
+
+def resolve_dtype(dt: Any) -> PrimitiveType:
+    """A dtype as the current program reads it (`float`/`int` are its default types)."""
+    c = get().config
+    return to_dtype(dt, c.default_ip, c.default_fp)
 
 
 def gpu_available() -> bool:

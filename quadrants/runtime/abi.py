@@ -50,9 +50,10 @@ class SiteABI:
 class KernelABI:
     symbol: str
     args: tuple[ArgABI, ...]
-    rets: tuple[str, ...]
+    rets: tuple[str, ...]  # flat: a vector result contributes one entry per element
     sites: tuple[SiteABI, ...] = ()
     has_print: bool = False
+    ret_shapes: tuple[tuple[int, ...], ...] = ()  # per declared result: () for a scalar, (n,) or (n, m)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -66,4 +67,5 @@ class KernelABI:
             rets=tuple(d["rets"]),
             sites=tuple(SiteABI(**s) for s in d["sites"]),
             has_print=d["has_print"],
+            ret_shapes=tuple(tuple(x) for x in d["ret_shapes"]),
         )

@@ -14,6 +14,7 @@ class RuntimeContext(ctypes.Structure):
         ("dim", ctypes.c_int64),
         ("extent", ctypes.c_int64),
         ("result", ctypes.c_void_p),
+        ("regions", ctypes.c_void_p),  # base addresses of the field memory regions
     ]
 
 

@@ -1,9 +1,10 @@
 """Call a loaded kernel from Python.
 
-Consumes a `KernelABI` and a `Loaded` entry address; produces a `Launcher`. `Launcher.call(args)` is the
-general path (any accepted argument form); `Launcher.fast_path(...)` generates a small Python function
-specialized to the argument types of one call, which the kernel object tries first on later calls: type
-checks by identity, one attribute read per ndarray, one ctypes call (about a microsecond in all).
+Consumes a `KernelABI`, a `Loaded` entry address and the specialization's leaves (where each native argument
+comes from in the Python arguments) and guards (the compiled-in values); produces a `Launcher`.
+`Launcher.call(values)` is the general path; `Launcher.fast_path()` generates a small Python function for this
+specialization that the kernel object tries first on later calls: identity checks, one attribute read per
+ndarray, one ctypes call (under a microsecond in all).
 """
 
 from __future__ import annotations
@@ -26,31 +27,39 @@ MISS = object()  # returned by a fast path that does not apply to the arguments 
 
 
 class Launcher:
-    def __init__(self, abi: KernelABI, loaded: Loaded, num_threads: int) -> None:
+    def __init__(self, abi: KernelABI, loaded: Loaded, num_threads: int, regions_table: int = 0,
+                 make_matrix: Callable[[np.ndarray], Any] = np.asarray) -> None:  # fmt: skip
         self.abi = abi
         self.loaded = loaded
         argtypes = [ctypes.c_void_p] + [ctypes.c_void_p if a.kind == "ndarray" else CTYPES[a.prim] for a in abi.args]
         self.cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(loaded.address)
         self.ctx = RuntimeContext()
         self.ctx.num_threads = num_threads
+        self.ctx.regions = regions_table
         self.result = ctypes.create_string_buffer(max(1, len(abi.rets)) * RESULT_SLOT_BYTES)
         self.ctx.result = ctypes.addressof(self.result)
         self.ctx_addr = ctypes.addressof(self.ctx)
         self.readers = [_reader(self.result, k, dtypes.BY_NAME[r]) for k, r in enumerate(abi.rets)]
+        rets = [dtypes.BY_NAME[r] for r in abi.rets]
+        self.results = _result_builder(self.readers, rets, abi.ret_shapes or tuple(() for _ in abi.rets), make_matrix)
 
     # ---- general path -----------------------------------------------------------------------------------
 
-    def call(self, args: list[Any]) -> Any:
-        """Marshal `args` (one per runtime parameter, already validated) and run the kernel."""
+    def call(self, values: list[Any], leaves: list[Any]) -> Any:
+        """Marshal the kernel's argument `values` (already validated by specialization) and run it. `leaves`
+        say where each native argument comes from (one per ABI argument)."""
+        if len(leaves) != len(self.abi.args):
+            raise ValueError(f"{len(leaves)} argument leaves for {len(self.abi.args)} native arguments")
         call_args: list[Any] = [self.ctx_addr]
         keep: list[Any] = []
         writeback: list[tuple[np.ndarray, np.ndarray]] = []
-        for spec, a in zip(self.abi.args, args):
-            if spec.kind == "ndarray":
-                if isinstance(a, Ndarray):
-                    call_args.append(a._desc)
-                    continue
-                arr = external_array(a)
+        flat: dict[tuple[Any, ...], list[Any]] = {}
+        for leaf, spec in zip(leaves, self.abi.args):
+            v = _walk(values, leaf.path)
+            if leaf.kind == "ndarray":
+                call_args.append(getattr(v, "_unwrap", lambda v=v: v)()._desc)
+            elif leaf.kind in ("numpy", "external"):
+                arr = external_array(getattr(v, "_unwrap", lambda v=v: v)())
                 if not arr.flags.c_contiguous:
                     tmp = np.ascontiguousarray(arr)
                     writeback.append((arr, tmp))
@@ -58,8 +67,12 @@ class Launcher:
                 d = descriptor(arr.ctypes.data, arr.shape[: spec.ndim])
                 keep.append((arr, d))
                 call_args.append(ctypes.addressof(d))
+            elif leaf.kind == "element":
+                if leaf.path not in flat:
+                    flat[leaf.path] = _flatten(v)
+                call_args.append(scalar_arg(flat[leaf.path][leaf.info], spec.prim, spec.name))
             else:
-                call_args.append(scalar_arg(a, spec.prim, spec.name))
+                call_args.append(scalar_arg(v, spec.prim, spec.name))
         if self.abi.has_print:
             sys.stdout.flush()
         rc = self.cfunc(*call_args)
@@ -68,13 +81,6 @@ class Launcher:
         if rc:
             self.raise_error(rc)
         return self.results()
-
-    def results(self) -> Any:
-        if not self.readers:
-            return None
-        if len(self.readers) == 1:
-            return self.readers[0]()
-        return tuple(r() for r in self.readers)
 
     def raise_error(self, rc: int) -> None:
         ctx = self.ctx
@@ -97,45 +103,54 @@ class Launcher:
 
     # ---- fast path --------------------------------------------------------------------------------------
 
-    def fast_path(self, kinds: list[tuple[str, Any]]) -> Callable[..., Any] | None:
-        """A function of all the kernel's arguments that launches directly when they have the types of
-        `kinds` (per parameter: ("ndarray", NdType) for a qd.ndarray, ("numpy", (dtype, ndim)),
-        ("template", value) or ("scalar", None)), and returns MISS otherwise."""
+    def fast_path(self, nparams: int, leaves: list[Any], guards: list[Any]) -> Callable[..., Any] | None:
+        """A function of the kernel's `nparams` arguments that launches directly when they still match the
+        specialization `leaves`/`guards` describe (guards hold, ndarrays of the same kinds and types), and
+        returns MISS otherwise."""
         env: dict[str, Any] = {"CALL": self.cfunc, "CTX": self.ctx_addr, "MISS": MISS, "ND": Ndarray,
                                "NP": np.ndarray, "NPDESC": _numpy_descriptor, "RAISE": self.raise_error,
-                               "ArgumentError": ctypes.ArgumentError, "FLUSH": sys.stdout.flush}  # fmt: skip
-        names = [f"a{i}" for i in range(len(kinds))]
+                               "ArgumentError": ctypes.ArgumentError, "FLUSH": sys.stdout.flush,
+                               "FLAT": _flatten, "RESULTS": self.results}  # fmt: skip
         checks: list[str] = []
         pre: list[str] = []
         call: list[str] = ["CTX"]
-        if any(kind not in ("ndarray", "numpy", "template", "scalar") for kind, _ in kinds):
-            return None  # type: ignore[return-value]
-        for i, (kind, info) in enumerate(kinds):
-            a = names[i]
-            if kind == "ndarray":
-                env[f"S{i}"] = info
-                checks.append(f"{a}.__class__ is ND and {a}._spec is S{i}")
-                call.append(f"{a}._desc")
-            elif kind == "numpy":
-                env[f"D{i}"] = info[0]
-                checks.append(f"{a}.__class__ is NP and {a}.dtype == D{i} and {a}.ndim == {info[1]}")
-                pre.append(f"d{i} = NPDESC({a}, {info[1]})")
-                pre.append(f"if d{i} is None: return MISS")
-                call.append(f"d{i}")
-            elif kind == "template":
-                env[f"T{i}"], env[f"V{i}"] = type(info), info
-                checks.append(f"{a}.__class__ is T{i} and {a} == V{i}")
+        flats: dict[tuple[Any, ...], str] = {}
+        for k, g in enumerate(guards):
+            acc = _accessor(g.path)
+            if acc is None:
+                return None
+            env[f"G{k}"] = g.value
+            if g.kind == "class":
+                checks.append(f"{acc}.__class__ is G{k}")
+            elif g.kind == "identity":
+                checks.append(f"{acc} is G{k}")
             else:
-                call.append(a)
-        result = "None"
-        for k, reader in enumerate(self.readers):
-            env[f"R{k}"] = reader
-        if len(self.readers) == 1:
-            result = "R0()"
-        elif self.readers:
-            result = "(" + ", ".join(f"R{k}()" for k in range(len(self.readers))) + ")"
-        cond = " and ".join(checks) or "True"
-        lines = [f"def fast({', '.join(names)}):", f"    if not ({cond}):", "        return MISS"]
+                env[f"GT{k}"] = type(g.value)
+                checks.append(f"{acc}.__class__ is GT{k} and {acc} == G{k}")
+        for k, leaf in enumerate(leaves):
+            acc = _accessor(leaf.path)
+            if acc is None or leaf.kind == "external":
+                return None
+            if leaf.kind == "ndarray":
+                env[f"S{k}"] = leaf.info
+                checks.append(f"{acc}.__class__ is ND and {acc}._spec is S{k}")
+                call.append(f"{acc}._desc")
+            elif leaf.kind == "numpy":
+                env[f"D{k}"] = leaf.info[0]
+                checks.append(
+                    f"{acc}.__class__ is NP and {acc}.dtype == D{k} and {acc}.ndim == {leaf.info[1] + len(leaf.info[2].elem_shape)}"
+                )
+                pre += [f"d{k} = NPDESC({acc}, {leaf.info[1]})", f"if d{k} is None: return MISS"]
+                call.append(f"d{k}")
+            elif leaf.kind == "element":
+                if leaf.path not in flats:
+                    flats[leaf.path] = f"e{len(flats)}"
+                    pre.append(f"{flats[leaf.path]} = FLAT({acc})")
+                call.append(f"{flats[leaf.path]}[{leaf.info}]")
+            else:
+                call.append(acc)
+        names = ", ".join(f"a{i}" for i in range(nparams))
+        lines = [f"def fast({names}):", f"    if not ({' and '.join(checks) or 'True'}):", "        return MISS"]
         lines += [f"    {p}" for p in pre]
         if self.abi.has_print:
             lines.append("    FLUSH()")
@@ -146,10 +161,31 @@ class Launcher:
             "        return MISS",
             "    if rc:",
             "        RAISE(rc)",
-            f"    return {result}",
+            "    return RESULTS()",
         ]
-        exec("\n".join(lines), env)  # noqa: S102 - generated from the ABI above
+        exec("\n".join(lines), env)  # noqa: S102 - generated from the specialization above
         return env["fast"]  # type: ignore[no-any-return]
+
+
+def _accessor(path: tuple[Any, ...]) -> str | None:
+    parts = [f"a{path[0]}"]
+    for p in path[1:]:
+        if not (isinstance(p, str) and p.isidentifier()):
+            return None
+        parts.append(p)
+    return ".".join(parts)
+
+
+def _walk(values: list[Any], path: tuple[Any, ...]) -> Any:
+    v = values[path[0]]
+    for attr in path[1:]:
+        v = getattr(v, attr)
+    return v
+
+
+def _flatten(v: Any) -> list[Any]:
+    arr = getattr(v, "_arr", None)
+    return (arr if arr is not None else np.asarray(v)).reshape(-1).tolist()  # type: ignore[no-any-return]
 
 
 def _numpy_descriptor(arr: np.ndarray, ndim: int) -> Any:
@@ -159,11 +195,13 @@ def _numpy_descriptor(arr: np.ndarray, ndim: int) -> Any:
 
 
 def external_array(a: Any) -> np.ndarray:
-    """A numpy view of an external array argument (numpy, or anything exposing __array_interface__)."""
+    """A numpy view (no copy) of an external array argument: numpy, or a CPU torch tensor."""
     if isinstance(a, np.ndarray):
         return a
-    if hasattr(a, "__qd_numpy_view__"):
-        return a.__qd_numpy_view__()  # type: ignore[no-any-return]
+    if type(a).__module__.startswith("torch"):
+        if getattr(a.device, "type", "cpu") != "cpu":
+            raise QuadrantsRuntimeTypeError(f"a torch tensor on {a.device} cannot be used by CPU kernels")
+        return a.detach().numpy()  # type: ignore[no-any-return]
     return np.asarray(a)
 
 
@@ -193,3 +231,31 @@ def _reader(buf: ctypes.Array, slot: int, t: Any) -> Callable[[], Any]:  # type:
     if t.is_float:
         return lambda: float(cview.value)
     return lambda: int(cview.value)
+
+
+def _result_builder(readers: list[Callable[[], Any]], rets: list[Any], shapes: tuple[tuple[int, ...], ...],
+                    make_matrix: Callable[[np.ndarray], Any]) -> Callable[[], Any]:  # fmt: skip
+    """How to turn the flat result slots into the kernel's return value (None, a scalar, a vector/matrix made by
+    `make_matrix`, or a tuple of those)."""
+    if not readers:
+        return lambda: None
+    if len(shapes) == 1 and shapes[0] == ():
+        return readers[0]
+    parts: list[Callable[[], Any]] = []
+    k = 0
+    for shape in shapes:
+        count = int(np.prod(shape)) if shape else 1
+        rs = readers[k : k + count]
+        if not shape:
+            parts.append(rs[0])
+        else:
+            parts.append(_matrix_result(rs, rets[k].np_dtype, shape, make_matrix))
+        k += count
+    if len(parts) == 1:
+        return parts[0]
+    return lambda: tuple(p() for p in parts)
+
+
+def _matrix_result(readers: list[Callable[[], Any]], dtype: Any, shape: tuple[int, ...],
+                   make_matrix: Callable[[np.ndarray], Any]) -> Callable[[], Any]:  # fmt: skip
+    return lambda: make_matrix(np.array([r() for r in readers], dtype=dtype).reshape(shape))

@@ -48,6 +48,7 @@ class Ndarray:
     __slots__ = ("_arr", "_desc_buf", "_desc", "_spec", "dtype", "shape", "element_type", "__weakref__")
 
     def __init__(self, dtype: Any, shape: Any, element_type: Any = None) -> None:
+        """`dtype` is a scalar dtype; or None with `element_type` a vector/matrix type of a concrete dtype."""
         self.element_type = element_type
         prim: PrimitiveType = element_type.dtype if element_type is not None else dtypes.to_dtype(dtype)
         elem_shape: tuple[int, ...] = element_type.shape if element_type is not None else ()
@@ -96,10 +97,3 @@ class Ndarray:
 
     def __repr__(self) -> str:
         return f"<qd.ndarray {self._spec!r} shape={self.shape}>"
-
-
-def ndarray(dtype: Any, shape: Any, **_kwargs: Any) -> Ndarray:
-    """`qd.ndarray(dtype, shape)`: a zero-initialized ndarray. `dtype` may be a vector/matrix type."""
-    if hasattr(dtype, "element_dtype") and hasattr(dtype, "shape"):
-        return Ndarray(None, shape, element_type=dtype)
-    return Ndarray(dtype, shape)

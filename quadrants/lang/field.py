@@ -1,0 +1,99 @@
+"""`qd.field`: fixed-shape tensors in the program's field memory (see runtime/fields.py).
+
+Kernels use fields from the enclosing scope directly, or receive them as `qd.template()` / `qd.Tensor`
+arguments; either way the field's place in memory is compiled into the kernel.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from quadrants.errors import QuadrantsRuntimeError
+from quadrants.lang import program
+from quadrants.types.compound import MatrixType
+from quadrants.types.dtypes import PrimitiveType
+
+
+class Field:
+    def __init__(self, dtype: PrimitiveType, shape: tuple[int, ...], element: MatrixType | None) -> None:
+        prog = program.get()
+        self._generation = prog.generation
+        self._prim = dtype
+        self.element_type = element
+        self.shape = shape
+        self.element_shape: tuple[int, ...] = element.shape if element is not None else ()
+        count = int(np.prod(shape + self.element_shape)) if (shape + self.element_shape) else 1
+        self._region, self._offset = prog.fields.place(count * dtype.itemsize)
+
+    @property
+    def dtype(self) -> Any:
+        return self.element_type if self.element_type is not None else self._prim
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __qd_field__(self) -> tuple[int, int, PrimitiveType, tuple[int, ...], tuple[int, ...]]:
+        self._memory()  # a kernel uses it: the region must exist
+        return self._region, self._offset, self._prim, self.shape, self.element_shape
+
+    def _memory(self) -> np.ndarray:
+        prog = program.get()
+        if prog.generation != self._generation:
+            raise QuadrantsRuntimeError("this field belongs to a program that qd.reset() or qd.init() ended")
+        return prog.fields.view(self._region, self._offset, self._prim.np_dtype, self.shape + self.element_shape)
+
+    def to_numpy(self) -> np.ndarray:
+        return self._memory().copy()
+
+    def from_numpy(self, arr: Any) -> None:
+        a = np.asarray(arr)
+        mem = self._memory()
+        if a.shape != mem.shape:
+            raise ValueError(f"from_numpy: shape {a.shape} does not match the field's {mem.shape}")
+        np.copyto(mem, a, casting="unsafe")
+
+    def copy_from(self, other: Any) -> None:
+        self.from_numpy(other.to_numpy())
+
+    def fill(self, value: Any) -> None:
+        self._memory()[...] = value
+
+    def __getitem__(self, index: Any) -> Any:
+        v = self._memory()[() if index is None else index]
+        if isinstance(v, np.generic):
+            return v.item()
+        from quadrants.lang.matrix import Matrix
+
+        return Matrix._wrap(v.copy()) if self.element_type is not None and v.shape == self.element_shape else v.copy()
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._memory()[() if index is None else index] = np.asarray(value)
+
+    def __repr__(self) -> str:
+        return f"<qd.field {self.dtype!r} shape={self.shape}>"
+
+
+class ScalarField(Field):
+    pass
+
+
+class MatrixField(Field):
+    @property
+    def n(self) -> int:
+        return self.element_shape[0]
+
+    @property
+    def m(self) -> int:
+        return self.element_shape[1] if len(self.element_shape) == 2 else 1
+
+
+def field(dtype: Any, shape: Any = (), name: str = "", **_kwargs: Any) -> Field:
+    """`qd.field(qd.f32, shape=(n, m))`; `dtype` may be a vector/matrix type."""
+    shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in (shape or ()))
+    if isinstance(dtype, MatrixType):
+        prim = program.resolve_dtype(dtype.dtype)
+        return MatrixField(prim, shape_t, MatrixType(dtype.shape, prim))
+    return ScalarField(program.resolve_dtype(dtype), shape_t, None)

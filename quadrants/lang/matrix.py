@@ -1,0 +1,262 @@
+"""`qd.Vector` and `qd.Matrix` in Python scope: small numpy-backed values, plus the vector/matrix ndarray, field
+and tensor factories (`qd.Vector.ndarray(3, qd.f32, shape)`, `qd.Matrix.field(2, 2, qd.f32, shape)`, ...).
+
+Inside kernels the same names are handled by the frontend (their `__qd_intrinsic__`): `qd.Vector([...])` builds
+an in-register vector there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from quadrants.types.compound import MatrixType
+
+
+def _intrinsic(name: str) -> Any:
+    def mark(fn: Any) -> Any:
+        fn.__qd_intrinsic__ = name
+        return fn
+
+    return mark
+
+
+def _np_dtype(dt: Any) -> Any:
+    if dt is None:
+        return None
+    from quadrants.lang.program import resolve_dtype
+
+    return resolve_dtype(dt).np_dtype
+
+
+class Matrix:
+    """A vector or matrix value in Python scope (what kernels return for vector/matrix results)."""
+
+    __qd_intrinsic__ = "Matrix"
+    __array_priority__ = 100
+
+    def __init__(self, data: Any, dt: Any = None) -> None:
+        arr = np.array(data.to_numpy() if isinstance(data, Matrix) else data, dtype=_np_dtype(dt))
+        if arr.ndim not in (1, 2):
+            raise ValueError(f"a vector or matrix needs 1 or 2 dimensions, got shape {arr.shape}")
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"vector/matrix elements must be numbers, got {arr.dtype}")
+        self._arr = arr
+
+    @classmethod
+    def _wrap(cls, arr: np.ndarray) -> Matrix:
+        out = object.__new__(Vector if arr.ndim == 1 else Matrix)
+        out._arr = arr
+        return out
+
+    # -- kernel interop --
+    def __qd_matrix__(self) -> tuple[tuple[int, ...], list[Any]]:
+        return tuple(self._arr.shape), [x.item() for x in self._arr.reshape(-1)]
+
+    # -- numpy-like surface --
+    def to_numpy(self) -> np.ndarray:
+        return self._arr.copy()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._arr if dtype is None else self._arr.astype(dtype)
+
+    @property
+    def n(self) -> int:
+        return int(self._arr.shape[0])
+
+    @property
+    def m(self) -> int:
+        return int(self._arr.shape[1]) if self._arr.ndim == 2 else 1
+
+    def get_shape(self) -> tuple[int, ...]:
+        return tuple(self._arr.shape)
+
+    def __len__(self) -> int:
+        return len(self._arr)
+
+    def __iter__(self) -> Any:
+        for x in self._arr:
+            yield x.item() if isinstance(x, np.generic) else Matrix._wrap(x)
+
+    def __getitem__(self, index: Any) -> Any:
+        v = self._arr[index]
+        return v.item() if isinstance(v, np.generic) else Matrix._wrap(v)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._arr[index] = value
+
+    def __repr__(self) -> str:
+        return repr(self._arr).replace("array", type(self).__name__)
+
+    def __str__(self) -> str:
+        return str(self._arr)
+
+    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+        return Matrix._wrap(self._arr == np.asarray(other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _op(self, other: Any, fn: Any) -> Matrix:
+        return Matrix._wrap(fn(self._arr, np.asarray(other)))
+
+    def __add__(self, o: Any) -> Matrix:
+        return self._op(o, np.add)
+
+    def __radd__(self, o: Any) -> Matrix:
+        return Matrix._wrap(np.asarray(o) + self._arr)
+
+    def __sub__(self, o: Any) -> Matrix:
+        return self._op(o, np.subtract)
+
+    def __rsub__(self, o: Any) -> Matrix:
+        return Matrix._wrap(np.asarray(o) - self._arr)
+
+    def __mul__(self, o: Any) -> Matrix:
+        return self._op(o, np.multiply)
+
+    def __rmul__(self, o: Any) -> Matrix:
+        return Matrix._wrap(np.asarray(o) * self._arr)
+
+    def __truediv__(self, o: Any) -> Matrix:
+        return self._op(o, np.true_divide)
+
+    def __neg__(self) -> Matrix:
+        return Matrix._wrap(-self._arr)
+
+    def __matmul__(self, o: Any) -> Any:
+        r = self._arr @ np.asarray(o)
+        return r.item() if isinstance(r, np.generic) or np.ndim(r) == 0 else Matrix._wrap(r)
+
+    # -- linear algebra (Python scope) --
+    def dot(self, o: Any) -> Any:
+        return float(np.dot(self._arr.reshape(-1), np.asarray(o).reshape(-1)))
+
+    def norm(self) -> float:
+        return float(np.linalg.norm(self._arr))
+
+    def norm_sqr(self) -> Any:
+        return (self._arr * self._arr).sum().item()
+
+    def normalized(self) -> Matrix:
+        return Matrix._wrap(self._arr / np.linalg.norm(self._arr))
+
+    def transpose(self) -> Matrix:
+        return Matrix._wrap(self._arr.T.copy())
+
+    def determinant(self) -> float:
+        return float(np.linalg.det(self._arr))
+
+    def inverse(self) -> Matrix:
+        return Matrix._wrap(np.linalg.inv(self._arr))
+
+    def cross(self, o: Any) -> Any:
+        r = np.cross(self._arr, np.asarray(o))
+        return r.item() if np.ndim(r) == 0 else Matrix._wrap(r)
+
+    # -- constructors usable in both scopes --
+    @staticmethod
+    @_intrinsic("Matrix.zero")
+    def zero(dt: Any, n: int, m: int | None = None) -> Matrix:
+        return Matrix(np.zeros((n,) if m is None else (n, m)), dt)
+
+    @staticmethod
+    @_intrinsic("Matrix.one")
+    def one(dt: Any, n: int, m: int | None = None) -> Matrix:
+        return Matrix(np.ones((n,) if m is None else (n, m)), dt)
+
+    @staticmethod
+    @_intrinsic("Matrix.identity")
+    def identity(dt: Any, n: int) -> Matrix:
+        return Matrix(np.eye(n), dt)
+
+    @staticmethod
+    @_intrinsic("Matrix.rows")
+    def rows(rows: Any) -> Matrix:
+        return Matrix([list(np.asarray(r).reshape(-1)) for r in rows])
+
+    @staticmethod
+    @_intrinsic("Matrix.cols")
+    def cols(cols: Any) -> Matrix:
+        return Matrix(np.array([np.asarray(c).reshape(-1) for c in cols]).T)
+
+    # -- containers of matrices --
+    @staticmethod
+    def ndarray(n: int, m: int, dtype: Any, shape: Any, **_kw: Any) -> Any:
+        from quadrants.lang.tensor import ndarray
+
+        return ndarray(MatrixType((n, m), dtype), shape)
+
+    @staticmethod
+    def field(n: int, m: int, dtype: Any, shape: Any = (), **_kw: Any) -> Any:
+        from quadrants.lang.field import field
+
+        return field(MatrixType((n, m), dtype), shape)
+
+    @staticmethod
+    def tensor(n: int, m: int, dtype: Any, shape: Any, **kw: Any) -> Any:
+        from quadrants.lang.tensor import tensor
+
+        return tensor(MatrixType((n, m), dtype), shape, **kw)
+
+
+class Vector(Matrix):
+    """A vector in Python scope: `qd.Vector([1, 2, 3])`."""
+
+    __qd_intrinsic__ = "Vector"
+
+    def __init__(self, data: Any, dt: Any = None) -> None:
+        super().__init__(data, dt)
+        if self._arr.ndim != 1:
+            raise ValueError("qd.Vector takes a flat list of values")
+
+    def _component(self, i: int) -> Any:
+        return self._arr[i].item()
+
+    x = property(lambda self: self._component(0), lambda self, v: self.__setitem__(0, v))
+    y = property(lambda self: self._component(1), lambda self, v: self.__setitem__(1, v))
+    z = property(lambda self: self._component(2), lambda self, v: self.__setitem__(2, v))
+    w = property(lambda self: self._component(3), lambda self, v: self.__setitem__(3, v))
+
+    @staticmethod
+    @_intrinsic("Vector.zero")
+    def zero(dt: Any, n: int, m: int | None = None) -> Matrix:
+        return Vector(np.zeros(n), dt)
+
+    @staticmethod
+    @_intrinsic("Vector.one")
+    def one(dt: Any, n: int, m: int | None = None) -> Matrix:
+        return Vector(np.ones(n), dt)
+
+    @staticmethod
+    def ndarray(n: int, dtype: Any, shape: Any, **_kw: Any) -> Any:  # type: ignore[override]
+        from quadrants.lang.tensor import ndarray
+
+        return ndarray(MatrixType((n,), dtype), shape)
+
+    @staticmethod
+    def field(n: int, dtype: Any, shape: Any = (), **_kw: Any) -> Any:  # type: ignore[override]
+        from quadrants.lang.field import field
+
+        return field(MatrixType((n,), dtype), shape)
+
+    @staticmethod
+    def tensor(n: int, dtype: Any, shape: Any, **kw: Any) -> Any:  # type: ignore[override]
+        from quadrants.lang.tensor import tensor
+
+        return tensor(MatrixType((n,), dtype), shape, **kw)
+
+
+def construct(mtype: MatrixType, args: tuple[Any, ...]) -> Matrix:
+    """`qd.math.vec3(1, 2, 3)` in Python scope: broadcast one value, or concatenate values and vectors."""
+    from quadrants.lang.program import resolve_dtype
+
+    flat: list[Any] = []
+    for a in args:
+        flat.extend(np.asarray(a).reshape(-1).tolist())
+    if len(flat) == 1:
+        flat = flat * mtype.size
+    if len(flat) != mtype.size:
+        raise ValueError(f"{mtype!r} needs {mtype.size} values, got {len(flat)}")
+    arr = np.array(flat, dtype=resolve_dtype(mtype.dtype).np_dtype).reshape(mtype.shape)
+    return Matrix._wrap(arr)

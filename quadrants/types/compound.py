@@ -1,0 +1,88 @@
+"""Vector and matrix types: `qd.types.vector(n, dt)`, `qd.types.matrix(n, m, dt)`, `qd.math.vec3`, ...
+
+A `MatrixType` is an immutable, hashable value. Its element dtype may be a concrete dtype or one of the Python
+types `float` / `int`, meaning "the default float / int type of the program" (so `qd.math.vec3` follows
+`default_fp`). Calling a type builds a value: inside a kernel, the frontend handles the call; in Python scope it
+returns a `qd.Vector` / `qd.Matrix` object.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quadrants.types.dtypes import PrimitiveType, to_dtype
+
+
+class MatrixType:
+    """A fixed-shape vector (`shape == (n,)`) or matrix (`shape == (n, m)`) of one scalar dtype."""
+
+    __slots__ = ("shape", "dtype")
+
+    shape: tuple[int, ...]
+    dtype: Any  # PrimitiveType, or the Python type float / int (the program's defaults)
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
+        if not 1 <= len(shape) <= 2 or any(int(s) < 1 for s in shape):
+            raise ValueError(f"vector/matrix shape must be (n,) or (n, m) with positive sizes, got {shape}")
+        if dtype not in (float, int) and not isinstance(dtype, PrimitiveType):
+            dtype = to_dtype(dtype)
+        object.__setattr__(self, "shape", tuple(int(s) for s in shape))
+        object.__setattr__(self, "dtype", dtype)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("types are immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MatrixType) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self) -> int:
+        return hash(("matrix", self.shape, self.dtype))
+
+    def __repr__(self) -> str:
+        dt = self.dtype.__name__ if isinstance(self.dtype, type) else repr(self.dtype)
+        if self.is_vector:
+            return f"vector({self.n}, {dt})"
+        return f"matrix({self.n}, {self.m}, {dt})"
+
+    @property
+    def element_dtype(self) -> Any:
+        return self.dtype
+
+    @property
+    def is_vector(self) -> bool:
+        return len(self.shape) == 1
+
+    @property
+    def n(self) -> int:
+        return self.shape[0]
+
+    @property
+    def m(self) -> int:
+        return self.shape[1] if len(self.shape) == 2 else 1
+
+    @property
+    def size(self) -> int:
+        return self.n * self.m
+
+    def resolve(self, default_ip: PrimitiveType, default_fp: PrimitiveType) -> PrimitiveType:
+        """The concrete element dtype under the program's defaults."""
+        return to_dtype(self.dtype, default_ip, default_fp)
+
+    def __call__(self, *args: Any) -> Any:
+        from quadrants.lang.matrix import construct
+
+        return construct(self, args)
+
+
+def vector(n: int, dtype: Any = float) -> MatrixType:
+    """`qd.types.vector(3, qd.f32)`"""
+    return MatrixType((n,), dtype)
+
+
+def matrix(n: int, m: int, dtype: Any = float) -> MatrixType:
+    """`qd.types.matrix(3, 3, qd.f32)`"""
+    return MatrixType((n, m), dtype)
+
+
+def is_matrix_type(obj: Any) -> bool:
+    return isinstance(obj, MatrixType)

@@ -1,0 +1,117 @@
+"""Fields, qd.tensor / qd.Tensor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import quadrants as qd
+
+Nd = qd.types.NDArray
+
+
+def test_field_api() -> None:
+    f = qd.field(qd.f32, shape=(3, 4))
+    assert f.shape == (3, 4) and f.dtype is qd.f32
+    np.testing.assert_array_equal(f.to_numpy(), np.zeros((3, 4)))
+    f.fill(2)
+    f[1, 2] = 5
+    assert f[1, 2] == 5.0 and f[0, 0] == 2.0
+    src = np.arange(12, dtype=np.float32).reshape(3, 4)
+    f.from_numpy(src)
+    np.testing.assert_array_equal(f.to_numpy(), src)
+    with pytest.raises(ValueError, match="shape"):
+        f.from_numpy(np.zeros(5))
+    v = qd.Vector.field(3, qd.f32, shape=(5,))
+    assert v.shape == (5,) and v.to_numpy().shape == (5, 3) and v.n == 3
+    m = qd.Matrix.field(2, 2, qd.i32, shape=(5,))
+    assert m.to_numpy().shape == (5, 2, 2)
+    v[2] = [1, 2, 3]
+    np.testing.assert_array_equal(v[2].to_numpy(), [1, 2, 3])
+
+
+def test_kernels_use_fields_from_the_enclosing_scope() -> None:
+    x = qd.field(qd.f32, shape=8)
+    pos = qd.Vector.field(3, qd.f32, shape=(8,))
+    total = qd.field(qd.f32, shape=())
+
+    @qd.kernel
+    def fill():
+        for i in x:
+            x[i] = i * 0.5
+            pos[i] = qd.Vector([i, 2 * i, 3 * i])
+
+    @qd.kernel
+    def reduce():
+        for i in range(x.shape[0]):
+            total[None] += x[i] + pos[i].z
+
+    fill()
+    reduce()
+    np.testing.assert_array_equal(x.to_numpy(), np.arange(8) * 0.5)
+    np.testing.assert_array_equal(pos.to_numpy()[:, 1], 2 * np.arange(8))
+    assert total[None] == pytest.approx((np.arange(8) * 0.5).sum() + 3 * np.arange(8).sum())
+
+
+def test_fields_as_template_arguments_specialize_per_field() -> None:
+    a = qd.field(qd.i32, shape=(4, 5))
+    b = qd.field(qd.i32, shape=(2, 3))
+
+    @qd.kernel
+    def k(f: qd.template(), v: qd.i32):
+        for i, j in f:
+            f[i, j] = v + i * 10 + j
+
+    k(a, 1)
+    k(b, 2)
+    i, j = np.indices((4, 5))
+    np.testing.assert_array_equal(a.to_numpy(), 1 + i * 10 + j)
+    i, j = np.indices((2, 3))
+    np.testing.assert_array_equal(b.to_numpy(), 2 + i * 10 + j)
+    assert len(k._launchers) == 2
+
+
+def test_fields_live_in_regions_one_after_another() -> None:
+    from quadrants.lang.program import get
+
+    a = qd.field(qd.f32, shape=10)
+    b = qd.field(qd.f32, shape=10)
+    assert a._region == b._region and b._offset >= a._offset + 40
+    a.fill(1)  # first use: the region is allocated and closed
+    c = qd.field(qd.f32, shape=10)
+    assert c._region == a._region + 1
+    assert len(get().fields.regions) >= 2
+
+
+def test_fields_are_gone_after_reset() -> None:
+    f = qd.field(qd.f32, shape=3)
+    qd.reset()
+    qd.init(arch=qd.cpu, log_level="warn")
+    with pytest.raises(qd.QuadrantsRuntimeError, match="reset"):
+        f.to_numpy()
+
+
+def test_tensor_annotation_takes_ndarrays_and_fields() -> None:
+    @qd.kernel
+    def k(t: qd.Tensor):
+        for i in range(t.shape[0]):
+            t[i] = i * 2
+
+    for t in (qd.tensor(qd.f32, (4,)), qd.tensor(qd.f32, (4,), backend=qd.Backend.FIELD), qd.ndarray(qd.f32, 4),
+              qd.field(qd.f32, 4)):  # fmt: skip
+        k(t)
+        np.testing.assert_array_equal(t.to_numpy(), [0, 2, 4, 6])
+    assert isinstance(qd.tensor(qd.f32, 3), qd.Tensor)
+    assert qd.tensor(qd.i32, (2, 2), backend=qd.Backend.FIELD).backend is qd.Backend.FIELD
+
+
+def test_vector_tensors() -> None:
+    t = qd.Vector.tensor(3, qd.f32, (4,))
+
+    @qd.kernel
+    def k(t: qd.Tensor):
+        for i in range(t.shape[0]):
+            t[i] = qd.Vector([i, i, i])
+
+    k(t)
+    np.testing.assert_array_equal(t.to_numpy()[:, 0], np.arange(4))

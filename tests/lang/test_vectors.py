@@ -1,0 +1,230 @@
+"""Vectors and matrices in kernels, checked against numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import quadrants as qd
+
+Nd = qd.types.NDArray
+vec3 = qd.math.vec3
+rng = np.random.default_rng(11)
+
+
+def test_arithmetic_dot_cross_norm() -> None:
+    @qd.kernel
+    def k(a: vec3, b: vec3) -> tuple[vec3, qd.f32, vec3, qd.f32, vec3, vec3]:
+        return a * 2 + b / 4, a.dot(b), a.cross(b), a.norm(), a.normalized(), -a % 3
+
+    a, b = rng.normal(size=3).astype(np.float32), rng.normal(size=3).astype(np.float32)
+    s, d, c, n, u, m = k(a, b)
+    np.testing.assert_allclose(s.to_numpy(), a * 2 + b / 4, rtol=1e-6)
+    assert d == pytest.approx(float(a @ b), rel=1e-5)
+    np.testing.assert_allclose(c.to_numpy(), np.cross(a, b), rtol=1e-5, atol=1e-6)
+    assert n == pytest.approx(float(np.linalg.norm(a)), rel=1e-5)
+    np.testing.assert_allclose(u.to_numpy(), a / np.linalg.norm(a), rtol=1e-5)
+    np.testing.assert_allclose(m.to_numpy(), np.mod(-a, 3), rtol=1e-5, atol=1e-6)
+    assert isinstance(s, qd.Vector) and s.to_numpy().dtype == np.float32
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_determinant_and_inverse(n: int) -> None:
+    mt = qd.types.matrix(n, n, qd.f64)
+
+    @qd.kernel
+    def k(m: mt) -> tuple[qd.f64, mt, mt, qd.f64]:
+        return m.determinant(), m.inverse(), m.transpose() @ m, m.trace()
+
+    a = rng.normal(size=(n, n)) + np.eye(n) * 2
+    det, inv, ata, tr = k(a)
+    assert det == pytest.approx(np.linalg.det(a), rel=1e-10)
+    np.testing.assert_allclose(inv.to_numpy(), np.linalg.inv(a), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(ata.to_numpy(), a.T @ a, rtol=1e-12)
+    assert tr == pytest.approx(np.trace(a))
+
+
+def test_matrix_vector_products_outer_and_reductions() -> None:
+    @qd.kernel
+    def k(
+        m: qd.types.matrix(2, 3, qd.f32), v: vec3, w: qd.math.vec2
+    ) -> tuple[qd.math.vec2, qd.types.matrix(2, 3, qd.f32), qd.f32, qd.f32, qd.f32, qd.f32]:
+        return m @ v, w.outer_product(v), v.sum(), v.max(), v.min(), (w @ m).sum()
+
+    m = rng.normal(size=(2, 3)).astype(np.float32)
+    v = rng.normal(size=3).astype(np.float32)
+    w = rng.normal(size=2).astype(np.float32)
+    mv, outer, s, mx, mn, wm = k(m, v, w)
+    np.testing.assert_allclose(mv.to_numpy(), m @ v, rtol=1e-5)
+    np.testing.assert_allclose(outer.to_numpy(), np.outer(w, v), rtol=1e-6)
+    assert s == pytest.approx(v.sum(), rel=1e-5) and mx == v.max() and mn == v.min()
+    assert wm == pytest.approx(float((w @ m).sum()), rel=1e-4)
+
+
+def test_element_types_follow_quadrants() -> None:
+    @qd.kernel
+    def k() -> tuple[qd.types.vector(3, qd.f32), qd.i32, qd.f32, qd.types.matrix(2, 2, qd.f32)]:
+        a = qd.Vector([1, 2.5, 3])  # mixed: one f32 vector
+        b = qd.Vector([1, 2, 3])  # ints
+        m = qd.Matrix([[2, 1], [1, 3]])
+        return a, b.norm_sqr(), b.norm(), m.inverse()
+
+    a, ns, nrm, inv = k()
+    np.testing.assert_array_equal(a.to_numpy(), [1, 2.5, 3])
+    assert ns == 14 and nrm == pytest.approx(np.sqrt(14), rel=1e-6)
+    np.testing.assert_allclose(inv.to_numpy(), np.linalg.inv([[2, 1], [1, 3]]), rtol=1e-6)
+
+
+def test_local_vectors_are_mutable_with_static_and_dynamic_indices() -> None:
+    @qd.kernel
+    def k(i: qd.i32) -> vec3:
+        v = qd.Vector([1.0, 2.0, 3.0])
+        v.x = 5
+        v[2] += 1
+        v[i] = v[i] * 10
+        return v
+
+    np.testing.assert_array_equal(k(1).to_numpy(), [5, 20, 4])
+    np.testing.assert_array_equal(k(0).to_numpy(), [50, 2, 4])
+
+
+def test_dynamic_matrix_index_and_swizzles() -> None:
+    @qd.kernel
+    def k(i: qd.i32, j: qd.i32) -> tuple[qd.f32, qd.math.vec2, qd.f32]:
+        m = qd.Matrix([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        m[i, j] = -1.0
+        v = qd.Vector([1.0, 2.0, 3.0, 4.0])
+        return m[i, j] + m[1 - i, j], v.wx, v.zyx.sum()
+
+    a, b, c = k(1, 2)
+    assert a == -1.0 + 3.0 and c == 6.0
+    np.testing.assert_array_equal(b.to_numpy(), [4, 1])
+
+
+def test_constructors_broadcast_and_concatenate() -> None:
+    @qd.kernel
+    def k(x: qd.f32) -> tuple[vec3, vec3, qd.math.ivec3, qd.math.mat2, vec3, qd.types.matrix(3, 3, qd.f32)]:
+        return (vec3(x), vec3(qd.math.vec2(1, 2), x), qd.math.ivec3(1.7, 2, 3), qd.math.mat2(1, 2, 3, 4),
+                qd.Vector.zero(qd.f32, 3), qd.Matrix.identity(qd.f32, 3))  # fmt: skip
+
+    a, b, c, d, z, eye = k(7.0)
+    np.testing.assert_array_equal(a.to_numpy(), [7, 7, 7])
+    np.testing.assert_array_equal(b.to_numpy(), [1, 2, 7])
+    np.testing.assert_array_equal(c.to_numpy(), [1, 2, 3])
+    np.testing.assert_array_equal(d.to_numpy(), [[1, 2], [3, 4]])
+    np.testing.assert_array_equal(z.to_numpy(), [0, 0, 0])
+    np.testing.assert_array_equal(eye.to_numpy(), np.eye(3))
+
+
+def test_vectors_through_funcs_and_math_functions() -> None:
+    @qd.func
+    def reflect(v: vec3, n: vec3) -> vec3:
+        return v - 2 * v.dot(n) * n
+
+    @qd.func
+    def polar(p):
+        return qd.Vector([qd.sqrt(p.x * p.x + p.y * p.y), qd.atan2(p.y, p.x)])
+
+    @qd.kernel
+    def k(v: vec3, p: qd.math.vec2) -> tuple[vec3, qd.math.vec2, vec3, vec3]:
+        n = qd.Vector([0.0, 1.0, 0.0])
+        return reflect(v, n), polar(p), qd.sin(v), max(v, 0.5)
+
+    v = np.array([1.0, -2.0, 0.3], np.float32)
+    r, pol, s, mx = k(v, [3.0, 4.0])
+    np.testing.assert_allclose(r.to_numpy(), [1.0, 2.0, 0.3], rtol=1e-6)
+    np.testing.assert_allclose(pol.to_numpy(), [5.0, np.arctan2(4, 3)], rtol=1e-6)
+    np.testing.assert_allclose(s.to_numpy(), np.sin(v), rtol=1e-6)
+    np.testing.assert_array_equal(mx.to_numpy(), np.maximum(v, 0.5))
+
+
+def test_vector_ndarrays_round_trip_and_element_writes() -> None:
+    @qd.kernel
+    def k(a: Nd[vec3, 1], m: Nd[qd.math.mat2, 1]):
+        for i in range(a.shape[0]):
+            a[i] = vec3(i, i + 1, i + 2)
+            a[i].y = 7
+            a[i][2] += 100
+            m[i] = qd.math.mat2(i, 0, 0, 1) @ m[i]
+            m[i][1, 0] = -1
+
+    for make in (lambda: qd.Vector.ndarray(3, qd.f32, (4,)), lambda: qd.ndarray(vec3, (4,))):
+        a = make()
+        assert a.shape == (4,) and a.to_numpy().shape == (4, 3)
+        m = qd.Matrix.ndarray(2, 2, qd.f32, (4,))
+        m.from_numpy(np.tile(np.arange(4, dtype=np.float32).reshape(2, 2), (4, 1, 1)))
+        k(a, m)
+        i = np.arange(4)
+        np.testing.assert_array_equal(a.to_numpy(), np.stack([i, np.full(4, 7), i + 102], 1))
+        want = np.stack([np.diag([j, 1]) @ np.arange(4).reshape(2, 2) for j in range(4)]).astype(np.float32)
+        want[:, 1, 0] = -1
+        np.testing.assert_array_equal(m.to_numpy(), want)
+
+
+def test_numpy_arrays_as_vector_ndarrays_and_vector_atomics() -> None:
+    @qd.kernel
+    def k(p: Nd[vec3, 1], total: Nd[vec3, 1]):
+        for i in range(p.shape[0]):
+            total[0] += p[i]
+            qd.atomic_max(total[1], p[i])
+
+    p = rng.random((1000, 3)).astype(np.float32)
+    total = np.zeros((2, 3), np.float32)
+    total[1] = -1
+    k(p, total)
+    np.testing.assert_allclose(total[0], p.sum(0), rtol=1e-4)
+    np.testing.assert_array_equal(total[1], p.max(0))
+
+
+def test_vector_fill_and_loops_over_vectors() -> None:
+    @qd.kernel
+    def k() -> tuple[vec3, qd.f32]:
+        v = vec3(1, 2, 3)
+        s = 0.0
+        for e in qd.static(v):
+            s += e
+        v.fill(4)
+        return v, s
+
+    v, s = k()
+    np.testing.assert_array_equal(v.to_numpy(), [4, 4, 4])
+    assert s == 6.0
+
+
+def test_python_scope_vectors_and_types() -> None:
+    v = qd.Vector([1, 2, 3])
+    assert v.n == 3 and v[1] == 2 and list(v) == [1, 2, 3]
+    np.testing.assert_array_equal((v + 1).to_numpy(), [2, 3, 4])
+    assert qd.math.vec3(1, 2, 3).norm() == pytest.approx(np.sqrt(14))
+    m = qd.Matrix([[1, 2], [3, 4]])
+    np.testing.assert_array_equal((m @ qd.Vector([1, 1])).to_numpy(), [3, 7])
+    assert qd.types.vector(3, qd.f32) == vec3.__class__((3,), qd.f32)
+    g = qd.Vector([0.0, -9.8, 0.0])
+
+    @qd.kernel
+    def k(dt: qd.f32) -> vec3:
+        return g * dt  # a captured Python-scope vector is a constant
+
+    np.testing.assert_allclose(k(0.5).to_numpy(), [0, -4.9, 0], rtol=1e-6)
+
+
+def test_vector_errors_point_at_the_source() -> None:
+    @qd.kernel
+    def k() -> vec3:
+        a = qd.Vector([1.0, 2.0])
+        b = qd.Vector([1.0, 2.0, 3.0])
+        return a + b
+
+    with pytest.raises(qd.QuadrantsTypeError, match="shapes") as e:
+        k()
+    assert "return a + b" in str(e.value)
+
+    @qd.kernel
+    def k2() -> vec3:
+        v = qd.Vector([1.0, 2.0, 3.0])
+        v = qd.Vector([1.0, 2.0])
+        return v
+
+    with pytest.raises(qd.QuadrantsTypeError, match="cannot assign") as e:
+        k2()
+    assert "v = qd.Vector([1.0, 2.0])" in str(e.value)
