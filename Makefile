@@ -8,10 +8,16 @@ STAMP := $(VENV)/.installed
 
 venv: $(STAMP)
 
+# torch is optional (its tests skip without it): installed only from a local CPU wheel, when the machine has one.
+TORCH_WHEELS ?= /opt/wheels
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,dev]'
+	@set -- $(TORCH_WHEELS)/torch-*cpu*.whl; if [ -f "$$1" ]; then \
+		$(PY) -m pip install --quiet --find-links $(TORCH_WHEELS) "$$1" || echo "torch not installed: its tests will skip"; \
+	else echo "no local torch wheel: torch tests will skip"; fi
 	touch $(STAMP)
 
 ## Run the example end to end: compile and run a simulation, report start-up and run times.

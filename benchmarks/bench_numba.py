@@ -51,6 +51,23 @@ def nbody(px, py, pz, m, ax, ay, az):
         ax[i], ay[i], az[i] = fx, fy, fz
 
 
+@njit(parallel=True, fastmath=True)
+def nbody_vec3(p, m, a):
+    n = p.shape[0]
+    for i in prange(n):
+        ax = np.float32(0.0)
+        ay = np.float32(0.0)
+        az = np.float32(0.0)
+        for j in range(n):
+            dx, dy, dz = p[j, 0] - p[i, 0], p[j, 1] - p[i, 1], p[j, 2] - p[i, 2]
+            inv = np.float32(1.0) / np.sqrt(dx * dx + dy * dy + dz * dz + np.float32(1e-3))
+            s = m[j] * inv * inv * inv
+            ax += dx * s
+            ay += dy * s
+            az += dz * s
+        a[i, 0], a[i, 1], a[i, 2] = ax, ay, az
+
+
 @njit
 def tiny(a, b, c):
     for i in range(a.shape[0]):
@@ -90,6 +107,9 @@ def main() -> None:
     if want("nbody"):
         arrs = [rng.random(NBODY, np.float32) for _ in range(4)] + [np.zeros(NBODY, np.float32) for _ in range(3)]
         out["nbody"] = median_time(lambda: nbody(*arrs), repeat=5, warmup=1)
+    if want("nbody_vec3"):
+        p, m, a = rng.random((NBODY, 3), np.float32), rng.random(NBODY, np.float32), np.zeros((NBODY, 3), np.float32)
+        out["nbody_vec3"] = median_time(lambda: nbody_vec3(p, m, a), repeat=5, warmup=1)
     if want("launch"):
         a, b, c = (np.ones(1, np.float32) for _ in range(3))
         out["launch"] = per_call(lambda: tiny(a, b, c))

@@ -60,6 +60,21 @@ def nbody(px: Nd[qd.f32, 1], py: Nd[qd.f32, 1], pz: Nd[qd.f32, 1], m: Nd[qd.f32,
         ax[i], ay[i], az[i] = fx, fy, fz
 
 
+vec3 = qd.math.vec3
+
+
+@qd.kernel
+def nbody_vec3(p: Nd[vec3, 1], m: Nd[qd.f32, 1], a: Nd[vec3, 1]):
+    for i in range(p.shape[0]):
+        pi = p[i]
+        acc = vec3(0.0)
+        for j in range(p.shape[0]):
+            d = p[j] - pi
+            inv = 1.0 / qd.sqrt(d.dot(d) + 1e-3)
+            acc += d * (m[j] * inv * inv * inv)
+        a[i] = acc
+
+
 @qd.kernel
 def tiny(a: Nd[qd.f32, 1], b: Nd[qd.f32, 1], c: Nd[qd.f32, 1]):
     for i in range(a.shape[0]):
@@ -129,6 +144,11 @@ def main() -> None:
             nd(np.zeros(NBODY, np.float32)) for _ in range(3)
         ]
         out["nbody"] = median_time(lambda: (nbody(*arrs), qd.sync()), repeat=5, warmup=1)
+    if want("nbody_vec3"):
+        p = qd.ndarray(vec3, (NBODY,))
+        p.from_numpy(rng.random((NBODY, 3), np.float32))
+        m, a = nd(rng.random(NBODY, np.float32)), qd.ndarray(vec3, (NBODY,))
+        out["nbody_vec3"] = median_time(lambda: (nbody_vec3(p, m, a), qd.sync()), repeat=5, warmup=1)
     if want("launch"):
         a, b, c = (nd(np.ones(1, np.float32)) for _ in range(3))
         out["launch"] = per_call(lambda: tiny(a, b, c))

@@ -71,6 +71,7 @@ ROWS = [
     ("sum", "sum of 16M f32 by `s[0] += a[i]` (ms)"),
     ("stencil", "5-point stencil 4096² f32 (ms)"),
     ("nbody", "n-body all pairs, 4096 bodies (ms)"),
+    ("nbody_vec3", "n-body, vec3 ndarrays, 4096 bodies (ms)"),
     ("launch", "launch, 1 element, 3 ndarray args (µs)"),
     ("compile", "cold compile + first call, simple kernel (ms)"),
 ]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import enum
 import operator
+
+import numpy as np
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -326,6 +328,7 @@ class ExprMixin:
             loads = [self.b.load(p) for p in self.element_ptrs(handle, node)]
             elem_shape = handle.type.elem_shape  # type: ignore[union-attr]
             return loads[0] if not elem_shape else Matrix(elem_shape, loads)
+        self.reject_captured_array(base, node)
         index = self.expr(node.slice)
         if isinstance(base, Matrix):
             return self.matrix_index(base, index, node)
@@ -340,6 +343,17 @@ class ExprMixin:
             return base[index]
         except Exception as e:
             raise self.error(node, f"{type(e).__name__}: {e}", QuadrantsCompilationError) from None
+
+    def reject_captured_array(self: Visitor, base: Any, node: ast.Subscript) -> None:
+        """An ndarray (or numpy array) reached as a Python object rather than a kernel argument: an error, as in
+        Quadrants, with or without fastcache."""
+        if getattr(base, "_desc", None) is not None or isinstance(base, np.ndarray):
+            raise self.error(
+                node,
+                f"{ast.unparse(node.value)!r} is an ndarray captured from outside the kernel; pass it as a kernel "
+                "argument (ndarrays are runtime arguments, never compiled in)",
+                QuadrantsCompilationError,
+            )
 
     def _indices(self: Visitor, node: ast.Subscript) -> list[Any]:
         raw = self.expr(node.slice)

@@ -68,6 +68,7 @@ class LValueMixin:
             inner = self._sub_ref(node.value)
             if inner is None:
                 base = self.expr(node.value)
+                self.reject_captured_array(base, node)
                 if not self.is_ndarray(base):
                     raise self.error(node, "only ndarray, field, vector and matrix elements can be assigned through []")
                 handle = self.ndarray_handle(base)

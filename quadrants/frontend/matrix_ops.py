@@ -296,6 +296,8 @@ class MatrixMixin:
         from quadrants.frontend.expressions import is_runtime
 
         if not any(is_runtime(i) for i in idx):
+            if len(idx) > len(m.shape) or any(not 0 <= int(i) < n for i, n in zip(idx, m.shape)):
+                raise QuadrantsTypeError(f"index {tuple(idx)} is out of range for shape {m.shape}", self.loc(node))
             if m.is_vector or len(idx) == 2:
                 return m.at(*idx)
             return m.row(idx[0])

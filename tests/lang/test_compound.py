@@ -207,3 +207,59 @@ def test_dataclass_errors() -> None:
     assert "return p.missing" in str(e.value)
     with pytest.raises(qd.QuadrantsRuntimeTypeError, match="expected a Inner"):
         k(3)
+
+
+def test_capturing_a_global_ndarray_is_an_error() -> None:
+    a = qd.ndarray(qd.f32, 4)
+
+    @qd.kernel
+    def read() -> qd.f32:
+        return a[0]
+
+    @qd.kernel
+    def write():
+        for i in range(4):
+            a[i] = 1.0
+
+    for k, line in ((read, "return a[0]"), (write, "a[i] = 1.0")):
+        with pytest.raises(qd.QuadrantsCompilationError, match="captured from outside the kernel") as e:
+            k()
+        assert line in str(e.value) and "test_compound.py" in str(e.value)
+
+
+def test_documented_vector_restrictions_raise_with_locations() -> None:
+    @qd.kernel
+    def out_of_range() -> qd.f32:
+        v = qd.Vector([1.0, 2.0, 3.0])
+        return v[3]
+
+    @qd.kernel
+    def bad_cross() -> qd.f32:
+        v = qd.Vector([1.0, 2.0, 3.0, 4.0])
+        return v.cross(v).sum()
+
+    @qd.kernel
+    def big_inverse() -> qd.f32:
+        m = qd.Matrix.identity(qd.f32, 5)
+        return m.inverse()[0, 0]
+
+    for k, line, msg in ((out_of_range, "return v[3]", "out of range"), (bad_cross, "v.cross(v)", "cross"),
+                         (big_inverse, "m.inverse()", "up to 4x4")):  # fmt: skip
+        with pytest.raises(qd.QuadrantsTypeError, match=msg) as e:
+            k()
+        assert line in str(e.value)
+
+
+def test_assigning_a_data_oriented_member_is_an_error() -> None:
+    @qd.data_oriented
+    class S:
+        def __init__(self) -> None:
+            self.k = 1
+
+        @qd.kernel
+        def set(self):
+            self.k = 2
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="cannot assign to attribute 'k'") as e:
+        S().set()
+    assert "self.k = 2" in str(e.value)
