@@ -122,6 +122,7 @@ class Config:
     dump: str = _opt("", str, False, "comma list of ir,llvm,opt,asm to write under debug_dump_path")
     debug_dump_path: str = _opt("qd_dump", str, False, "directory for `dump`")
     unrolling_limit: int = _opt(32, int, False, "warn when qd.static(range) unrolls more iterations")
+    linker: str = _opt("auto", str, False, "system linker for cached shared objects: auto (ld), a path, or none")
 
     @property
     def bounds_checked(self) -> bool:
@@ -181,6 +182,16 @@ def load_config(kwargs: dict[str, Any], environ: dict[str, str] | None = None) -
             except ValueError as e:
                 raise ValueError(f"invalid {env_name(name)}={text!r}: {e}") from None
     return Config(**values), notes
+
+
+def cache_root(config: Config, environ: dict[str, str] | None = None) -> str:
+    """The cache directory: `offline_cache_file_path` (or QD_CACHE_DIR), else `$XDG_CACHE_HOME/quadrants-fastcache`,
+    else `~/.cache/quadrants-fastcache`. Entries live below it in a folder per cache format version."""
+    if config.offline_cache_file_path:
+        return config.offline_cache_file_path
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "quadrants-fastcache")
 
 
 def compile_relevant(config: Config) -> dict[str, str]:

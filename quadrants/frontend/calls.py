@@ -18,6 +18,7 @@ from quadrants.frontend.expressions import is_runtime
 from quadrants.frontend.func import BoundFunc, Func
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.ops import is_static_number
+from quadrants.frontend.records import StaticCall
 from quadrants.frontend.scope import Frame, Scope, Var, closure_of
 from quadrants.frontend.values import Matrix, Struct
 from quadrants.ir import nodes as ir
@@ -100,6 +101,7 @@ class CallMixin:
         if any(is_runtime(a) for a in args) or any(is_runtime(v) for v in kwargs.values()):
             fname = getattr(fn, "__name__", repr(fn))
             raise self.error(node, f"cannot call the Python function {fname!r} with runtime values; make it a @qd.func")
+        self.static_calls.append(StaticCall(fn, self.loc(node)))
         try:
             return fn(*args, **kwargs)
         except QuadrantsCompilationError:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.scope import MISSING, Fixed, MatVar, Var
+from quadrants.frontend.records import Capture, StaticCall
 from quadrants.frontend.values import Matrix, Struct
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType, i32, u1
@@ -85,6 +86,13 @@ class ExprMixin:
                     n, f"qd.static() needs compile-time values, but {n.id!r} is a runtime value", QuadrantsTypeError
                 )
             namespace[n.id] = binding
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call):
+                try:
+                    callee = eval(compile(ast.Expression(body=call.func), "<qd>", "eval"), namespace)  # noqa: S307
+                except Exception:  # noqa: BLE001 - the evaluation below reports it
+                    callee = None
+                self.static_calls.append(StaticCall(callee, self.loc(call)))
         try:
             code = compile(ast.Expression(body=node), self.frame.source.filename, "eval")
             return eval(code, namespace)  # noqa: S307 - evaluating the user's own kernel code
@@ -264,10 +272,30 @@ class ExprMixin:
             return self.struct_attribute(base, node.attr, node)
         if is_runtime(base):
             raise self.error(node, f"runtime values have no attribute {node.attr!r}")
+        value = self._static_attribute(base, node)
+        self._record_chain(node, value)
+        return value
+
+    def _static_attribute(self: Visitor, base: Any, node: ast.Attribute) -> Any:
         try:
             return getattr(base, node.attr)
         except AttributeError as e:
             raise self.error(node, f"AttributeError: {e}", QuadrantsCompilationError) from None
+
+    def _record_chain(self: Visitor, node: ast.Attribute, value: Any) -> None:
+        """`math.pi`, `Mode.FAST`, `cfg.N`: a read through a global or closure name, for the purity check."""
+        chain: list[str] = []
+        cur: ast.expr = node
+        while isinstance(cur, ast.Attribute):
+            chain.append(cur.attr)
+            cur = cur.value
+        if not isinstance(cur, ast.Name) or self.frame.scope.find(cur.id)[1] is not MISSING:
+            return
+        fr = self.frame
+        where = "closure" if cur.id in fr.closure else "global" if cur.id in fr.globals else None
+        if where is None:
+            return
+        self.captures.append(Capture(cur.id, value, where, fr.source.fn, self.loc(node), chain=tuple(reversed(chain))))
 
     def struct_attribute(self: Visitor, s: Struct, attr: str, node: ast.AST) -> Any:
         if attr in s.members:

@@ -28,56 +28,12 @@ from quadrants.frontend.matrix_ops import MatrixMixin
 from quadrants.frontend.ops import TypedOps, is_static_number
 from quadrants.frontend.scope import MISSING, Fixed, Frame, MatVar, Scope, Var, closure_of
 from quadrants.frontend.source import FunctionSource
+from quadrants.frontend.records import Capture, FrontendOptions, FrontendResult, ParamSpec, StaticCall
 from quadrants.frontend.values import Matrix, Struct
 from quadrants.ir import nodes as ir
 from quadrants.ir.builder import Builder
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType, to_dtype
-
-
-@dataclass(frozen=True)
-class ParamSpec:
-    """A kernel parameter (or a member of one) after specialization.
-
-    kind: "scalar" (runtime scalar of `type`), "ndarray" (runtime ndarray of NdType `type`), "matrix" (a
-    runtime vector/matrix: `type` is (shape, dtype), passed as one scalar per element), "template" (the
-    compile-time `value`), or "struct" (a dataclass / data_oriented object: `members`, `cls`, `obj`).
-    """
-
-    name: str
-    kind: str
-    type: Any = None
-    value: Any = None
-    members: tuple[ParamSpec, ...] = ()
-    cls: Any = None
-    obj: Any = None
-
-
-@dataclass(frozen=True)
-class Capture:
-    """A name a kernel or func read from outside its own body (closure or module globals)."""
-
-    name: str
-    value: Any
-    where: str  # "closure", "global" or "builtin"
-    func: str  # qualified name of the function that read it
-    loc: SourceLoc | None
-    static: bool = False  # read inside qd.static(...)
-
-
-@dataclass
-class FrontendOptions:
-    default_ip: PrimitiveType
-    default_fp: PrimitiveType
-    debug: bool = False
-    unrolling_limit: int = 32
-
-
-@dataclass
-class FrontendResult:
-    kernel: ir.Kernel
-    captures: list[Capture] = field(default_factory=list)
-    funcs: list[FunctionSource] = field(default_factory=list)  # every qd.func inlined, once each
 
 
 def build_kernel(
@@ -102,7 +58,9 @@ def build_kernel(
     v = Visitor(kernel, options)
     v.returns = returns
     v.translate_kernel(source, params)
-    return FrontendResult(kernel=kernel, captures=v.captures, funcs=list(v.funcs_seen.values()))
+    return FrontendResult(
+        kernel=kernel, captures=v.captures, funcs=list(v.funcs_seen.values()), static_calls=v.static_calls
+    )
 
 
 def runtime_params(params: list[ParamSpec], prefix: str = "") -> list[ir.Param]:
@@ -139,6 +97,7 @@ class Visitor(ExprMixin, CallMixin, LoopMixin, MatrixMixin, LValueMixin):
         self.parallel_id = 0  # id of the enclosing parallel loop (0: none)
         self._next_parallel_id = 0
         self.captures: list[Capture] = []
+        self.static_calls: list[StaticCall] = []
         self.funcs_seen: dict[int, FunctionSource] = {}
         self.fields_used: dict[tuple[int, int], ir.GlobalNd] = {}
         self.returns: tuple[Any, ...] = ()
@@ -210,7 +169,7 @@ class Visitor(ExprMixin, CallMixin, LoopMixin, MatrixMixin, LValueMixin):
         else:
             raise self.error(node, f'Name "{name}" is not defined', QuadrantsNameError)
         if where != "builtin":
-            self.captures.append(Capture(name, v, where, fr.source.name, self.loc(node), static))
+            self.captures.append(Capture(name, v, where, fr.source.fn, self.loc(node), static))
         return v
 
     def read(self, binding: Any) -> Any:

@@ -1,0 +1,132 @@
+"""The cache keys: one documented function builds each, from an explicit, printable record of its parts.
+
+`offline_key(parts)`: the standard offline cache, keyed on the lowered kernel.
+    - FORMAT, quadrants version, native runtime ABI, llvmlite version (the compiler);
+    - the kernel's IR after specialization, static evaluation and passes (templates, baked constants, field
+      offsets and every type are in it; source locations are not);
+    - the compile-relevant config (`_config.compile_relevant`: arch, debug, bounds checks, opt_level,
+      fast_math, default_fp/ip, cpu_target);
+    - the device capabilities (`device_capabilities`).
+
+`fastcache_key(parts)`: fastcache, keyed without running the frontend.
+    - FORMAT, quadrants version, native runtime ABI, llvmlite version;
+    - the kernel's source text (its decorator and body, as written: no path, no line numbers);
+    - the argument types of the specialization (ndarray dtype/ndim/element shape; scalar dtypes; vector shapes;
+      dataclass and data_oriented member paths and types) and its compiled-in values (templates, enums,
+      FIELD_METADATA_CACHE_VALUE members, data_oriented primitives), as stable text;
+    - the compile-relevant config and the device capabilities, as above.
+    The sources of the qd.funcs the kernel reaches, and the values of the globals it is allowed to read
+    (UPPERCASE constants, enum members, module attributes), are not known before compiling: the entry records
+    them and a lookup checks them (cache/validate.py). A mismatch is a miss, never a stale hit.
+
+Deliberately not in any key: absolute paths, line numbers, timestamps, process ids, object ids, the log level,
+thread counts and cache locations (none of them changes generated code).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import platform
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from quadrants._config import Config, compile_relevant
+from quadrants._version import __version__
+
+FORMAT = 1  # bump when the entry layout or a key's recipe changes
+RUNTIME_ABI = 1  # must match codegen/runtime_ir.RUNTIME_ABI (checked in tests; not imported: that loads llvmlite)
+
+
+@dataclass(frozen=True)
+class KeyParts:
+    """Everything a key is made of, by name: printable (`qd cache explain`) and hashed in a fixed order."""
+
+    kind: str  # "offline" or "fastcache"
+    parts: dict[str, str] = field(default_factory=dict)
+
+    def digest(self) -> str:
+        h = hashlib.sha256()
+        h.update(self.kind.encode())
+        for name in sorted(self.parts):
+            value = self.parts[name]
+            h.update(f"\x00{name}\x01{len(value)}\x02".encode())
+            h.update(value.encode())
+        return h.hexdigest()
+
+
+def _common(config: Config) -> dict[str, str]:
+    parts = {
+        "format": str(FORMAT),
+        "quadrants": __version__,
+        "runtime_abi": str(RUNTIME_ABI),
+        "llvmlite": llvmlite_version(),
+        "device": device_capabilities(config.cpu_target),
+    }
+    for name, value in compile_relevant(config).items():
+        parts["config." + name] = value
+    return parts
+
+
+def offline_key(ir_text: str, config: Config) -> KeyParts:
+    """The offline cache key of a lowered kernel (our IR text, printed after the passes)."""
+    return KeyParts("offline", {**_common(config), "ir": ir_text})
+
+
+def fastcache_key(source_text: str, signature: str, config: Config) -> KeyParts:
+    """The fastcache key of a kernel's specialization: its source text and argument signature
+    (`cache/signature.py`), without running the frontend."""
+    return KeyParts("fastcache", {**_common(config), "source": source_text, "signature": signature})
+
+
+@functools.lru_cache(maxsize=None)
+def llvmlite_version() -> str:
+    """The compiler's version, read from package metadata (llvmlite itself is not imported)."""
+    try:
+        from importlib.metadata import version
+
+        return version("llvmlite")
+    except Exception:  # noqa: BLE001 - no metadata: fall back to a stable marker
+        return "unknown"
+
+
+@functools.lru_cache(maxsize=None)
+def device_capabilities(cpu_target: str = "host") -> str:
+    """What the CPU code generator branches on, without importing llvmlite.
+
+    For `cpu_target="host"`: the OS, architecture and C library, and the CPU vendor, family/model and feature
+    flags (the inputs LLVM derives the host CPU name and features from). For a named target (`x86-64-v3`):
+    the name alone - the code is the same for every machine that can run it.
+    """
+    base = f"{sys.platform}/{platform.machine()}/{'-'.join(platform.libc_ver())}"
+    if cpu_target != "host":
+        return f"{base}/cpu={cpu_target}"
+    return f"{base}/cpu=host:{_host_cpu_fingerprint()}"
+
+
+def _host_cpu_fingerprint() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            text = f.read(64 * 1024)
+    except OSError:
+        text = ""
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            break  # the first processor block describes them all on the machines we target
+        k, _, v = line.partition(":")
+        fields[k.strip()] = v.strip()
+    keys = ("vendor_id", "cpu family", "model", "flags", "Features", "CPU implementer", "CPU part")
+    picked = {k: fields[k] for k in keys if k in fields}
+    if "flags" in picked:
+        picked["flags"] = " ".join(sorted(picked["flags"].split()))
+    if not picked:  # no /proc/cpuinfo: ask LLVM (slower: imports llvmlite)
+        import llvmlite.binding as llvm
+
+        llvm.initialize_native_target()
+        picked = {"llvm": llvm.get_host_cpu_name() + ":" + llvm.get_host_cpu_features().flatten()}
+    return hashlib.sha256(repr(sorted(picked.items())).encode()).hexdigest()[:24]
+
+
+__all__ = ["KeyParts", "offline_key", "fastcache_key", "device_capabilities", "FORMAT", "Any"]

@@ -1,0 +1,252 @@
+"""On-disk cache entries: versioned, checksummed, published atomically, forgiving.
+
+An entry is one file, `<root>/v<FORMAT>/<kind>/<key[:2]>/<key>.qd`:
+
+    [body][meta: JSON][trailer: magic, format, kind, key, sizes, crc32, end magic]
+
+For a compiled kernel the body starts with the linked shared object, so the entry file itself is what
+`dlopen` maps (the loader ignores the bytes after the ELF image), followed by the relocatable object. Nothing in
+an entry is executed as Python (no pickle): metadata is JSON.
+
+- A write goes to a temporary file in the same folder, then `os.replace`: readers see the old entry or the new
+  one, never half of one; concurrent writers of one key both publish valid entries.
+- A read checks the trailer (format, kind, the key it was asked for: an entry renamed to another key is
+  rejected) and the checksum; anything wrong is a warning, a miss, and the next write replaces it.
+- A read-only cache directory still serves hits; new entries go to a writable fallback folder (one warning).
+- A size bound (`offline_cache_max_size_of_files`) is kept with an approximate ledger updated on writes; only
+  when it is exceeded does a clean-up scan the entries and delete the least recently used (hits refresh an
+  entry's mtime). Nothing scans the cache at process start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import tempfile
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from quadrants import _logging
+from quadrants.cache.keys import FORMAT
+
+MAGIC = b"QDCACHE1"
+END = b"QDEND001"
+TRAILER = struct.Struct("<8sIB3x32sQQI4x8s")
+KIND_CODES = {"artifact": 1, "fast": 2, "runtime": 3}
+
+
+class CorruptEntry(Exception):
+    pass
+
+
+@dataclass
+class Entry:
+    path: str
+    body: bytes
+    meta: dict[str, Any]
+
+
+@dataclass
+class StoreStats:
+    hits: int = 0
+    misses: int = 0
+    writes: int = 0
+    corrupt: int = 0
+    write_failures: int = 0
+    evicted: int = 0
+
+
+def encode(kind: str, key: str, body: bytes, meta: dict[str, Any]) -> bytes:
+    meta_bytes = json.dumps(meta, sort_keys=True, separators=(",", ":")).encode()
+    crc = zlib.crc32(meta_bytes, zlib.crc32(body))
+    trailer = TRAILER.pack(MAGIC, FORMAT, KIND_CODES[kind], bytes.fromhex(key), len(body), len(meta_bytes), crc, END)
+    return body + meta_bytes + trailer
+
+
+def decode(data: bytes, kind: str, key: str) -> tuple[bytes, dict[str, Any]]:
+    if len(data) < TRAILER.size:
+        raise CorruptEntry("truncated")
+    magic, fmt, kcode, kbytes, body_size, meta_size, crc, end = TRAILER.unpack_from(data, len(data) - TRAILER.size)
+    if magic != MAGIC or end != END:
+        raise CorruptEntry("not a cache entry")
+    if fmt != FORMAT:
+        raise CorruptEntry(f"format {fmt}, expected {FORMAT}")
+    if kcode != KIND_CODES[kind] or kbytes.hex() != key:
+        raise CorruptEntry("entry belongs to another key")
+    if body_size + meta_size + TRAILER.size != len(data):
+        raise CorruptEntry("truncated")
+    if zlib.crc32(data[: body_size + meta_size]) != crc:
+        raise CorruptEntry("checksum mismatch")
+    meta = json.loads(data[body_size : body_size + meta_size])
+    return data[:body_size], meta
+
+
+class CacheStore:
+    def __init__(self, root: str, max_bytes: int, policy: str = "lru", cleaning_factor: float = 0.25) -> None:
+        self.root = os.path.join(root, f"v{FORMAT}")
+        self.max_bytes = max_bytes
+        self.policy = policy
+        self.cleaning_factor = cleaning_factor
+        self.fallback: str | None = None  # a writable folder used once the root refused a write
+        self.stats = StoreStats()
+
+    # ---- paths ----------------------------------------------------------------------------------------
+
+    def path(self, kind: str, key: str, root: str | None = None) -> str:
+        return os.path.join(root or self.root, kind, key[:2], key + ".qd")
+
+    def roots(self) -> list[str]:
+        return [self.root] + ([self.fallback] if self.fallback else [])
+
+    # ---- reading --------------------------------------------------------------------------------------
+
+    def read(self, kind: str, key: str) -> Entry | None:
+        for root in self.roots():
+            path = self.path(kind, key, root)
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            try:
+                body, meta = decode(data, kind, key)
+            except (CorruptEntry, ValueError) as e:
+                self.stats.corrupt += 1
+                _logging.warn(f"ignoring the corrupt cache entry {path} ({e}); it will be rebuilt", tag="cache")
+                continue
+            self.stats.hits += 1
+            if self.policy == "lru":
+                try:
+                    os.utime(path)
+                except OSError:
+                    pass  # a read-only cache: recency is not recorded
+            return Entry(path, body, meta)
+        self.stats.misses += 1
+        return None
+
+    # ---- writing --------------------------------------------------------------------------------------
+
+    def write(self, kind: str, key: str, body: bytes, meta: dict[str, Any]) -> str | None:
+        """Publish an entry; returns its path, or None when no location accepts it (kept in memory only)."""
+        data = encode(kind, key, body, meta)
+        if self.fallback is None:
+            try:
+                return self._publish(self.root, kind, key, data)
+            except OSError as e:
+                self._use_fallback(e)
+        try:
+            return self._publish(self.fallback, kind, key, data)  # type: ignore[arg-type]
+        except OSError:
+            self.stats.write_failures += 1
+            return None
+
+    def _publish(self, root: str, kind: str, key: str, data: bytes) -> str:
+        path = self.path(kind, key, root)
+        _atomic_write(path, data)
+        self.stats.writes += 1
+        self._account(root, len(data))
+        return path
+
+    def _use_fallback(self, error: OSError) -> None:
+        if self.fallback is not None:
+            return
+        uid = os.getuid() if hasattr(os, "getuid") else 0
+        self.fallback = os.path.join(tempfile.gettempdir(), f"quadrants-cache-{uid}", f"v{FORMAT}")
+        _logging.warn(
+            f"the cache directory {self.root} is not writable ({error.strerror}); new kernels are cached in "
+            f"{self.fallback} instead",
+            tag="cache",
+        )
+
+    # ---- size bound -----------------------------------------------------------------------------------
+
+    def _account(self, root: str, nbytes: int) -> None:
+        if self.policy == "never" or self.max_bytes <= 0:
+            return
+        ledger = os.path.join(root, "usage.json")
+        try:
+            with open(ledger) as f:
+                used = int(json.load(f).get("bytes", 0))
+        except (OSError, ValueError):
+            used = self._scan_size(root)
+        used += nbytes
+        if used > self.max_bytes:
+            used = self.evict(root)
+        try:
+            _atomic_write(ledger, json.dumps({"bytes": used}).encode())
+        except OSError:
+            pass
+
+    def _entries(self, root: str) -> list[tuple[float, int, str]]:
+        out = []
+        for kind in KIND_CODES:
+            base = os.path.join(root, kind)
+            if not os.path.isdir(base):
+                continue
+            for sub in os.scandir(base):
+                if not sub.is_dir():
+                    continue
+                for e in os.scandir(sub.path):
+                    if e.name.endswith(".qd"):
+                        try:
+                            st = e.stat()
+                        except OSError:
+                            continue
+                        out.append((st.st_mtime, st.st_size, e.path))
+        return out
+
+    def _scan_size(self, root: str) -> int:
+        return sum(size for _, size, _ in self._entries(root))
+
+    def evict(self, root: str | None = None) -> int:
+        """Delete least recently used entries until the cache is within (1 - cleaning_factor) of its bound;
+        returns the bytes left."""
+        root = root or self.root
+        entries = sorted(self._entries(root))
+        total = sum(size for _, size, _ in entries)
+        target = int(self.max_bytes * (1.0 - self.cleaning_factor))
+        for _, size, path in entries:
+            if total <= target:
+                break
+            try:
+                os.unlink(path)
+            except OSError:
+                continue
+            total -= size
+            self.stats.evicted += 1
+        return total
+
+    def clear(self) -> int:
+        """Delete every entry (all kinds) of this format version; returns how many."""
+        n = 0
+        for root in self.roots():
+            for _, _, path in self._entries(root):
+                try:
+                    os.unlink(path)
+                    n += 1
+                except OSError:
+                    pass
+            try:
+                os.unlink(os.path.join(root, "usage.json"))
+            except OSError:
+                pass
+        return n
+
+
+def _atomic_write(path: str, data: bytes) -> None:
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

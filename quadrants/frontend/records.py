@@ -1,0 +1,69 @@
+"""Plain records the frontend consumes and produces (kept apart so every frontend module can import them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from quadrants.errors import SourceLoc
+from quadrants.frontend.source import FunctionSource
+from quadrants.ir import nodes as ir
+from quadrants.types.dtypes import PrimitiveType
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """A kernel parameter (or a member of one) after specialization.
+
+    kind: "scalar" (runtime scalar of `type`), "ndarray" (runtime ndarray of NdType `type`), "matrix" (a
+    runtime vector/matrix: `type` is (shape, dtype), passed as one scalar per element), "template" (the
+    compile-time `value`), or "struct" (a dataclass / data_oriented object: `members`, `cls`, `obj`).
+    """
+
+    name: str
+    kind: str
+    type: Any = None
+    value: Any = None
+    members: tuple[ParamSpec, ...] = ()
+    cls: Any = None
+    obj: Any = None
+
+
+@dataclass(frozen=True)
+class Capture:
+    """A value a kernel or func read from outside its own body: a closure or global name, possibly followed by
+    attributes (`math.pi`, `Mode.FAST`). The fastcache purity check (cache/purity.py) judges these."""
+
+    name: str
+    value: Any  # the value read (after the attribute chain)
+    where: str  # "closure" or "global"
+    owner: Any  # the Python function (kernel or func) that read it
+    loc: SourceLoc | None
+    static: bool = False  # read inside qd.static(...)
+    chain: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StaticCall:
+    """A Python function called at compile time (its result is compiled in)."""
+
+    callee: Any
+    loc: SourceLoc | None
+
+
+@dataclass
+class FrontendOptions:
+    default_ip: PrimitiveType
+    default_fp: PrimitiveType
+    debug: bool = False
+    unrolling_limit: int = 32
+
+
+@dataclass
+class FrontendResult:
+    kernel: ir.Kernel
+    captures: list[Capture] = field(default_factory=list)
+    funcs: list[FunctionSource] = field(default_factory=list)  # every qd.func inlined, once each
+    static_calls: list[StaticCall] = field(default_factory=list)
+
+
