@@ -85,17 +85,24 @@ def symbol_for(name: str, ir_text: str, config: Config) -> str:
 def compile_kernel(
     source: FunctionSource, name: str, params: list[ParamSpec], returns: tuple[Any, ...], config: Config
 ) -> CompiledKernel:
+    """All stages: frontend and passes, then code generation."""
+    t0 = time.perf_counter()
+    fe = build_ir(source, name, params, returns, config)
+    ir_text = format_kernel(fe.kernel)
+    return generate(fe, ir_text, name, config, {"frontend": time.perf_counter() - t0})
+
+
+def generate(
+    fe: FrontendResult, ir_text: str, name: str, config: Config, timings: dict[str, float] | None = None
+) -> CompiledKernel:
+    """Stages 3 and 4: lower the IR to LLVM, optimize, emit object code. Imports llvmlite."""
     from quadrants.codegen.compile import compile_ir
     from quadrants.codegen.cpu import cpu_target, target_machine
     from quadrants.codegen.kernel import TargetInfo, lower_kernel
     from quadrants.codegen.lower import CodegenOptions
 
-    timings: dict[str, float] = {}
-    t0 = time.perf_counter()
-    fe = build_ir(source, name, params, returns, config)
-    ir_text = format_kernel(fe.kernel)
+    timings = dict(timings or {})
     t1 = time.perf_counter()
-    timings["frontend"] = t1 - t0
     target = cpu_target(config.cpu_target)
     tm = target_machine(target, 2)
     symbol = symbol_for(name, ir_text, config)
@@ -106,12 +113,11 @@ def compile_kernel(
         TargetInfo(triple=target.triple, data_layout=str(tm.target_data)),
     )
     llvm_ir = str(module)
-    t2 = time.perf_counter()
-    timings["lower"] = t2 - t1
+    timings["lower"] = time.perf_counter() - t1
     stages = config.dump_stages
     obj = compile_ir(llvm_ir, symbol, target, config.opt_level, keep_ir="opt" in stages, keep_asm="asm" in stages)
     timings.update(obj.timings)
-    abi = make_abi(fe.kernel, symbol)
+    abi = make_abi(fe.kernel, symbol, keep_sites=config.bounds_checked)
     out = CompiledKernel(abi=abi, object_code=obj.object_code, ir_text=ir_text, llvm_ir=llvm_ir, frontend=fe,
                          timings=timings)  # fmt: skip
     if config.print_ir:
@@ -122,7 +128,9 @@ def compile_kernel(
     return out
 
 
-def make_abi(kernel: ir.Kernel, symbol: str) -> KernelABI:
+def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelABI:
+    """The kernel's calling convention. Check sites only matter when checks are compiled in (`debug`,
+    `check_out_of_bound`); without them the ABI stays small (it is read at every cache hit)."""
     args = []
     for p in kernel.params:
         if isinstance(p.type, ir.NdType):
@@ -130,7 +138,7 @@ def make_abi(kernel: ir.Kernel, symbol: str) -> KernelABI:
         else:
             args.append(ArgABI(p.name, "scalar", p.type.name))
     sites = []
-    for s in kernel.sites:
+    for s in kernel.sites if keep_sites else ():
         loc = s.loc
         if loc is None:
             sites.append(SiteABI(s.kind, s.detail, "", 0, 0, 0, "", ""))

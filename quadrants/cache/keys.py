@@ -26,7 +26,6 @@ thread counts and cache locations (none of them changes generated code).
 from __future__ import annotations
 
 import functools
-import hashlib
 import platform
 import sys
 from dataclasses import dataclass, field
@@ -34,6 +33,14 @@ from typing import Any
 
 from quadrants._config import Config, compile_relevant
 from quadrants._version import __version__
+
+try:  # the built-in SHA-256: `hashlib` loads OpenSSL (~2.5 ms at start-up, on the fastcache path)
+    from _sha2 import sha256  # type: ignore[import-not-found]  # Python 3.12+
+except ImportError:
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found,no-redef]
+    except ImportError:
+        from hashlib import sha256  # type: ignore[assignment]
 
 FORMAT = 1  # bump when the entry layout or a key's recipe changes
 RUNTIME_ABI = 1  # must match codegen/runtime_ir.RUNTIME_ABI (checked in tests; not imported: that loads llvmlite)
@@ -47,15 +54,19 @@ class KeyParts:
     parts: dict[str, str] = field(default_factory=dict)
 
     def digest(self) -> str:
-        h = hashlib.sha256()
-        h.update(self.kind.encode())
-        for name in sorted(self.parts):
-            value = self.parts[name]
-            h.update(f"\x00{name}\x01{len(value)}\x02".encode())
-            h.update(value.encode())
-        return h.hexdigest()
+        return sha256((self.kind + _encode(self.parts)).encode()).hexdigest()
 
 
+def _encode(parts: dict[str, str]) -> str:
+    return "".join(f"\x00{n}\x01{len(v)}\x02{v}" for n, v in sorted(parts.items()))
+
+
+@functools.lru_cache(maxsize=8)
+def _fast_prefix(config: Config) -> str:
+    return "fastcache" + _encode(_common(config))
+
+
+@functools.lru_cache(maxsize=8)
 def _common(config: Config) -> dict[str, str]:
     parts = {
         "format": str(FORMAT),
@@ -69,6 +80,12 @@ def _common(config: Config) -> dict[str, str]:
     return parts
 
 
+def runtime_parts(config: Config) -> dict[str, str]:
+    """The native runtime library's key parts: it depends on the compiler and the device, not on kernels."""
+    common = _common(config)
+    return {k: v for k, v in common.items() if not k.startswith("config.")} | {"cpu_target": config.cpu_target}
+
+
 def offline_key(ir_text: str, config: Config) -> KeyParts:
     """The offline cache key of a lowered kernel (our IR text, printed after the passes)."""
     return KeyParts("offline", {**_common(config), "ir": ir_text})
@@ -76,22 +93,41 @@ def offline_key(ir_text: str, config: Config) -> KeyParts:
 
 def fastcache_key(source_text: str, signature: str, config: Config) -> KeyParts:
     """The fastcache key of a kernel's specialization: its source text and argument signature
-    (`cache/signature.py`), without running the frontend."""
+    (`lang/args.signature_text`), without running the frontend."""
     return KeyParts("fastcache", {**_common(config), "source": source_text, "signature": signature})
 
 
-@functools.lru_cache(maxsize=None)
+def fastcache_digest(source_text: str, signature: str, config: Config) -> str:
+    """`fastcache_key(...).digest()`, computed without rebuilding the common parts (the start-up path).
+    The common parts sort before "signature" and "source", so the encodings agree."""
+    tail = _encode({"signature": signature, "source": source_text})
+    return sha256((_fast_prefix(config) + tail).encode()).hexdigest()
+
+
+@functools.cache
 def llvmlite_version() -> str:
-    """The compiler's version, read from package metadata (llvmlite itself is not imported)."""
+    """The compiler's version, read from llvmlite's `_version.py` text: neither llvmlite nor
+    importlib.metadata (~15 ms) is imported on the fastcache path."""
+    import importlib.util
+    import os
+    import re
+
     try:
-        from importlib.metadata import version
+        spec = importlib.util.find_spec("llvmlite")
+        folder = os.path.dirname(spec.origin) if spec is not None and spec.origin else None
+        if folder is not None:
+            with open(os.path.join(folder, "_version.py")) as f:
+                text = f.read()
+            full = re.search(r"version_full\s*=\s*['\"]([^'\"]+)", text)
+            m = re.search(r"version_version\s*=\s*['\"]([^'\"]+)", text) or re.search(r'"version":\s*"([^"]+)"', text)
+            if m:
+                return m.group(1) + (f"+{full.group(1)[:12]}" if full else "")
+    except OSError:
+        pass
+    return "unknown"
 
-        return version("llvmlite")
-    except Exception:  # noqa: BLE001 - no metadata: fall back to a stable marker
-        return "unknown"
 
-
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def device_capabilities(cpu_target: str = "host") -> str:
     """What the CPU code generator branches on, without importing llvmlite.
 
@@ -126,7 +162,7 @@ def _host_cpu_fingerprint() -> str:
 
         llvm.initialize_native_target()
         picked = {"llvm": llvm.get_host_cpu_name() + ":" + llvm.get_host_cpu_features().flatten()}
-    return hashlib.sha256(repr(sorted(picked.items())).encode()).hexdigest()[:24]
+    return sha256(repr(sorted(picked.items())).encode()).hexdigest()[:24]
 
 
 __all__ = ["KeyParts", "offline_key", "fastcache_key", "device_capabilities", "FORMAT", "Any"]

@@ -9,8 +9,8 @@ aside and the kernel compiles normally.
 
 from __future__ import annotations
 
-import hashlib
 import linecache
+import os
 import sys
 import types
 from dataclasses import asdict, dataclass
@@ -18,17 +18,8 @@ from typing import Any
 
 
 def _last_line(code: types.CodeType) -> int:
-    last = code.co_firstlineno
-    positions = getattr(code, "co_positions", None)
-    if positions is not None:
-        for _, end, _, _ in positions():
-            if end is not None and end > last:
-                last = end
-    else:  # Python 3.10
-        for _, _, line in code.co_lines():
-            if line is not None and line > last:
-                last = line
-    return last
+    """The last line with code in it (nested code objects' lines lie within their parent's)."""
+    return max((line for _, _, line in code.co_lines() if line is not None), default=code.co_firstlineno)
 
 
 def source_text(fn: Any) -> str | None:
@@ -36,7 +27,7 @@ def source_text(fn: Any) -> str | None:
     if code is None:
         return None
     filename = code.co_filename
-    linecache.checkcache(filename)  # a file deleted or edited since it was read
+    _check_once(filename)
     lines = linecache.getlines(filename)
     last = _last_line(code)
     if not lines or last > len(lines):
@@ -44,17 +35,34 @@ def source_text(fn: Any) -> str | None:
     return "".join(lines[code.co_firstlineno - 1 : last])
 
 
+_CHECKED: set[str] = set()
+
+
+def _check_once(filename: str) -> None:
+    """Drop linecache's copy of a file deleted or edited before this process read it (once per file)."""
+    if filename not in _CHECKED:
+        _CHECKED.add(filename)
+        linecache.checkcache(filename)
+
+
 def digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
+    from quadrants.cache.keys import sha256
+
+    return sha256(text.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
 class FuncRecord:
-    """A qd.func a kernel reached: where to find it again, and the digest of its text when compiled."""
+    """A qd.func a kernel reached: where to find it again, and the digest of its text when compiled.
+
+    It is found by name (`module`, `qualname`) when possible; otherwise (defined inside a function, or the
+    module is `__main__` of another program) its lines are re-read from `relpath`, its file relative to the
+    kernel's, so a moved checkout still finds it."""
 
     module: str
     qualname: str
-    first: int  # line numbers: only to re-read a func that cannot be found by name (defined in a function)
+    relpath: str
+    first: int
     last: int
     digest: str
 
@@ -62,12 +70,13 @@ class FuncRecord:
         return asdict(self)
 
 
-def func_record(fn: Any) -> FuncRecord | None:
+def func_record(fn: Any, kernel_fn: Any) -> FuncRecord | None:
     text = source_text(fn)
     if text is None:
         return None
     code = fn.__code__
-    return FuncRecord(fn.__module__, fn.__qualname__, code.co_firstlineno, _last_line(code), digest(text))
+    rel = os.path.relpath(code.co_filename, os.path.dirname(kernel_fn.__code__.co_filename))
+    return FuncRecord(fn.__module__, fn.__qualname__, rel, code.co_firstlineno, _last_line(code), digest(text))
 
 
 def resolve(module: str, qualname: str) -> Any:
@@ -82,16 +91,25 @@ def resolve(module: str, qualname: str) -> Any:
     return getattr(obj, "fn", obj)  # a Func or Kernel wraps the Python function
 
 
-def func_unchanged(rec: FuncRecord) -> bool:
+_UNCHANGED: dict[FuncRecord, bool] = {}
+
+
+def func_unchanged(rec: FuncRecord, kernel_fn: Any) -> bool:
+    """Whether the func's text still has the recorded digest (decided once per func and process)."""
+    known = _UNCHANGED.get(rec)
+    if known is None:
+        known = _UNCHANGED[rec] = _func_unchanged(rec, kernel_fn)
+    return known
+
+
+def _func_unchanged(rec: FuncRecord, kernel_fn: Any) -> bool:
     fn = resolve(rec.module, rec.qualname)
-    if fn is not None and getattr(fn, "__code__", None) is not None:
+    code = getattr(fn, "__code__", None)
+    if code is not None and os.path.basename(code.co_filename) == os.path.basename(rec.relpath):
         text = source_text(fn)
     else:
-        mod = sys.modules.get(rec.module)
-        filename = getattr(mod, "__file__", None)
-        if filename is None:
-            return False
-        linecache.checkcache(filename)
+        filename = os.path.normpath(os.path.join(os.path.dirname(kernel_fn.__code__.co_filename), rec.relpath))
+        _check_once(filename)
         lines = linecache.getlines(filename)
         text = "".join(lines[rec.first - 1 : rec.last]) if len(lines) >= rec.last else None
     return text is not None and digest(text) == rec.digest

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import os
 import struct
-import tempfile
+import time
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +34,8 @@ from quadrants.cache.keys import FORMAT
 MAGIC = b"QDCACHE1"
 END = b"QDEND001"
 TRAILER = struct.Struct("<8sIB3x32sQQI4x8s")
-KIND_CODES = {"artifact": 1, "fast": 2, "runtime": 3}
+KIND_CODES = {"artifact": 1, "fast": 2, "runtime": 3, "bundle": 4}
+TOUCH_AFTER_S = 3600.0
 
 
 class CorruptEntry(Exception):
@@ -108,6 +109,7 @@ class CacheStore:
             try:
                 with open(path, "rb") as f:
                     data = f.read()
+                    mtime = os.fstat(f.fileno()).st_mtime
             except OSError:
                 continue
             try:
@@ -117,9 +119,9 @@ class CacheStore:
                 _logging.warn(f"ignoring the corrupt cache entry {path} ({e}); it will be rebuilt", tag="cache")
                 continue
             self.stats.hits += 1
-            if self.policy == "lru":
+            if self.policy == "lru" and time.time() - mtime > TOUCH_AFTER_S:
                 try:
-                    os.utime(path)
+                    os.utime(path)  # recency for LRU, at most once an hour per entry
                 except OSError:
                     pass  # a read-only cache: recency is not recorded
             return Entry(path, body, meta)
@@ -150,6 +152,8 @@ class CacheStore:
         return path
 
     def _use_fallback(self, error: OSError) -> None:
+        import tempfile
+
         if self.fallback is not None:
             return
         uid = os.getuid() if hasattr(os, "getuid") else 0
@@ -236,6 +240,8 @@ class CacheStore:
 
 
 def _atomic_write(path: str, data: bytes) -> None:
+    import tempfile  # writing only: not on the lookup path
+
     folder = os.path.dirname(path)
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)

@@ -10,15 +10,15 @@ from __future__ import annotations
 import ast
 import enum
 import operator
-
-import numpy as np
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.ops import is_static_number
-from quadrants.frontend.scope import MISSING, Fixed, MatVar, Var
 from quadrants.frontend.records import Capture, StaticCall
+from quadrants.frontend.scope import MISSING, Fixed, MatVar, Var
 from quadrants.frontend.values import Matrix, Struct
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType, i32, u1

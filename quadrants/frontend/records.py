@@ -65,5 +65,3 @@ class FrontendResult:
     captures: list[Capture] = field(default_factory=list)
     funcs: list[FunctionSource] = field(default_factory=list)  # every qd.func inlined, once each
     static_calls: list[StaticCall] = field(default_factory=list)
-
-

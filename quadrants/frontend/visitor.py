@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-from dataclasses import dataclass, field
 from typing import Any
 
 from quadrants._logging import warn
@@ -26,9 +25,9 @@ from quadrants.frontend.loops import LoopMixin
 from quadrants.frontend.lvalues import LValueMixin, MatrixRef
 from quadrants.frontend.matrix_ops import MatrixMixin
 from quadrants.frontend.ops import TypedOps, is_static_number
+from quadrants.frontend.records import Capture, FrontendOptions, FrontendResult, ParamSpec, StaticCall
 from quadrants.frontend.scope import MISSING, Fixed, Frame, MatVar, Scope, Var, closure_of
 from quadrants.frontend.source import FunctionSource
-from quadrants.frontend.records import Capture, FrontendOptions, FrontendResult, ParamSpec, StaticCall
 from quadrants.frontend.values import Matrix, Struct
 from quadrants.ir import nodes as ir
 from quadrants.ir.builder import Builder

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsRuntimeTypeError
-from quadrants.frontend.visitor import ParamSpec
+from quadrants.frontend.records import ParamSpec
 from quadrants.ir.nodes import NdType
 from quadrants.lang._fast_caching import FIELD_METADATA_CACHE_VALUE
 from quadrants.lang.data_oriented import is_data_oriented
@@ -51,6 +51,7 @@ class Guard:
     path: Path
     kind: str  # "value" (same type and ==), "identity" (is), "class" (__class__ is)
     value: Any
+    via_tensor: bool = False  # a field that arrived through a `qd.Tensor` parameter
 
 
 @dataclass
@@ -197,7 +198,7 @@ class Specializer:
     def _tensor(self, name: str, v: Any, path: Path, sp: Specialization) -> ParamSpec:
         impl = getattr(v, "_unwrap", lambda: v)()
         if getattr(impl, "__qd_field__", None) is not None:
-            sp.guards.append(Guard(path, "identity", v))
+            sp.guards.append(Guard(path, "identity", v, via_tensor=True))
             return ParamSpec(name, "template", value=impl)
         return self._ndarray(name, ann.NdarrayType(), v, path, sp)
 
@@ -275,6 +276,40 @@ def _hashable(v: Any) -> Any:
     except TypeError:
         return ("id", id(v))
     return (type(v), v) if not isinstance(v, type) else v
+
+
+def signature_text(sp: Specialization) -> tuple[str | None, str, bool]:
+    """The specialization as stable text for the fastcache key: (text, "", False), or (None, reason, silent)
+    when an argument cannot be keyed (a field, an arbitrary object): fastcache then steps aside, silently for a
+    field that came through a `qd.Tensor` parameter, with a warning otherwise."""
+    parts: list[str] = []
+    for leaf in sp.leaves:
+        t = leaf.info if leaf.kind == "ndarray" else leaf.info[2] if leaf.kind in ("numpy", "external") else None
+        desc = (
+            repr(t)
+            if t is not None
+            else f"{leaf.kind}:{leaf.dtype}" + (f"[{leaf.info}]" if leaf.kind == "element" else "")
+        )
+        parts.append(f"{_path_text(leaf.path)}={desc}")
+    for g in sp.guards:
+        from quadrants.cache.fingerprint import fingerprint  # only when there are compiled-in values
+
+        fp: str | None
+        if g.kind == "class":
+            fp = f"class:{g.value.__module__}.{g.value.__qualname__}"
+        else:
+            fp = fingerprint(g.value) if g.kind == "value" else None
+        if fp is None:
+            impl = g.value._unwrap() if hasattr(g.value, "_unwrap") else g.value
+            is_field = getattr(impl, "__qd_field__", None) is not None
+            what = "a field (fields disable fastcache; use a qd.ndarray)" if is_field else f"a {type(g.value).__name__}"
+            return None, f"argument {_path_text(g.path)} is {what}", g.via_tensor and is_field
+        parts.append(f"{_path_text(g.path)}:{g.kind}={fp}")
+    return ";".join(parts), "", False
+
+
+def _path_text(path: Path) -> str:
+    return "a" + "".join(f".{p}" for p in path)
 
 
 def _is_torch(v: Any) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -60,6 +61,7 @@ class Kernel:
         self._fast: Callable[..., Any] | None = None
         self._returns: tuple[Any, ...] = ()
         self.src_ll_cache_observations = SrcLlCacheObservations()
+        self._observed = False
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
@@ -124,17 +126,35 @@ class Kernel:
         )
 
     def _compile(self, spec: Specialization, prog: program.Program) -> Launcher | QuadrantsCompilationError:
-        from quadrants import driver
+        from quadrants.cache.pipeline import cache_for
         from quadrants.lang.matrix import Matrix
-        from quadrants.runtime.loader import OrcLoader
+
+        config = prog.config
+
+        def build() -> Any:
+            from quadrants import driver  # the frontend: not imported when a cache hit serves the call
+            from quadrants.ir.printer import format_kernel
+
+            t0 = time.perf_counter()
+            fe = driver.build_ir(self.source, self.fn.__qualname__, spec.specs, self._returns, config)
+            text = format_kernel(fe.kernel)
+            driver.STATS.stage_seconds["frontend"] = driver.STATS.stage_seconds.get("frontend", 0.0) + (
+                time.perf_counter() - t0
+            )
+            return fe, text
 
         try:
-            compiled = driver.compile_kernel(self.source, self.fn.__qualname__, spec.specs, self._returns, prog.config)
+            outcome = cache_for(prog).obtain(self, spec, build)
         except QuadrantsCompilationError as e:
             return e
-        loaded = OrcLoader.load(compiled.object_code, compiled.abi.symbol)
-        launcher = Launcher(compiled.abi, loaded, prog.config.num_threads, prog.fields.table_address, Matrix._wrap)
-        launcher.compiled = compiled  # type: ignore[attr-defined]
+        if not self._observed:
+            self._observed = True
+            obs = self.src_ll_cache_observations
+            obs.cache_key_generated, obs.cache_validated = outcome.key_generated, outcome.validated
+            obs.cache_loaded, obs.cache_stored = outcome.loaded and outcome.validated, outcome.stored
+        art = outcome.artifact
+        launcher = Launcher(art.abi, art.loaded, config.num_threads, prog.fields.table_address, Matrix._wrap)
+        launcher.compiled = getattr(art, "compiled", None)  # type: ignore[attr-defined]
         return launcher
 
     # ---- parameters -------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -51,21 +52,50 @@ class KernelABI:
     symbol: str
     args: tuple[ArgABI, ...]
     rets: tuple[str, ...]  # flat: a vector result contributes one entry per element
-    sites: tuple[SiteABI, ...] = ()
+    sites: Sequence[SiteABI] = ()
     has_print: bool = False
     ret_shapes: tuple[tuple[int, ...], ...] = ()  # per declared result: () for a scalar, (n,) or (n, m)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "symbol": self.symbol, "args": [asdict(a) for a in self.args], "rets": list(self.rets),
+            "sites": [asdict(s) for s in self.sites], "has_print": self.has_print,
+            "ret_shapes": [list(x) for x in self.ret_shapes],
+        }  # fmt: skip
 
     @classmethod
     def from_json(cls, text: str) -> KernelABI:
-        d = json.loads(text)
+        return cls.from_dict(json.loads(text))
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> KernelABI:
         return cls(
             symbol=d["symbol"],
-            args=tuple(ArgABI(**{**a, "elem_shape": tuple(a["elem_shape"])}) for a in d["args"]),
+            args=tuple(ArgABI(a["name"], a["kind"], a["dtype"], a["ndim"], tuple(a["elem_shape"])) for a in d["args"]),
             rets=tuple(d["rets"]),
-            sites=tuple(SiteABI(**s) for s in d["sites"]),
+            sites=LazySites(d["sites"]),
             has_print=d["has_print"],
             ret_shapes=tuple(tuple(x) for x in d["ret_shapes"]),
         )
+
+
+class LazySites(Sequence[SiteABI]):
+    """Check sites are only read when a check fails: keep them as JSON until then."""
+
+    def __init__(self, raw: list[dict[str, Any]]) -> None:
+        self._raw = raw
+        self._items: tuple[SiteABI, ...] | None = None
+
+    def _all(self) -> tuple[SiteABI, ...]:
+        if self._items is None:
+            self._items = tuple(SiteABI(**s) for s in self._raw)
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._all()[i]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -163,8 +164,21 @@ class Launcher:
             "        RAISE(rc)",
             "    return RESULTS()",
         ]
-        exec("\n".join(lines), env)  # noqa: S102 - generated from the specialization above
-        return env["fast"]  # type: ignore[no-any-return]
+        return _make_function("\n".join(lines), env)
+
+
+_FAST_CODE: dict[str, types.CodeType] = {}
+
+
+def _make_function(source: str, env: dict[str, Any]) -> Callable[..., Any]:
+    """Compile generated source once per distinct text (kernels of one shape share it): a new kernel costs a
+    function object, not a compile."""
+    code = _FAST_CODE.get(source)
+    if code is None:
+        module_code = compile(source, "<quadrants fast path>", "exec")
+        code = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
+        _FAST_CODE[source] = code
+    return types.FunctionType(code, env)
 
 
 def _accessor(path: tuple[Any, ...]) -> str | None:

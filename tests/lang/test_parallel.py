@@ -13,7 +13,14 @@ N = 1 << 20
 
 
 def _ir(kernel) -> ir.Kernel:
-    return next(iter(kernel._launchers.values())).compiled.frontend.kernel
+    from tests.conftest import kernel_ir
+
+    return kernel_ir(kernel)
+
+
+@pytest.fixture
+def no_cache() -> None:
+    qd.init(arch=qd.cpu, log_level="warn", offline_cache=False)
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])
@@ -44,7 +51,7 @@ def test_every_iteration_runs_exactly_once() -> None:
     np.testing.assert_array_equal(np.sort(o), np.arange(N))
 
 
-def test_sum_by_atomic_add_becomes_a_reduction_and_is_exact() -> None:
+def test_sum_by_atomic_add_becomes_a_reduction_and_is_exact(no_cache) -> None:
     @qd.kernel
     def k(x: Nd[qd.i64, 1], s: Nd[qd.i64, 1]):
         for i in range(x.shape[0]):
@@ -97,7 +104,7 @@ def test_min_max_reductions(op: str, np_op, init: int) -> None:
     assert s[0] == np_op(x)
 
 
-def test_conditional_count_is_reduced_and_exact() -> None:
+def test_conditional_count_is_reduced_and_exact(no_cache) -> None:
     @qd.kernel
     def k(x: Nd[qd.f32, 1], c: Nd[qd.i32, 1]):
         for i in range(x.shape[0]):
@@ -111,7 +118,7 @@ def test_conditional_count_is_reduced_and_exact() -> None:
     assert [st for st in _ir(k).body.stmts if isinstance(st, ir.RangeFor)][0].reductions
 
 
-def test_histogram_keeps_atomics_for_varying_addresses() -> None:
+def test_histogram_keeps_atomics_for_varying_addresses(no_cache) -> None:
     @qd.kernel
     def hist(x: Nd[qd.i32, 1], h: Nd[qd.i32, 1]):
         for i in range(x.shape[0]):

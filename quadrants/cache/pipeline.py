@@ -1,0 +1,428 @@
+"""From a kernel's specialization to loaded code, through fastcache, the offline cache and the compiler.
+
+    fastcache lookup (source text + signature; no frontend)  --hit + checks pass-->  load artifact
+        | miss / not applicable
+    frontend + passes --> purity check (fastcache kernels) --> offline key (IR)
+        --hit--> load artifact
+        --miss--> codegen --> link (.so) --> store artifact --> load
+    then, for a pure fastcache kernel: store its fastcache entry (artifact key, funcs, checked reads)
+
+An artifact entry holds the linked shared object (opened with ctypes: no llvmlite) followed by the object code
+(linked in-process with ORC when no linker or no executable mapping is available) and the kernel's ABI.
+"""
+
+from __future__ import annotations
+
+import atexit
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from quadrants import _logging
+from quadrants._config import Config, cache_root
+from quadrants.cache import keys
+from quadrants.cache.source import FuncRecord, func_record, func_unchanged, resolve, source_text
+from quadrants.cache.store import CacheStore, Entry
+from quadrants.errors import QuadrantsCompilationError
+from quadrants.runtime.abi import KernelABI
+from quadrants.runtime.loader import Loaded, OrcLoader, SharedObjectLoader
+
+
+@dataclass
+class CacheCounters:
+    fastcache_hits: int = 0
+    fastcache_misses: int = 0
+    fastcache_stores: int = 0
+    fastcache_fallbacks: int = 0
+    offline_hits: int = 0
+    offline_misses: int = 0
+    memory_hits: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def time(self, stage: str, seconds: float) -> None:
+        self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
+
+
+COUNTERS = CacheCounters()
+
+
+@dataclass
+class Artifact:
+    abi: KernelABI
+    loaded: Loaded
+    offline_key: str
+
+
+@dataclass
+class Outcome:
+    """What `obtain` did, for the kernel's observations."""
+
+    artifact: Artifact
+    key_generated: bool = False
+    validated: bool = False
+    loaded: bool = False
+    stored: bool = False
+
+
+class KernelCache:
+    """The caches of one program (one `qd.init`): the disk store and an in-memory layer in front of it."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.store = (
+            CacheStore(
+                cache_root(config),
+                config.offline_cache_max_size_of_files,
+                config.offline_cache_cleaning_policy,
+                config.offline_cache_cleaning_factor,
+            )  # fmt: skip
+            if config.offline_cache
+            else None
+        )
+        self.memory: dict[str, Artifact] = {}  # offline key -> loaded code
+        self.runtime_so: bool | None = None  # None: not tried yet
+        self._bundles: dict[str, str] = {}  # bundle key -> path, once read
+        self._index: dict[str, dict[str, Any]] = {}  # fastcache key -> entry, from the bundles read
+        self._session_objects: dict[str, bytes] = {}  # offline key -> object code compiled by this process
+        self._session_fast: dict[str, dict[str, Any]] = {}  # fastcache entries written by this process
+        if self.store is not None:
+            atexit.register(self.finish_session)
+
+    @property
+    def linker(self) -> str | None:
+        from quadrants.cache.link import find_linker  # imports subprocess: only when linking
+
+        return find_linker(self.config.linker) if self.store is not None else None
+
+    # ---- the entry point --------------------------------------------------------------------------------
+
+    def obtain(self, kernel: Any, spec: Any, compile_ir: Any) -> Outcome:
+        """`compile_ir()` runs the frontend and passes (returns a FrontendResult and its IR text);
+        `kernel` supplies `fn`, `fastcache`, `_primal` and the source for keys."""
+        config = self.config
+        fast_key = None
+        if kernel.fastcache and config.src_ll_cache and self.store is not None:
+            fast_key = self._fastcache_key(kernel, spec)
+            if fast_key is not None:
+                t0 = time.perf_counter()
+                art = self._fastcache_lookup(kernel, fast_key)
+                COUNTERS.time("fastcache_lookup", time.perf_counter() - t0)
+                if art is not None:
+                    COUNTERS.fastcache_hits += 1
+                    return Outcome(art, key_generated=True, validated=True, loaded=True)
+                COUNTERS.fastcache_misses += 1
+        elif not kernel.fastcache and config.print_non_pure:
+            print(f"[NOT_PURE] Debug information: not pure: {kernel.fn.__qualname__}")
+        from quadrants.cache.purity import check
+
+        fe, ir_text = compile_ir()
+        report = check(fe, kernel.fn) if kernel.fastcache else None
+        if report is not None:
+            self._apply_purity(kernel, report)
+        okey = keys.offline_key(ir_text, config).digest()
+        art, loaded_from_cache = self._artifact(okey, fe, ir_text, kernel)
+        stored = False
+        if fast_key is not None and report is not None:
+            fallback = report.fallback or self._unresolvable_owner(report.records)
+            if fallback:
+                COUNTERS.fastcache_fallbacks += 1
+                _logging.warn(f"fastcache is off for kernel {kernel.fn.__qualname__!r}: {fallback}", tag="fastcache")
+            else:
+                stored = self._fastcache_store(kernel, fast_key, okey, fe, report.records)
+        return Outcome(art, key_generated=fast_key is not None, loaded=loaded_from_cache, stored=stored)
+
+    # ---- fastcache ----------------------------------------------------------------------------------
+
+    def _fastcache_key(self, kernel: Any, spec: Any) -> str | None:
+        from quadrants.lang.args import signature_text
+
+        text = source_text(kernel.fn)
+        if text is None:
+            _logging.debug(f"fastcache: the source of {kernel.fn.__qualname__!r} cannot be read", tag="fastcache")
+            return None
+        signature, reason, silent = signature_text(spec)
+        if signature is None:
+            COUNTERS.fastcache_fallbacks += 1
+            if not silent:
+                _logging.warn(
+                    f"fastcache is off for this call of {kernel.fn.__qualname__!r}: {reason}", tag="fastcache"
+                )
+            return None
+        return keys.fastcache_digest(text, signature, self.config)
+
+    def _fastcache_lookup(self, kernel: Any, fast_key: str) -> Artifact | None:
+        assert self.store is not None
+        indexed = self._index.get(fast_key)  # from a bundle this process opened: no file to read
+        if indexed is not None and self._valid(kernel, indexed):
+            art = self._from_bundle(fast_key, indexed)
+            if art is not None:
+                return art
+        entry = self.store.read("fast", fast_key)
+        if entry is None or not self._valid(kernel, entry.meta):
+            return None
+        meta = entry.meta
+        okey = meta["artifact"]
+        art = self.memory.get(okey)
+        if art is not None:
+            return art
+        if "bundle" in meta:
+            art = self._from_bundle(fast_key, meta)
+            if art is not None:
+                return art
+        art_entry = self.store.read("artifact", okey)
+        if art_entry is None:
+            return None
+        return self._load(okey, art_entry)
+
+    def _valid(self, kernel: Any, meta: dict[str, Any]) -> bool:
+        """The funcs the kernel reached and the outside values it read are as they were when compiled."""
+        for rec in meta.get("funcs", []):
+            if not func_unchanged(FuncRecord(**rec), kernel.fn):
+                _logging.debug(f"fastcache: {rec['qualname']} changed since the entry was made", tag="fastcache")
+                return False
+        for rec in meta.get("captures", []):
+            if not _capture_unchanged(rec, kernel.fn):
+                _logging.debug(f"fastcache: the value of {rec['name']} changed", tag="fastcache")
+                return False
+        return True
+
+    def _from_bundle(self, fast_key: str, meta: dict[str, Any]) -> Artifact | None:
+        """The kernel from the bundle its entry names: one dlopen per bundle and process, then a lookup. Opening
+        a bundle also loads its index of fastcache entries, so its other kernels need no file read at all."""
+        from quadrants.cache.bundle import open_bundle
+
+        assert self.store is not None
+        okey = meta["artifact"]
+        art = self.memory.get(okey)
+        if art is not None:
+            return art
+        bkey = meta["bundle"]
+        path = self._bundles.get(bkey)
+        if path is None:
+            entry = self.store.read("bundle", bkey)
+            if entry is None or not self._ensure_runtime_so():
+                return None
+            path = self._bundles[bkey] = entry.path
+            for k, m in entry.meta.get("index", {}).items():
+                self._index.setdefault(k, {**m, "bundle": bkey})
+        try:
+            handle = open_bundle(path)
+            address = SharedObjectLoader.symbol(handle, meta["symbol"], path)
+        except OSError as e:
+            _logging.debug(f"bundle {path}: {e}", tag="cache")
+            return None
+        art = Artifact(KernelABI.from_dict(meta["abi"]), Loaded(address, handle), okey)
+        self.memory[okey] = art
+        return art
+
+    def _fastcache_store(self, kernel: Any, fast_key: str, okey: str, fe: Any, records: list[Any]) -> bool:
+        assert self.store is not None
+        funcs = []
+        for fs in fe.funcs:
+            if fs.fn.__module__.split(".")[0] == "quadrants":
+                continue  # the compiler's own funcs: covered by the version in the key
+            rec = func_record(fs.fn, kernel.fn)
+            if rec is None:
+                _logging.debug(f"fastcache: the source of func {fs.name!r} cannot be read", tag="fastcache")
+                return False
+            funcs.append(rec.to_json())
+        abi = self.memory[okey].abi
+        meta = {"artifact": okey, "kernel": kernel.fn.__qualname__, "symbol": abi.symbol, "abi": abi.to_dict(),
+                "funcs": funcs, "captures": [r.to_json() for r in records]}  # fmt: skip
+        ok = self.store.write("fast", fast_key, b"", meta) is not None
+        if ok:
+            COUNTERS.fastcache_stores += 1
+            self._session_fast[fast_key] = meta
+        return ok
+
+    # ---- the session bundle -----------------------------------------------------------------------------
+
+    def finish_session(self) -> str | None:
+        """Link the kernels this process compiled into one bundle and point their fastcache entries at it, so
+        the next process opens one library instead of one per kernel. Runs at exit; returns the bundle path."""
+        objs = self._session_objects
+        fast = {k: m for k, m in self._session_fast.items() if m["artifact"] in objs}
+        if self.store is None or len(fast) < 2:
+            return None
+        linker = self.linker
+        if linker is None:
+            return None
+        from quadrants.cache.bundle import link_bundle
+        from quadrants.cache.link import LinkError
+
+        okeys = sorted({m["artifact"] for m in fast.values()})
+        try:
+            so = link_bundle([objs[k] for k in okeys], linker)
+        except (LinkError, OSError) as e:
+            _logging.debug(f"no session bundle: {e}", tag="cache")
+            return None
+        bkey = keys.KeyParts("bundle", {**keys.runtime_parts(self.config), "kernels": ",".join(okeys)}).digest()
+        path = self.store.write("bundle", bkey, so, {"so": len(so), "kernels": okeys, "index": fast})
+        if path is None:
+            return None
+        for fast_key, meta in fast.items():
+            self.store.write("fast", fast_key, b"", {**meta, "bundle": bkey})
+        self._session_objects.clear()
+        self._session_fast.clear()
+        return path
+
+    def _apply_purity(self, kernel: Any, report: Any) -> None:
+        for message, loc in report.warnings:
+            where = f"{loc.short()}: " if loc is not None else ""
+            _logging.warn(f"{where}{message}", tag="purity")
+        if report.errors:
+            message, loc = report.errors[0]
+            raise QuadrantsCompilationError(message, loc)
+
+    @staticmethod
+    def _unresolvable_owner(records: list[Any]) -> str | None:
+        for r in records:
+            if r.owner != "kernel" and resolve(*r.owner.split(":", 1)) is None:
+                return f"func {r.owner} (defined inside a function) reads {r.name!r}, which cannot be re-checked"
+        return None
+
+    # ---- artifacts (the offline cache) --------------------------------------------------------------
+
+    def _artifact(self, okey: str, fe: Any, ir_text: str, kernel: Any) -> tuple[Artifact, bool]:
+        art = self.memory.get(okey)
+        if art is not None:
+            COUNTERS.memory_hits += 1
+            return art, True
+        if self.store is not None:
+            entry = self.store.read("artifact", okey)
+            if entry is not None:
+                COUNTERS.offline_hits += 1
+                return self._load(okey, entry), True
+            COUNTERS.offline_misses += 1
+        from quadrants import driver
+
+        compiled = driver.generate(fe, ir_text, kernel.fn.__qualname__, self.config)
+        so = b""
+        linker = self.linker
+        if self.store is not None and linker is not None:
+            from quadrants.cache.link import LinkError, link_shared
+
+            t0 = time.perf_counter()
+            try:
+                so = link_shared(compiled.object_code, linker)
+            except (LinkError, OSError) as e:
+                _logging.warn(f"linking failed, using the in-process JIT: {e}", tag="cache")
+            COUNTERS.time("link", time.perf_counter() - t0)
+        path = None
+        if self.store is not None:
+            meta = {"so": len(so), "obj": len(compiled.object_code), "abi": compiled.abi.to_json()}
+            path = self.store.write("artifact", okey, so + compiled.object_code, meta)
+        loaded = None
+        if so and path is not None and self._ensure_runtime_so():
+            loaded = _try_dlopen(path, compiled.abi.symbol)
+        if loaded is None:
+            loaded = OrcLoader.load(compiled.object_code, compiled.abi.symbol)
+        art = Artifact(compiled.abi, loaded, okey)
+        art.compiled = compiled  # type: ignore[attr-defined]
+        self.memory[okey] = art
+        if path is not None:
+            self._session_objects[okey] = compiled.object_code
+        return art, False
+
+    def _load(self, okey: str, entry: Entry) -> Artifact:
+        t0 = time.perf_counter()
+        meta = entry.meta
+        abi = KernelABI.from_json(meta["abi"])
+        so_size, obj_size = meta["so"], meta["obj"]
+        loaded = None
+        if so_size and self._ensure_runtime_so():
+            loaded = _try_dlopen(entry.path, abi.symbol)
+        if loaded is None:
+            loaded = OrcLoader.load(entry.body[so_size : so_size + obj_size], abi.symbol)
+        art = Artifact(abi, loaded, okey)
+        self.memory[okey] = art
+        COUNTERS.time("load", time.perf_counter() - t0)
+        return art
+
+    def _ensure_runtime_so(self) -> bool:
+        """Load the native runtime as a shared library (global symbols) so cached kernels can be opened with
+        ctypes. Built once per machine and version, and cached like a kernel."""
+        if self.runtime_so is None:
+            self.runtime_so = _load_runtime_so(self.store, lambda: self.linker, self.config)
+        return self.runtime_so
+
+
+def _try_dlopen(path: str, symbol: str) -> Loaded | None:
+    try:
+        return SharedObjectLoader.load(path, symbol)
+    except (OSError, AttributeError) as e:
+        _logging.debug(f"cannot open {path} ({e}); linking in-process instead", tag="cache")
+        return None
+
+
+_RUNTIME_LOADED: set[str] = set()
+
+
+def _load_runtime_so(store: CacheStore | None, get_linker: Any, config: Config) -> bool:
+    import ctypes
+
+    from quadrants.runtime.loader import RUNTIME_SYMBOL_PROBE
+
+    if store is None:
+        return False
+    rkey = keys.KeyParts("runtime", keys.runtime_parts(config)).digest()
+    if rkey in _RUNTIME_LOADED:
+        return True
+    entry = store.read("runtime", rkey)
+    path = entry.path if entry is not None and entry.meta.get("so") else None
+    if path is None:
+        linker = get_linker()
+        if linker is None:
+            return False
+        from quadrants.cache.link import LinkError, link_shared
+        from quadrants.codegen.compile import compile_ir
+        from quadrants.codegen.cpu import cpu_target, target_machine
+        from quadrants.codegen.runtime_ir import runtime_module_text
+
+        target = cpu_target(config.cpu_target)
+        tm = target_machine(target, 2)
+        obj = compile_ir(runtime_module_text(target.triple, str(tm.target_data)), "qd_runtime", target, 2).object_code
+        try:
+            so = link_shared(obj, linker)
+        except (LinkError, OSError):
+            return False
+        path = store.write("runtime", rkey, so, {"so": len(so)})
+        if path is None:
+            return False
+    try:
+        lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        getattr(lib, RUNTIME_SYMBOL_PROBE)
+    except (OSError, AttributeError):
+        return False
+    _RUNTIME_LIBS.append(lib)
+    _RUNTIME_LOADED.add(rkey)
+    return True
+
+
+_RUNTIME_LIBS: list[Any] = []
+
+
+def _capture_unchanged(raw: dict[str, Any], kernel_fn: Any) -> bool:
+    from quadrants.cache.fingerprint import CaptureRecord, current_value, fingerprint
+
+    rec = CaptureRecord.from_json(raw)
+    fn = kernel_fn if rec.owner == "kernel" else resolve(*rec.owner.split(":", 1))
+    if fn is None:
+        return False
+    try:
+        value = current_value(rec, fn)
+    except (KeyError, AttributeError, ValueError):
+        return False
+    return fingerprint(value) == rec.fingerprint
+
+
+_CACHES: dict[int, KernelCache] = {}
+
+
+def cache_for(program: Any) -> KernelCache:
+    """The KernelCache of a program (made on first use)."""
+    c = _CACHES.get(program.generation)
+    if c is None:
+        _CACHES.clear()
+        c = _CACHES[program.generation] = KernelCache(program.config)
+    return c

@@ -1,0 +1,151 @@
+"""The fastcache purity check: judge every value a fastcache kernel (and the funcs it reaches) read from outside.
+
+Rules (FASTCACHE.md, "Constraints"), and how each read stays correct across processes:
+
+| what is read                                         | verdict                        | how it stays correct      |
+|------------------------------------------------------|--------------------------------|---------------------------|
+| a quadrants attribute (`qd.math.pi`, `qd.f32`)       | allowed                        | the version is in the key |
+| a module attribute of math / numpy (`math.pi`)       | allowed                        | recorded and re-checked   |
+| an enum member (`Mode.FAST`)                         | allowed                        | recorded and re-checked   |
+| funcs, kernels, classes, types, modules              | allowed (code, not data)       | recorded and re-checked   |
+| an UPPERCASE constant                                | warning (`purity` tag)         | recorded and re-checked   |
+| any global inside `qd.static(...)`                   | warning (transition rule)      | recorded and re-checked   |
+| any other constant (number, tuple, np.float32, ...)  | QuadrantsCompilationError      | -                         |
+| an ndarray, a field, any other object                | QuadrantsCompilationError      | -                         |
+| a Python function called at compile time             | fastcache steps aside (warning)| its result cannot be checked |
+
+"Recorded and re-checked": the fastcache entry stores a fingerprint of the value and a lookup recomputes it in
+the new process; a different value is a miss and a recompile. So a global tuple, a global np.float32 or an
+environment variable read by a helper can never serve a stale result (real Quadrants 1.3.3 does serve one).
+"""
+
+from __future__ import annotations
+
+import builtins
+import enum
+import math
+import numbers
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from quadrants.cache.fingerprint import CaptureRecord, fingerprint
+from quadrants.errors import SourceLoc
+from quadrants.frontend.records import Capture, FrontendResult
+from quadrants.types.compound import MatrixType
+from quadrants.types.dtypes import PrimitiveType
+
+ALLOWED_MODULES = ("math", "numpy", "cmath")
+
+
+@dataclass
+class PurityReport:
+    errors: list[tuple[str, SourceLoc | None]] = field(default_factory=list)
+    warnings: list[tuple[str, SourceLoc | None]] = field(default_factory=list)
+    fallback: str | None = None  # why fastcache must step aside for this kernel
+    records: list[CaptureRecord] = field(default_factory=list)
+
+
+def _is_code(v: Any) -> bool:
+    return (
+        isinstance(
+            v, (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, PrimitiveType, MatrixType)
+        )
+        or getattr(v, "__qd_kernel__", False)
+        or type(v).__name__ in ("Func", "BoundFunc")
+        or hasattr(v, "__qd_intrinsic__")
+    )
+
+
+def _is_data(v: Any) -> bool:
+    if v is None or isinstance(v, (bool, numbers.Number, str, bytes, np.generic)) or hasattr(v, "__qd_matrix__"):
+        return True
+    return isinstance(v, (tuple, list)) and all(_is_data(x) for x in v)
+
+
+def _root_module(c: Capture) -> str | None:
+    owner_globals = getattr(c.owner, "__globals__", {})
+    root = owner_globals.get(c.name) if c.where == "global" else None
+    return root.__name__ if isinstance(root, types.ModuleType) else None
+
+
+def _pure_callee(fn: Any) -> bool:
+    """Compile-time calls whose result depends only on their arguments."""
+    if fn is None:
+        return False
+    if isinstance(fn, type) and fn.__module__ in ("builtins", "enum"):
+        return True  # int(), tuple(), range(), ... and enum lookups
+    if getattr(fn, "__self__", None) is builtins or getattr(fn, "__module__", None) == "builtins":
+        return fn not in (builtins.open, builtins.input, builtins.print, builtins.eval, builtins.exec)
+    module = getattr(fn, "__module__", None) or ""
+    if module.split(".")[0] in ("quadrants", "math", "cmath"):
+        return True
+    return getattr(fn, "__qd_intrinsic__", None) is not None or isinstance(fn, (PrimitiveType, MatrixType))
+
+
+def check(fe: FrontendResult, kernel_fn: Any) -> PurityReport:
+    report = PurityReport()
+    seen: set[tuple[Any, ...]] = set()
+    for c in fe.captures:
+        owner = "kernel" if c.owner is kernel_fn else f"{c.owner.__module__}:{c.owner.__qualname__}"
+        ident = (owner, c.where, c.name, c.chain)
+        if ident in seen:
+            continue
+        seen.add(ident)
+        _judge(c, owner, report)
+    for call in fe.static_calls:
+        if not _pure_callee(call.callee):
+            name = getattr(call.callee, "__qualname__", repr(call.callee))
+            report.fallback = report.fallback or (
+                f"it calls the Python function {name!r} at compile time, whose result cannot be checked by the cache"
+            )
+            report.warnings.append((f"fastcache is off for this kernel: {report.fallback}", call.loc))
+    return report
+
+
+def _judge(c: Capture, owner: str, report: PurityReport) -> None:
+    v = c.value
+    root_module = _root_module(c)
+    label = ".".join((c.name, *c.chain))
+    if root_module is not None and root_module.split(".")[0] == "quadrants":
+        return  # the compiler's own API: the version is in the key
+    if isinstance(v, types.ModuleType) and not c.chain:
+        return  # a module: what is read from it is judged on its own
+    fp = fingerprint(v)
+    allowed = (
+        (root_module is not None and root_module.split(".")[0] in ALLOWED_MODULES)
+        or isinstance(v, enum.Enum)
+        or _is_code(v)
+    )
+    if allowed:
+        if fp is None:
+            report.fallback = report.fallback or f"{label!r} cannot be fingerprinted"
+        else:
+            report.records.append(CaptureRecord(owner, c.where, c.name, c.chain, fp))
+        return
+    if _is_data(v):
+        upper = (c.chain[-1] if c.chain else c.name).isupper()
+        if upper or c.static:
+            why = "an UPPERCASE constant" if upper else "read inside qd.static()"
+            report.warnings.append((
+                f"fastcache kernel reads {label!r} from the enclosing scope ({why}); its value is checked at every "
+                "lookup. Pass it as a parameter to make the kernel pure.",
+                c.loc,
+            ))  # fmt: skip
+            if fp is None:
+                report.fallback = report.fallback or f"{label!r} cannot be fingerprinted"
+            else:
+                report.records.append(CaptureRecord(owner, c.where, c.name, c.chain, fp))
+            return
+    kind = "a field" if hasattr(v, "__qd_field__") else f"a {type(v).__name__}"
+    report.errors.append((
+        f"a fastcache kernel must receive its data through parameters, but it captures {label!r} ({kind}) from the "
+        "enclosing scope. Pass it as a parameter (or use an enum, or an UPPERCASE constant, which is checked at "
+        "every lookup).",
+        c.loc,
+    ))  # fmt: skip
+
+
+__all__ = ["check", "fingerprint", "PurityReport", "CaptureRecord", "math"]

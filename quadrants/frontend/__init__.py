@@ -1,0 +1,1 @@
+"""Python AST -> typed IR. The visitor (`visitor.py`) is imported only when something compiles."""
