@@ -87,7 +87,8 @@ TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL = "trace", "debug", "info", "warn", "e
 
 
 def stats() -> dict:  # type: ignore[type-arg]
-    """Compile counters and seconds spent per compiler stage in this process."""
-    from quadrants import driver
+    """This process's counters: `compiles`; `stage_seconds` (frontend, lower, llvm_opt, llvm_codegen, link,
+    fastcache_lookup, load); `cache` (fastcache and offline hits/misses/stores, fallbacks, corrupt entries)."""
+    from quadrants._stats import STATS
 
-    return {"compiles": driver.STATS.compiles, "stage_seconds": dict(driver.STATS.stage_seconds)}
+    return STATS.snapshot()

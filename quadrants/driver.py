@@ -19,6 +19,7 @@ from typing import Any
 
 from quadrants import _logging
 from quadrants._config import Config, compile_relevant
+from quadrants._stats import STATS
 from quadrants.frontend.source import FunctionSource
 from quadrants.frontend.visitor import FrontendOptions, FrontendResult, ParamSpec, build_kernel
 from quadrants.ir import nodes as ir
@@ -38,20 +39,7 @@ class CompiledKernel:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-@dataclass
-class Stats:
-    """Process-wide compile counters and time per stage (seconds), read with `qd.stats()`."""
 
-    compiles: int = 0
-    stage_seconds: dict[str, float] = field(default_factory=dict)
-
-    def add(self, timings: dict[str, float]) -> None:
-        self.compiles += 1
-        for k, v in timings.items():
-            self.stage_seconds[k] = self.stage_seconds.get(k, 0.0) + v
-
-
-STATS = Stats()
 
 
 def frontend_options(config: Config) -> FrontendOptions:

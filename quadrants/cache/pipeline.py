@@ -15,35 +15,18 @@ from __future__ import annotations
 
 import atexit
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from quadrants import _logging
 from quadrants._config import Config, cache_root
+from quadrants._stats import STATS
 from quadrants.cache import keys
 from quadrants.cache.source import FuncRecord, func_record, func_unchanged, resolve, source_text
 from quadrants.cache.store import CacheStore, Entry
 from quadrants.errors import QuadrantsCompilationError
 from quadrants.runtime.abi import KernelABI
 from quadrants.runtime.loader import Loaded, OrcLoader, SharedObjectLoader
-
-
-@dataclass
-class CacheCounters:
-    fastcache_hits: int = 0
-    fastcache_misses: int = 0
-    fastcache_stores: int = 0
-    fastcache_fallbacks: int = 0
-    offline_hits: int = 0
-    offline_misses: int = 0
-    memory_hits: int = 0
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    def time(self, stage: str, seconds: float) -> None:
-        self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
-
-
-COUNTERS = CacheCounters()
 
 
 @dataclass
@@ -106,11 +89,11 @@ class KernelCache:
             if fast_key is not None:
                 t0 = time.perf_counter()
                 art = self._fastcache_lookup(kernel, fast_key)
-                COUNTERS.time("fastcache_lookup", time.perf_counter() - t0)
+                STATS.time("fastcache_lookup", time.perf_counter() - t0)
                 if art is not None:
-                    COUNTERS.fastcache_hits += 1
+                    STATS.count("fastcache_hits")
                     return Outcome(art, key_generated=True, validated=True, loaded=True)
-                COUNTERS.fastcache_misses += 1
+                STATS.count("fastcache_misses")
         elif not kernel.fastcache and config.print_non_pure:
             print(f"[NOT_PURE] Debug information: not pure: {kernel.fn.__qualname__}")
         from quadrants.cache.purity import check
@@ -125,7 +108,7 @@ class KernelCache:
         if fast_key is not None and report is not None:
             fallback = report.fallback or self._unresolvable_owner(report.records)
             if fallback:
-                COUNTERS.fastcache_fallbacks += 1
+                STATS.count("fastcache_fallbacks")
                 _logging.warn(f"fastcache is off for kernel {kernel.fn.__qualname__!r}: {fallback}", tag="fastcache")
             else:
                 stored = self._fastcache_store(kernel, fast_key, okey, fe, report.records)
@@ -142,7 +125,7 @@ class KernelCache:
             return None
         signature, reason, silent = signature_text(spec)
         if signature is None:
-            COUNTERS.fastcache_fallbacks += 1
+            STATS.count("fastcache_fallbacks")
             if not silent:
                 _logging.warn(
                     f"fastcache is off for this call of {kernel.fn.__qualname__!r}: {reason}", tag="fastcache"
@@ -231,7 +214,7 @@ class KernelCache:
                 "funcs": funcs, "captures": [r.to_json() for r in records]}  # fmt: skip
         ok = self.store.write("fast", fast_key, b"", meta) is not None
         if ok:
-            COUNTERS.fastcache_stores += 1
+            STATS.count("fastcache_stores")
             self._session_fast[fast_key] = meta
         return ok
 
@@ -286,14 +269,14 @@ class KernelCache:
     def _artifact(self, okey: str, fe: Any, ir_text: str, kernel: Any) -> tuple[Artifact, bool]:
         art = self.memory.get(okey)
         if art is not None:
-            COUNTERS.memory_hits += 1
+            STATS.count("memory_hits")
             return art, True
         if self.store is not None:
             entry = self.store.read("artifact", okey)
             if entry is not None:
-                COUNTERS.offline_hits += 1
+                STATS.count("offline_hits")
                 return self._load(okey, entry), True
-            COUNTERS.offline_misses += 1
+            STATS.count("offline_misses")
         from quadrants import driver
 
         compiled = driver.generate(fe, ir_text, kernel.fn.__qualname__, self.config)
@@ -307,7 +290,7 @@ class KernelCache:
                 so = link_shared(compiled.object_code, linker)
             except (LinkError, OSError) as e:
                 _logging.warn(f"linking failed, using the in-process JIT: {e}", tag="cache")
-            COUNTERS.time("link", time.perf_counter() - t0)
+            STATS.time("link", time.perf_counter() - t0)
         path = None
         if self.store is not None:
             meta = {"so": len(so), "obj": len(compiled.object_code), "abi": compiled.abi.to_json()}
@@ -336,7 +319,7 @@ class KernelCache:
             loaded = OrcLoader.load(entry.body[so_size : so_size + obj_size], abi.symbol)
         art = Artifact(abi, loaded, okey)
         self.memory[okey] = art
-        COUNTERS.time("load", time.perf_counter() - t0)
+        STATS.time("load", time.perf_counter() - t0)
         return art
 
     def _ensure_runtime_so(self) -> bool:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quadrants import _logging
+from quadrants._stats import STATS
 from quadrants.cache.keys import FORMAT
 
 MAGIC = b"QDCACHE1"
@@ -116,6 +117,7 @@ class CacheStore:
                 body, meta = decode(data, kind, key)
             except (CorruptEntry, ValueError) as e:
                 self.stats.corrupt += 1
+                STATS.count("corrupt_entries")
                 _logging.warn(f"ignoring the corrupt cache entry {path} ({e}); it will be rebuilt", tag="cache")
                 continue
             self.stats.hits += 1
@@ -142,6 +144,7 @@ class CacheStore:
             return self._publish(self.fallback, kind, key, data)  # type: ignore[arg-type]
         except OSError:
             self.stats.write_failures += 1
+            STATS.count("write_failures")
             return None
 
     def _publish(self, root: str, kind: str, key: str, data: bytes) -> str:
@@ -220,6 +223,7 @@ class CacheStore:
                 continue
             total -= size
             self.stats.evicted += 1
+            STATS.count("evicted")
         return total
 
     def clear(self) -> int:

@@ -138,9 +138,7 @@ class Kernel:
             t0 = time.perf_counter()
             fe = driver.build_ir(self.source, self.fn.__qualname__, spec.specs, self._returns, config)
             text = format_kernel(fe.kernel)
-            driver.STATS.stage_seconds["frontend"] = driver.STATS.stage_seconds.get("frontend", 0.0) + (
-                time.perf_counter() - t0
-            )
+            driver.STATS.time("frontend", time.perf_counter() - t0)
             return fe, text
 
         try:
