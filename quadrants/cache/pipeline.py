@@ -155,6 +155,10 @@ class KernelCache:
         art_entry = self.store.read("artifact", okey)
         if art_entry is None:
             return None
+        if "bundle" in meta:  # the bundle is gone or damaged: this session's bundle will hold the kernel again
+            so_size, obj_size = art_entry.meta["so"], art_entry.meta["obj"]
+            self._session_objects[okey] = art_entry.body[so_size : so_size + obj_size]
+            self._session_fast[fast_key] = {k: v for k, v in meta.items() if k != "bundle"}
         return self._load(okey, art_entry)
 
     def _valid(self, kernel: Any, meta: dict[str, Any]) -> bool:

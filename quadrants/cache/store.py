@@ -11,7 +11,8 @@ an entry is executed as Python (no pickle): metadata is JSON.
 - A write goes to a temporary file in the same folder, then `os.replace`: readers see the old entry or the new
   one, never half of one; concurrent writers of one key both publish valid entries.
 - A read checks the trailer (format, kind, the key it was asked for: an entry renamed to another key is
-  rejected) and the checksum; anything wrong is a warning, a miss, and the next write replaces it.
+  rejected) and the checksum; anything wrong is a warning, a miss and the damaged file's removal; the next write
+  replaces it.
 - A read-only cache directory still serves hits; new entries go to a writable fallback folder (one warning).
 - A size bound (`offline_cache_max_size_of_files`) is kept with an approximate ledger updated on writes; only
   when it is exceeded does a clean-up scan the entries and delete the least recently used (hits refresh an
@@ -92,6 +93,8 @@ class CacheStore:
         self.policy = policy
         self.cleaning_factor = cleaning_factor
         self.fallback: str | None = None  # a writable folder used once the root refused a write
+        self._fallback_checked = False  # whether an earlier process's fallback folder was looked for
+        self.root_refused = False  # the root refused a write: new entries go to the fallback
         self.stats = StoreStats()
 
     # ---- paths ----------------------------------------------------------------------------------------
@@ -102,46 +105,78 @@ class CacheStore:
     def roots(self) -> list[str]:
         return [self.root] + ([self.fallback] if self.fallback else [])
 
+    def fallback_path(self) -> str:
+        """Where entries go when the cache directory refuses writes: a per-user folder in the temp directory,
+        one per cache directory (so a later process with the same read-only cache finds them)."""
+        import hashlib
+        import tempfile
+
+        uid = os.getuid() if hasattr(os, "getuid") else 0
+        tag = hashlib.sha256(os.path.abspath(self.root).encode()).hexdigest()[:16]
+        return os.path.join(tempfile.gettempdir(), f"quadrants-cache-{uid}", tag, f"v{FORMAT}")
+
+    def _adopt_earlier_fallback(self) -> bool:
+        """On a first miss: an earlier process may have kept entries in the fallback folder; read it too."""
+        self._fallback_checked = True
+        if self.fallback is None:
+            path = self.fallback_path()
+            if os.path.isdir(path) and _private(os.path.dirname(os.path.dirname(path))):
+                self.fallback = path
+                return True
+        return False
+
     # ---- reading --------------------------------------------------------------------------------------
 
     def read(self, kind: str, key: str) -> Entry | None:
         for root in self.roots():
-            path = self.path(kind, key, root)
-            try:
-                with open(path, "rb") as f:
-                    data = f.read()
-                    mtime = os.fstat(f.fileno()).st_mtime
-            except OSError:
-                continue
-            try:
-                body, meta = decode(data, kind, key)
-            except (CorruptEntry, ValueError) as e:
-                self.stats.corrupt += 1
-                STATS.count("corrupt_entries")
-                _logging.warn(f"ignoring the corrupt cache entry {path} ({e}); it will be rebuilt", tag="cache")
-                continue
-            self.stats.hits += 1
-            if self.policy == "lru" and time.time() - mtime > TOUCH_AFTER_S:
-                try:
-                    os.utime(path)  # recency for LRU, at most once an hour per entry
-                except OSError:
-                    pass  # a read-only cache: recency is not recorded
-            return Entry(path, body, meta)
+            entry = self._read_at(root, kind, key)
+            if entry is not None:
+                return entry
+        if not self._fallback_checked and self._adopt_earlier_fallback():
+            entry = self._read_at(self.fallback, kind, key)  # type: ignore[arg-type]
+            if entry is not None:
+                return entry
         self.stats.misses += 1
         return None
+
+    def _read_at(self, root: str, kind: str, key: str) -> Entry | None:
+        path = self.path(kind, key, root)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+                st = os.fstat(f.fileno())
+        except OSError:
+            return None
+        try:
+            body, meta = decode(data, kind, key)
+        except (CorruptEntry, ValueError) as e:
+            self.stats.corrupt += 1
+            STATS.count("corrupt_entries")
+            _logging.warn(f"ignoring the corrupt cache entry {path} ({e}); it will be rebuilt", tag="cache")
+            _remove_if_same(path, st)
+            return None
+        self.stats.hits += 1
+        if self.policy == "lru" and time.time() - st.st_mtime > TOUCH_AFTER_S:
+            try:
+                os.utime(path)  # recency for LRU, at most once an hour per entry
+            except OSError:
+                pass  # a read-only cache: recency is not recorded
+        return Entry(path, body, meta)
 
     # ---- writing --------------------------------------------------------------------------------------
 
     def write(self, kind: str, key: str, body: bytes, meta: dict[str, Any]) -> str | None:
         """Publish an entry; returns its path, or None when no location accepts it (kept in memory only)."""
         data = encode(kind, key, body, meta)
-        if self.fallback is None:
+        if not self.root_refused:
             try:
                 return self._publish(self.root, kind, key, data)
             except OSError as e:
                 self._use_fallback(e)
         try:
-            return self._publish(self.fallback, kind, key, data)  # type: ignore[arg-type]
+            fallback = self.fallback or self.fallback_path()
+            _make_private(os.path.dirname(os.path.dirname(fallback)))
+            return self._publish(fallback, kind, key, data)
         except OSError:
             self.stats.write_failures += 1
             STATS.count("write_failures")
@@ -155,12 +190,8 @@ class CacheStore:
         return path
 
     def _use_fallback(self, error: OSError) -> None:
-        import tempfile
-
-        if self.fallback is not None:
-            return
-        uid = os.getuid() if hasattr(os, "getuid") else 0
-        self.fallback = os.path.join(tempfile.gettempdir(), f"quadrants-cache-{uid}", f"v{FORMAT}")
+        self.root_refused = True
+        self.fallback = self.fallback_path()
         _logging.warn(
             f"the cache directory {self.root} is not writable ({error.strerror}); new kernels are cached in "
             f"{self.fallback} instead",
@@ -175,10 +206,9 @@ class CacheStore:
         ledger = os.path.join(root, "usage.json")
         try:
             with open(ledger) as f:
-                used = int(json.load(f).get("bytes", 0))
-        except (OSError, ValueError):
-            used = self._scan_size(root)
-        used += nbytes
+                used = int(json.load(f).get("bytes", 0)) + nbytes
+        except (OSError, ValueError, AttributeError):
+            used = self._scan_size(root)  # no ledger yet (or a damaged one): count once, new entry included
         if used > self.max_bytes:
             used = self.evict(root)
         try:
@@ -260,3 +290,29 @@ def _atomic_write(path: str, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def _remove_if_same(path: str, seen: os.stat_result) -> None:
+    """Delete a damaged entry unless another process has meanwhile replaced it (a new inode)."""
+    try:
+        if os.stat(path).st_ino == seen.st_ino:
+            os.unlink(path)
+    except OSError:
+        pass  # gone already, or a read-only cache
+
+
+def _make_private(folder: str) -> None:
+    """Create the per-user fallback folder (mode 0700); refuse one someone else owns or can write, since its
+    shared objects would be loaded into this process."""
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    if not _private(folder):
+        raise PermissionError(f"{folder} is not private to this user")
+
+
+def _private(folder: str) -> bool:
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return False
+    mine = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    return mine and not st.st_mode & 0o022
