@@ -1,7 +1,9 @@
 """`make bench`: run every workload under this project, numpy, Numba and real Quadrants 1.3.3 (each peer in
 its own venv, created on first use), side by side in one run; write results/bench.md and results/bench.png.
 
-    python benchmarks/run.py [--only saxpy,sum,...] [--skip-peers]
+    python benchmarks/run.py [--only saxpy,sum,...] [--skip-peers] [--startup-kernels 200 | 0 to skip]
+
+The start-up part runs startup.py for this project and real Quadrants on the same generated module.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -44,16 +47,33 @@ def run_json(py: Path, script: str, only: str, env: dict[str, str] | None = None
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def run_startup(py: Path, n: int, repeat: int) -> dict[str, dict[str, float]]:
+    """Cold / warm offline-only / warm fastcache fresh processes on a generated module of n kernels."""
+    with tempfile.TemporaryDirectory(prefix="qd-startup-") as work:
+        cmd = [sys.executable, str(HERE / "startup.py"), "run", "--python", str(py), "--workdir", work,
+               "-n", str(n), "--repeat", str(repeat)]  # fmt: skip
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    if proc.returncode != 0:
+        print(f"[bench] start-up benchmark under {py} failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
+        return {}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
     ap.add_argument("--skip-peers", action="store_true")
+    ap.add_argument("--startup-kernels", type=int, default=200)
+    ap.add_argument("--startup-repeat", type=int, default=5)
     args = ap.parse_args()
     RESULTS.mkdir(exist_ok=True)
     cols: dict[str, dict[str, float]] = {}
+    startup: dict[str, dict[str, dict[str, float]]] = {}
     t0 = time.time()
     cols["quadrants (this)"] = run_json(Path(sys.executable), "bench_qd.py", args.only)
     cols["numpy"] = run_json(Path(sys.executable), "bench_numpy.py", args.only)
+    if args.startup_kernels:
+        startup["quadrants (this)"] = run_startup(Path(sys.executable), args.startup_kernels, args.startup_repeat)
     if not args.skip_peers:
         for name, (venv, pkgs, script) in PEERS.items():
             try:
@@ -62,7 +82,9 @@ def main() -> int:
                 print(f"[bench] could not set up {name}: {e}", file=sys.stderr)
                 continue
             cols[name] = run_json(py, script, args.only, {"QD_OFFLINE_CACHE": "0"})
-    write_report(cols, time.time() - t0)
+            if args.startup_kernels and name.startswith("quadrants"):
+                startup[name] = run_startup(py, args.startup_kernels, args.startup_repeat)
+    write_report(cols, {k: v for k, v in startup.items() if v}, time.time() - t0)
     return 0
 
 
@@ -85,7 +107,54 @@ def fmt(key: str, v: float | None) -> str:
     return f"{v * 1e3:.2f}"
 
 
-def write_report(cols: dict[str, dict[str, float]], wall: float) -> None:
+STARTUP_ROWS = [
+    # (label, mode, value in ms from a startup.py result)
+    ("cold: first calls of all kernels (ms)", "cold", lambda r: r["first_calls"] * 1e3),
+    (
+        "warm, offline cache only: first call, mean per kernel (ms)",
+        "offline",
+        lambda r: r["first_calls"] / r["n"] * 1e3,
+    ),
+    ("warm, fastcache: first call, mean per kernel (ms)", "fastcache", lambda r: r["first_calls"] / r["n"] * 1e3),
+    ("warm, fastcache: first call, median kernel (ms)", "fastcache", lambda r: r["median_call"] * 1e3),
+    ("warm, fastcache: `import quadrants` (ms)", "fastcache", lambda r: r["import"] * 1e3),
+    ("warm, fastcache: ready (import + init + all first calls) (ms)", "fastcache", lambda r: r["ready"] * 1e3),
+]
+
+
+def startup_lines(startup: dict[str, dict[str, dict[str, float]]]) -> list[str]:
+    names = list(startup)
+    n = next(iter(startup.values()))["fastcache"]["n"]
+    lines = [
+        "",
+        f"## Start-up: {n} distinct fastcache kernels in a fresh process",
+        "",
+        "Each run is a new process: import, `qd.init`, import the generated module, call every kernel once "
+        "(benchmarks/startup.py). Warm runs: median of the repeats.",
+        "",
+        "| measure | " + " | ".join(names) + " | Quadrants 1.3.3 / this |",
+        "|---" * (len(names) + 2) + "|",
+    ]
+    ours, ref = startup.get("quadrants (this)"), startup.get("quadrants-1.3.3")
+    for label, mode, get in STARTUP_ROWS:
+        row = [label] + [f"{get(startup[name][mode]):.3g}" for name in names]
+        row.append(f"{get(ref[mode]) / get(ours[mode]):.1f}x" if ours and ref else "–")
+        lines.append("| " + " | ".join(row) + " |")
+    if ours:
+        per = ours["fastcache"]["first_calls"] / ours["fastcache"]["n"] * 1e3
+        ratio = ours["offline"]["first_calls"] / ours["fastcache"]["first_calls"]
+        lines += [
+            "",
+            f"- target ≤ 0.3 ms per kernel at first call on a warm fastcache: {per:.3f} ms "
+            f"({'met' if per <= 0.3 else 'NOT met'})",
+            f"- target ≥ 10x faster than warm offline cache only: {ratio:.1f}x ({'met' if ratio >= 10 else 'NOT met'})",
+            f"- LLVM (llvmlite.binding) imported on the warm fastcache run: {ours['fastcache']['llvmlite_imported']}",
+        ]
+    return lines
+
+
+def write_report(cols: dict[str, dict[str, float]], startup: dict[str, dict[str, dict[str, float]]],
+                 wall: float) -> None:  # fmt: skip
     names = list(cols)
     ours = cols.get("quadrants (this)", {})
     lines = [
@@ -110,25 +179,29 @@ def write_report(cols: dict[str, dict[str, float]], wall: float) -> None:
         lines.append(f"- {key}: {vals}")
     if "sum_rel_err" in ours:
         lines.append(f"- sum: |result - exact| / n = {ours['sum_rel_err']:.2e} (f32 accumulation)")
-    lines += ["", "`this vs X` is X's time divided by ours: above 1 means we are faster.", ""]
+    lines += ["", "`this vs X` is X's time divided by ours: above 1 means we are faster."]
+    if startup:
+        lines += startup_lines(startup)
+    lines.append("")
     (RESULTS / "bench.md").write_text("\n".join(lines))
-    (RESULTS / "bench.json").write_text(json.dumps(cols, indent=2, sort_keys=True))
+    (RESULTS / "bench.json").write_text(json.dumps({**cols, "startup": startup}, indent=2, sort_keys=True))
     print("\n".join(lines))
     try:
-        plot(cols)
+        plot(cols, startup)
     except ImportError:
         print("[bench] matplotlib missing: no plot", file=sys.stderr)
 
 
-def plot(cols: dict[str, dict[str, float]]) -> None:
+def plot(cols: dict[str, dict[str, float]], startup: dict[str, dict[str, dict[str, float]]]) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     keys = [k for k, _ in ROWS if any(k in c for c in cols.values())]
+    panels = len(keys) + (1 if startup else 0)
     ncol = 3
-    nrow = (len(keys) + ncol - 1) // ncol
+    nrow = (panels + ncol - 1) // ncol
     fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.4 * nrow), squeeze=False)
     for ax, key in zip(axes.flat, keys):
         names = [n for n in cols if key in cols[n]]
@@ -141,10 +214,29 @@ def plot(cols: dict[str, dict[str, float]]) -> None:
         ax.set_title(dict(ROWS)[key].split(" (")[0], fontsize=8)
         ax.set_ylabel(unit + " (lower is better)", fontsize=7)
         ax.set_ylim(0, max(vals) * 1.18)
-    for ax in list(axes.flat)[len(keys) :]:
+    if startup:
+        plot_startup(list(axes.flat)[len(keys)], startup)
+    for ax in list(axes.flat)[panels:]:
         ax.axis("off")
     fig.tight_layout()
     fig.savefig(RESULTS / "bench.png", dpi=110)
+
+
+def plot_startup(ax, startup: dict[str, dict[str, dict[str, float]]]) -> None:  # type: ignore[no-untyped-def]
+    """First call per kernel (mean), cold / warm offline / warm fastcache, one bar group per system; log scale."""
+    modes = ["cold", "offline", "fastcache"]
+    width = 0.8 / len(startup)
+    for j, (name, res) in enumerate(startup.items()):
+        vals = [res[m]["first_calls"] / res[m]["n"] * 1e3 for m in modes]
+        xs = [i + (j - (len(startup) - 1) / 2) * width for i in range(len(modes))]
+        bars = ax.bar(xs, vals, width, label=name, color="#2b7bba" if name.startswith("quadrants (") else "#aaaaaa")
+        ax.bar_label(bars, labels=[f"{v:.3g}" for v in vals], fontsize=7)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(modes)), ["cold", "warm offline only", "warm fastcache"], fontsize=7)
+    n = next(iter(startup.values()))["fastcache"]["n"]
+    ax.set_title(f"start-up: first call per kernel, {n} kernels", fontsize=8)
+    ax.set_ylabel("ms per kernel, log (lower is better)", fontsize=7)
+    ax.legend(fontsize=7)
 
 
 if __name__ == "__main__":

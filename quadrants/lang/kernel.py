@@ -24,13 +24,39 @@ from quadrants.runtime.launch import MISS, Launcher
 from quadrants.types import annotations as ann
 from quadrants.types.compound import MatrixType
 
+EMPTY = inspect.Parameter.empty  # no default / no annotation
+_VARARGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+
+
+def _signature(fn: Any) -> list[tuple[str | None, Any, Any]]:
+    """(name, annotation, default) per parameter, read from the code object: a kernel's first call on a
+    fastcache hit pays for this, and `inspect.signature` costs several times more. A `*args` or `**kwargs`
+    parameter gives a None name."""
+    code = fn.__code__
+    if code.co_flags & _VARARGS:
+        return [(None, EMPTY, EMPTY)]
+    npos, nkw = code.co_argcount, code.co_kwonlyargcount
+    names = code.co_varnames[: npos + nkw]
+    annotations = fn.__annotations__
+    defaults = fn.__defaults__ or ()
+    kwdefaults = fn.__kwdefaults__ or {}
+    first_default = npos - len(defaults)
+    out = []
+    for i, name in enumerate(names):
+        if i < npos:
+            default = defaults[i - first_default] if i >= first_default else EMPTY
+        else:
+            default = kwdefaults.get(name, EMPTY)
+        out.append((name, annotations.get(name, EMPTY), default))
+    return out
+
 
 @dataclass
 class Param:
     name: str
     kind: str  # a ParamKind
     annotation: Any
-    default: Any = inspect.Parameter.empty
+    default: Any = EMPTY
 
 
 @dataclass
@@ -177,26 +203,26 @@ class Kernel:
 
     def _read_params(self) -> list[Param]:
         out = []
-        for i, p in enumerate(inspect.signature(self.fn).parameters.values()):
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+        for i, (name, annotation, default) in enumerate(_signature(self.fn)):
+            if name is None:
                 raise QuadrantsSyntaxError(
                     f"kernel {self.fn.__qualname__!r} cannot take *args or **kwargs", self.def_loc()
                 )
-            if p.annotation is p.empty:
-                if i == 0 and p.name == "self":  # a method of a @qd.data_oriented class
-                    out.append(Param(p.name, ParamKind.SELF, None, p.default))
+            if annotation is EMPTY:
+                if i == 0 and name == "self":  # a method of a @qd.data_oriented class
+                    out.append(Param(name, ParamKind.SELF, None, default))
                     continue
                 raise QuadrantsSyntaxError(
-                    f"parameter {p.name!r} of kernel {self.fn.__qualname__!r} needs a type annotation", self.def_loc()
+                    f"parameter {name!r} of kernel {self.fn.__qualname__!r} needs a type annotation", self.def_loc()
                 )
-            a = ann.normalize(ann.resolve(p.annotation, self.fn.__globals__, self._def_locals))
+            a = ann.normalize(ann.resolve(annotation, self.fn.__globals__, self._def_locals))
             kind = classify_annotation(a)
             if kind is None:
                 raise QuadrantsSyntaxError(
-                    f"parameter {p.name!r} of kernel {self.fn.__qualname__!r} has an unsupported annotation {a!r}",
+                    f"parameter {name!r} of kernel {self.fn.__qualname__!r} has an unsupported annotation {a!r}",
                     self.def_loc(),
                 )
-            out.append(Param(p.name, kind, a, p.default))
+            out.append(Param(name, kind, a, default))
         return out
 
     def _bind(self, params: list[Param], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
@@ -211,7 +237,7 @@ class Kernel:
         for p in params[len(args) :]:
             if p.name in kwargs:
                 values.append(kwargs.pop(p.name))
-            elif p.default is not inspect.Parameter.empty:
+            elif p.default is not EMPTY:
                 values.append(p.default)
             else:
                 raise QuadrantsRuntimeTypeError(
