@@ -17,7 +17,7 @@
     - the compile-relevant config and the device capabilities, as above.
     The sources of the qd.funcs the kernel reaches, and the values of the globals it is allowed to read
     (UPPERCASE constants, enum members, module attributes), are not known before compiling: the entry records
-    them and a lookup checks them (cache/validate.py). A mismatch is a miss, never a stale hit.
+    them and a lookup checks them (`pipeline.KernelCache._valid`, `fingerprint.py`). A mismatch is a miss, never a stale hit.
 
 Deliberately not in any key: absolute paths, line numbers, timestamps, process ids, object ids, the log level,
 thread counts and cache locations (none of them changes generated code).
@@ -165,4 +165,4 @@ def _host_cpu_fingerprint() -> str:
     return sha256(repr(sorted(picked.items())).encode()).hexdigest()[:24]
 
 
-__all__ = ["KeyParts", "offline_key", "fastcache_key", "device_capabilities", "FORMAT", "Any"]
+__all__ = ["KeyParts", "offline_key", "fastcache_key", "fastcache_digest", "device_capabilities", "FORMAT"]
