@@ -13,5 +13,14 @@ def main() -> None:
     """quadrants: compile kernels ahead of time and manage their caches."""
 
 
+def _register() -> None:
+    from quadrants_cli.precompile import precompile
+
+    main.add_command(precompile)
+
+
+_register()
+
+
 if __name__ == "__main__":
     main()

@@ -29,7 +29,6 @@ import functools
 import platform
 import sys
 from dataclasses import dataclass, field
-from typing import Any
 
 from quadrants._config import Config, compile_relevant
 from quadrants._version import __version__
@@ -141,7 +140,9 @@ def device_capabilities(cpu_target: str = "host") -> str:
     return f"{base}/cpu=host:{_host_cpu_fingerprint()}"
 
 
-def _host_cpu_fingerprint() -> str:
+@functools.cache
+def _cpuinfo() -> dict[str, str]:
+    """The first processor block of /proc/cpuinfo ({} where there is none)."""
     try:
         with open("/proc/cpuinfo") as f:
             text = f.read(64 * 1024)
@@ -153,6 +154,11 @@ def _host_cpu_fingerprint() -> str:
             break  # the first processor block describes them all on the machines we target
         k, _, v = line.partition(":")
         fields[k.strip()] = v.strip()
+    return fields
+
+
+def _host_cpu_fingerprint() -> str:
+    fields = _cpuinfo()
     keys = ("vendor_id", "cpu family", "model", "flags", "Features", "CPU implementer", "CPU part")
     picked = {k: fields[k] for k in keys if k in fields}
     if "flags" in picked:
@@ -165,4 +171,23 @@ def _host_cpu_fingerprint() -> str:
     return sha256(repr(sorted(picked.items())).encode()).hexdigest()[:24]
 
 
-__all__ = ["KeyParts", "offline_key", "fastcache_key", "fastcache_digest", "device_capabilities", "FORMAT"]
+# The x86-64 micro-architecture levels as /proc/cpuinfo flag names (psABI; "pni" is SSE3, "abm" has LZCNT).
+_X86_LEVELS = {
+    "x86-64": set(),
+    "x86-64-v2": {"cx16", "lahf_lm", "popcnt", "pni", "sse4_1", "sse4_2", "ssse3"},
+}
+_X86_LEVELS["x86-64-v3"] = _X86_LEVELS["x86-64-v2"] | {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe",
+                                                       "xsave"}  # fmt: skip
+_X86_LEVELS["x86-64-v4"] = _X86_LEVELS["x86-64-v3"] | {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"}
+
+
+def host_runs(cpu_target: str) -> bool:
+    """Can this machine run code built for `cpu_target`? Known for the x86-64 levels (the portable targets
+    `qd precompile` recommends); False for anything else, which then needs QD_CPU_TARGET set explicitly."""
+    need = _X86_LEVELS.get(cpu_target)
+    if need is None or platform.machine() not in ("x86_64", "AMD64"):
+        return False
+    return need <= set(_cpuinfo().get("flags", "").split())
+
+
+__all__ = ["KeyParts", "offline_key", "fastcache_key", "fastcache_digest", "device_capabilities", "host_runs", "FORMAT"]

@@ -14,6 +14,7 @@ An artifact entry holds the linked shared object (opened with ctypes: no llvmlit
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +33,7 @@ from quadrants.runtime.loader import Loaded, OrcLoader, SharedObjectLoader
 @dataclass
 class Artifact:
     abi: KernelABI
-    loaded: Loaded
+    loaded: Loaded | None  # None when compiled for another process (qd precompile)
     offline_key: str
 
 
@@ -50,8 +51,11 @@ class Outcome:
 class KernelCache:
     """The caches of one program (one `qd.init`): the disk store and an in-memory layer in front of it."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, load: bool = True) -> None:
+        """`load=False` (qd precompile): compile and store, but never load code into this process (it may be
+        built for another CPU) and make no session bundle."""
         self.config = config
+        self.load = load
         self.store = (
             CacheStore(
                 cache_root(config),
@@ -68,7 +72,10 @@ class KernelCache:
         self._index: dict[str, dict[str, Any]] = {}  # fastcache key -> entry, from the bundles read
         self._session_objects: dict[str, bytes] = {}  # offline key -> object code compiled by this process
         self._session_fast: dict[str, dict[str, Any]] = {}  # fastcache entries written by this process
-        if self.store is not None:
+        self._bundles_checked: dict[str, bool] = {}  # bundle key -> whole (probe)
+        self._alternates: dict[str, KernelCache] = {}  # portable CPU target -> its cache (_lookup_baselines)
+        self._baseline_targets: list[str] | None = None
+        if self.store is not None and load:
             atexit.register(self.finish_session)
 
     @property
@@ -85,10 +92,13 @@ class KernelCache:
         config = self.config
         fast_key = None
         if kernel.fastcache and config.src_ll_cache and self.store is not None:
-            fast_key = self._fastcache_key(kernel, spec)
-            if fast_key is not None:
+            inputs = self._fastcache_inputs(kernel, spec)
+            if inputs is not None:
+                fast_key = keys.fastcache_digest(*inputs, config)
                 t0 = time.perf_counter()
                 art = self._fastcache_lookup(kernel, fast_key)
+                if art is None and self.load and config.cpu_target == "host":
+                    art = self._lookup_baselines(kernel, inputs)
                 STATS.time("fastcache_lookup", time.perf_counter() - t0)
                 if art is not None:
                     STATS.count("fastcache_hits")
@@ -117,6 +127,11 @@ class KernelCache:
     # ---- fastcache ----------------------------------------------------------------------------------
 
     def _fastcache_key(self, kernel: Any, spec: Any) -> str | None:
+        inputs = self._fastcache_inputs(kernel, spec)
+        return keys.fastcache_digest(*inputs, self.config) if inputs is not None else None
+
+    def _fastcache_inputs(self, kernel: Any, spec: Any) -> tuple[str, str] | None:
+        """The kernel's source text and the signature text of `spec`: with the config, the fastcache key."""
         from quadrants.lang.args import signature_text
 
         text = source_text(kernel.fn)
@@ -131,10 +146,83 @@ class KernelCache:
                     f"fastcache is off for this call of {kernel.fn.__qualname__!r}: {reason}", tag="fastcache"
                 )
             return None
-        return keys.fastcache_digest(text, signature, self.config)
+        return text, signature
+
+    def _lookup_baselines(self, kernel: Any, inputs: tuple[str, str]) -> Artifact | None:
+        """A miss for this exact CPU: try the portable CPU targets (`x86-64-v3`...) that `qd precompile` filled
+        this cache for and this CPU can run, so an image precompiled on one machine starts fast on another."""
+        for target in self._baselines():
+            sub = self._alternate(target)
+            art = sub._fastcache_lookup(kernel, keys.fastcache_digest(*inputs, sub.config))
+            if art is not None:
+                STATS.count("baseline_hits")
+                return art
+        return None
+
+    def _offline_baselines(self, fe: Any, ir_text: str) -> Artifact | None:
+        """`_lookup_baselines` for the offline cache: the same lowered kernel, compiled for a portable target."""
+        for target in self._baselines():
+            sub = self._alternate(target)
+            okey = keys.offline_key(ir_text, sub.config).digest()
+            entry = sub.store.read("artifact", okey) if sub.store is not None else None
+            if entry is not None:
+                return sub._load(okey, entry)
+        return None
+
+    def _alternate(self, target: str) -> KernelCache:
+        sub = self._alternates.get(target)
+        if sub is None:
+            sub = self._alternates[target] = KernelCache(dataclasses.replace(self.config, cpu_target=target))
+        return sub
+
+    def _baselines(self) -> list[str]:
+        if self._baseline_targets is None:
+            assert self.store is not None
+            listed = self.store.read_json("targets.json").get("cpu", [])
+            self._baseline_targets = [t for t in listed if t != "host" and keys.host_runs(t)]
+        return self._baseline_targets
+
+    def probe(self, kernel: Any, spec: Any) -> tuple[str | None, str | None]:
+        """Would a fresh process find this specialization by fastcache? (its fastcache key, None) if so, else
+        (key or None, the reason). Reads entries (checksums included) and loads nothing: `qd precompile` uses it
+        to skip what is cached and `--check` to prove a deployment starts without compiling."""
+        if self.store is None:
+            return None, "the offline cache is off"
+        fast_key = self._fastcache_key(kernel, spec)
+        if fast_key is None:
+            return None, "fastcache does not apply to these arguments"
+        entry = self.store.read("fast", fast_key)
+        if entry is None:
+            return fast_key, "no fastcache entry"
+        if not self._valid(kernel, entry.meta):
+            return fast_key, "a func or a value the kernel reads changed since it was compiled"
+        meta = entry.meta
+        if "bundle" in meta and self._bundle_ok(meta["bundle"]):
+            return fast_key, None
+        if self.store.read("artifact", meta["artifact"]) is None:
+            return fast_key, "the compiled code is missing or damaged"
+        return fast_key, None
+
+    def probe_offline(self, spec_ir: Any) -> str | None:
+        """For a kernel without fastcache: is its lowered IR (from `spec_ir()`, the frontend) in the offline
+        cache? None if so, else the reason."""
+        if self.store is None:
+            return "the offline cache is off"
+        _, ir_text = spec_ir()
+        okey = keys.offline_key(ir_text, self.config).digest()
+        return None if self.store.read("artifact", okey) is not None else "not in the offline cache"
+
+    def _bundle_ok(self, bkey: str) -> bool:
+        ok = self._bundles_checked.get(bkey)
+        if ok is None:
+            assert self.store is not None
+            ok = self._bundles_checked[bkey] = self.store.read("bundle", bkey) is not None
+        return ok
 
     def _fastcache_lookup(self, kernel: Any, fast_key: str) -> Artifact | None:
         assert self.store is not None
+        if not self.load:
+            return self._fastcache_lookup_unloaded(kernel, fast_key)
         indexed = self._index.get(fast_key)  # from a bundle this process opened: no file to read
         if indexed is not None and self._valid(kernel, indexed):
             art = self._from_bundle(fast_key, indexed)
@@ -160,6 +248,17 @@ class KernelCache:
             self._session_objects[okey] = art_entry.body[so_size : so_size + obj_size]
             self._session_fast[fast_key] = {k: v for k, v in meta.items() if k != "bundle"}
         return self._load(okey, art_entry)
+
+    def _fastcache_lookup_unloaded(self, kernel: Any, fast_key: str) -> Artifact | None:
+        assert self.store is not None
+        entry = self.store.read("fast", fast_key)
+        if entry is None or not self._valid(kernel, entry.meta):
+            return None
+        meta = entry.meta
+        if not ("bundle" in meta and self._bundle_ok(meta["bundle"])):
+            if self.store.read("artifact", meta["artifact"]) is None:
+                return None
+        return Artifact(KernelABI.from_dict(meta["abi"]), None, meta["artifact"])
 
     def _valid(self, kernel: Any, meta: dict[str, Any]) -> bool:
         """The funcs the kernel reached and the outside values it read are as they were when compiled."""
@@ -279,7 +378,16 @@ class KernelCache:
             entry = self.store.read("artifact", okey)
             if entry is not None:
                 STATS.count("offline_hits")
+                if not self.load:
+                    art = self.memory[okey] = Artifact(KernelABI.from_json(entry.meta["abi"]), None, okey)
+                    return art, True
                 return self._load(okey, entry), True
+            if self.load and self.config.cpu_target == "host":
+                art = self._offline_baselines(fe, ir_text)
+                if art is not None:
+                    self.memory[okey] = art
+                    STATS.count("offline_hits")
+                    return art, True
             STATS.count("offline_misses")
         from quadrants import driver
 
@@ -300,9 +408,11 @@ class KernelCache:
             meta = {"so": len(so), "obj": len(compiled.object_code), "abi": compiled.abi.to_json()}
             path = self.store.write("artifact", okey, so + compiled.object_code, meta)
         loaded = None
-        if so and path is not None and self._ensure_runtime_so():
+        if not self.load:
+            self._ensure_runtime_so()  # built and cached for the target, not loaded
+        elif so and path is not None and self._ensure_runtime_so():
             loaded = _try_dlopen(path, compiled.abi.symbol)
-        if loaded is None:
+        if loaded is None and self.load:
             loaded = OrcLoader.load(compiled.object_code, compiled.abi.symbol)
         art = Artifact(compiled.abi, loaded, okey)
         art.compiled = compiled  # type: ignore[attr-defined]
@@ -330,7 +440,7 @@ class KernelCache:
         """Load the native runtime as a shared library (global symbols) so cached kernels can be opened with
         ctypes. Built once per machine and version, and cached like a kernel."""
         if self.runtime_so is None:
-            self.runtime_so = _load_runtime_so(self.store, lambda: self.linker, self.config)
+            self.runtime_so = _load_runtime_so(self.store, lambda: self.linker, self.config, self.load)
         return self.runtime_so
 
 
@@ -345,7 +455,8 @@ def _try_dlopen(path: str, symbol: str) -> Loaded | None:
 _RUNTIME_LOADED: set[str] = set()
 
 
-def _load_runtime_so(store: CacheStore | None, get_linker: Any, config: Config) -> bool:
+def _load_runtime_so(store: CacheStore | None, get_linker: Any, config: Config, load: bool = True) -> bool:
+    """Find (or build and cache) the native runtime .so for this config and, if `load`, load it globally."""
     import ctypes
 
     from quadrants.runtime.loader import RUNTIME_SYMBOL_PROBE
@@ -376,6 +487,8 @@ def _load_runtime_so(store: CacheStore | None, get_linker: Any, config: Config) 
         path = store.write("runtime", rkey, so, {"so": len(so)})
         if path is None:
             return False
+    if not load:
+        return True
     try:
         lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
         getattr(lib, RUNTIME_SYMBOL_PROBE)

@@ -108,12 +108,12 @@ class CacheStore:
     def fallback_path(self) -> str:
         """Where entries go when the cache directory refuses writes: a per-user folder in the temp directory,
         one per cache directory (so a later process with the same read-only cache finds them)."""
-        import hashlib
-        import tempfile
+        from quadrants.cache.keys import sha256  # not hashlib or tempfile: ~6 ms of imports on a first miss
 
         uid = os.getuid() if hasattr(os, "getuid") else 0
-        tag = hashlib.sha256(os.path.abspath(self.root).encode()).hexdigest()[:16]
-        return os.path.join(tempfile.gettempdir(), f"quadrants-cache-{uid}", tag, f"v{FORMAT}")
+        tag = sha256(os.path.abspath(self.root).encode()).hexdigest()[:16]
+        tmp = os.environ.get("TMPDIR") or os.environ.get("TEMP") or os.environ.get("TMP") or "/tmp"
+        return os.path.join(tmp, f"quadrants-cache-{uid}", tag, f"v{FORMAT}")
 
     def _adopt_earlier_fallback(self) -> bool:
         """On a first miss: an earlier process may have kept entries in the fallback folder; read it too."""
@@ -197,6 +197,24 @@ class CacheStore:
             f"{self.fallback} instead",
             tag="cache",
         )
+
+    # ---- small JSON files beside the entries (the ledger, the list of precompiled targets) --------------
+
+    def read_json(self, name: str) -> dict[str, Any]:
+        """`<root>/<name>` as a dict ({} when missing or unreadable)."""
+        try:
+            with open(os.path.join(self.root, name)) as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def write_json(self, name: str, data: dict[str, Any]) -> bool:
+        try:
+            _atomic_write(os.path.join(self.root, name), json.dumps(data, sort_keys=True).encode())
+        except OSError:
+            return False
+        return True
 
     # ---- size bound -----------------------------------------------------------------------------------
 

@@ -151,24 +151,49 @@ class Kernel:
             for r in raw
         )
 
-    def _compile(self, spec: Specialization, prog: program.Program) -> Launcher | QuadrantsCompilationError:
-        from quadrants.cache.pipeline import cache_for
-        from quadrants.lang.matrix import Matrix
-
-        config = prog.config
+    def _builder(self, spec: Specialization, config: Any, returns: tuple[Any, ...]) -> Callable[[], Any]:
+        """The frontend and passes for `spec`, run by the cache pipeline only when no cache answers."""
 
         def build() -> Any:
             from quadrants import driver  # the frontend: not imported when a cache hit serves the call
             from quadrants.ir.printer import format_kernel
 
             t0 = time.perf_counter()
-            fe = driver.build_ir(self.source, self.fn.__qualname__, spec.specs, self._returns, config)
+            fe = driver.build_ir(self.source, self.fn.__qualname__, spec.specs, returns, config)
             text = format_kernel(fe.kernel)
             driver.STATS.time("frontend", time.perf_counter() - t0)
             return fe, text
 
+        return build
+
+    def precompile(self, args: tuple[Any, ...], kwargs: dict[str, Any], cache: Any) -> Any:
+        """Compile the specialization `args` select into `cache` (a `KernelCache`), or find it there, without
+        running anything; returns the pipeline's `Outcome`. `qd precompile` calls this."""
+        config = cache.config
+        spec = self.specialize(args, kwargs, config)
+        return cache.obtain(self, spec, self._builder(spec, config, self._resolve_returns(config)))
+
+    def probe(self, args: tuple[Any, ...], kwargs: dict[str, Any], cache: Any) -> tuple[str | None, str | None]:
+        """Whether a fresh process would find this call's code in `cache` without compiling: (fastcache key or
+        None, None if found else why not). A kernel without fastcache runs the frontend to find its offline key."""
+        config = cache.config
+        spec = self.specialize(args, kwargs, config)
+        if self.fastcache:
+            return cache.probe(self, spec)
+        return None, cache.probe_offline(self._builder(spec, config, self._resolve_returns(config)))
+
+    def specialize(self, args: tuple[Any, ...], kwargs: dict[str, Any], config: Any) -> Specialization:
+        """The specialization a call with these arguments selects under `config` (what its keys are made of)."""
+        values = self._bind(self.params, tuple(args), dict(kwargs))
+        return Specializer(self.fn.__qualname__, config.default_ip, config.default_fp).specialize(self.params, values)
+
+    def _compile(self, spec: Specialization, prog: program.Program) -> Launcher | QuadrantsCompilationError:
+        from quadrants.cache.pipeline import cache_for
+        from quadrants.lang.matrix import Matrix
+
+        config = prog.config
         try:
-            outcome = cache_for(prog).obtain(self, spec, build)
+            outcome = cache_for(prog).obtain(self, spec, self._builder(spec, config, self._returns))
         except QuadrantsCompilationError as e:
             return e
         if not self._observed:
@@ -177,6 +202,7 @@ class Kernel:
             obs.cache_key_generated, obs.cache_validated = outcome.key_generated, outcome.validated
             obs.cache_loaded, obs.cache_stored = outcome.loaded and outcome.validated, outcome.stored
         art = outcome.artifact
+        assert art.loaded is not None  # this process's cache loads what it finds
         launcher = Launcher(art.abi, art.loaded, config.num_threads, prog.fields.table_address, Matrix._wrap)
         launcher.compiled = getattr(art, "compiled", None)  # type: ignore[attr-defined]
         return launcher

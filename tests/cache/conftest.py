@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -67,3 +68,23 @@ def report(**values):
 
 STORED = [True, False, False, True]
 LOADED = [True, True, True, False]
+
+
+def make_read_only(path: Path) -> list[str] | None:
+    """Make a folder tree refuse writes, also for root (immutable attribute). Returns the undo command, or None
+    when this machine cannot (the test then skips)."""
+    if os.geteuid() == 0:
+        if shutil.which("chattr") is None:
+            return None
+        if subprocess.run(["chattr", "-R", "+i", str(path)], capture_output=True).returncode != 0:
+            return None
+        undo = ["chattr", "-R", "-i", str(path)]
+    else:
+        subprocess.run(["chmod", "-R", "a-w", str(path)], check=True)
+        undo = ["chmod", "-R", "u+w", str(path)]
+    try:
+        (path / "probe").write_text("x")
+    except OSError:
+        return undo
+    subprocess.run(undo)
+    return None

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from quadrants.cache.store import KIND_CODES, CorruptEntry, decode
-from tests.cache.conftest import LOADED, REPORT, STORED, Project
+from tests.cache.conftest import LOADED, REPORT, STORED, Project, make_read_only
 
 APP = "import sys\nimport numpy as np\nimport quadrants as qd\n" + REPORT + '''
 qd.init(arch=qd.cpu)
@@ -162,26 +162,6 @@ def test_an_entry_from_another_format_version_is_ignored(warm: Project) -> None:
 
 
 # ---- a read-only cache directory ----------------------------------------------------------------------
-
-
-def make_read_only(path: Path) -> list[str] | None:
-    """Make a folder tree refuse writes, also for root (immutable attribute). Returns the undo command, or None
-    when this machine cannot (the test then skips)."""
-    if os.geteuid() == 0:
-        if shutil.which("chattr") is None:
-            return None
-        if subprocess.run(["chattr", "-R", "+i", str(path)], capture_output=True).returncode != 0:
-            return None
-        undo = ["chattr", "-R", "-i", str(path)]
-    else:
-        subprocess.run(["chmod", "-R", "a-w", str(path)], check=True)
-        undo = ["chmod", "-R", "u+w", str(path)]
-    try:
-        (path / "probe").write_text("x")
-    except OSError:
-        return undo
-    subprocess.run(undo)
-    return None
 
 
 def test_a_read_only_cache_serves_hits_and_keeps_new_kernels_elsewhere(warm: Project, tmp_path: Path) -> None:

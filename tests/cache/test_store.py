@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 
 import pytest
 
@@ -33,7 +32,7 @@ def tmpdir_for_fallback(tmp_path, monkeypatch):
     """Point the temp directory (where the fallback folder lives) into the test's folder."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    monkeypatch.setenv("TMPDIR", str(tmp))
     return tmp
 
 
@@ -168,7 +167,7 @@ def test_a_fallback_folder_others_can_write_is_not_used(tmp_path, tmpdir_for_fal
 def test_nothing_writable_at_all_returns_none_without_raising(tmp_path, monkeypatch) -> None:
     blocker = tmp_path / "f"
     blocker.write_text("")
-    monkeypatch.setattr(tempfile, "tempdir", str(blocker))  # the temp directory is a file too
+    monkeypatch.setenv("TMPDIR", str(blocker))  # the temp directory is a file too
     s = CacheStore(str(blocker / "cache"), max_bytes=0)
     assert s.write("artifact", KEY_A, b"A", {}) is None
     assert s.read("artifact", KEY_A) is None

@@ -1,0 +1,25 @@
+"""What the `qd` commands share: the console, and how usage errors end (exit status 2)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import NoReturn
+
+from rich.console import Console
+
+
+def console(quiet: bool = False) -> Console:
+    """Where human-readable output goes: stdout, or stderr when stdout carries JSON."""
+    return Console(stderr=quiet, highlight=False, soft_wrap=True)
+
+
+def fail_usage(message: str, as_json: bool = False) -> NoReturn:
+    """A usage or manifest error: the message (file:line: what was expected) and exit status 2."""
+    if as_json:
+        print(json.dumps({"error": message, "exit_code": 2}))
+    else:
+        from rich.markup import escape
+
+        Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error[/red]: {escape(message)}")
+    sys.exit(2)

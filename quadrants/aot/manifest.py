@@ -1,0 +1,281 @@
+"""The precompile manifest: which modules to import, for which targets, and the signatures of each kernel.
+
+`qd.toml` holds the keys at its top level; `pyproject.toml` holds them under `[tool.quadrants]`:
+
+    modules = ["sim.kernels", "sim.cloth"]     # imported to find the kernels (required)
+    python_path = ["src"]                      # put on sys.path first, relative to this file (default ["."])
+    cache_dir = "build/qd-cache"               # relative to this file (default: QD_CACHE_DIR, else the user cache)
+    targets = ["host", "x86-64-v3"]            # "host" or an LLVM CPU name (default ["host"])
+
+    [init]                                     # the qd.init options the program runs with
+    default_fp = "f64"
+
+    [[kernel]]
+    name = "sim.kernels:advance"               # module:qualname; module:Class.method for data_oriented methods
+    signatures = [
+        { x = "ndarray[f32, 1]", dt = "f32" },         # a type per parameter (see typespec.py)
+        { x = "ndarray[vec3, 1]", dt = "f64" },
+        { x = "numpy[f32, 2]", n = 4, mode = "FAST" },   # template value; enum member by name
+        { state = { factory = "sim.setup:example_state" } },   # a dataclass / data_oriented example
+    ]
+    # factory = "sim.setup:advance_args"       # or a function returning a list of argument dicts/tuples
+
+Parameters whose annotation fixes the type (`qd.types.NDArray[qd.f32, 1]`, `qd.f32`, `qd.math.vec3`) may be
+left out of a signature; a kernel whose parameters are all fixed needs no `signatures` at all.
+
+Every problem is a `ManifestError` naming the file, the line and what was expected.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from quadrants.aot import typespec
+from quadrants.aot.tomlpos import Path, key_lines, line_of
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+TOP_KEYS = {"modules", "python_path", "cache_dir", "targets", "init", "kernel"}
+KERNEL_KEYS = {"name", "signatures", "factory"}
+_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+_TARGET = re.compile(r"^(host|[a-z][a-z0-9_.+-]*)$")
+
+
+class ManifestError(Exception):
+    """A manifest problem: `file:line: message`."""
+
+    def __init__(self, message: str, file: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Factory:
+    """`{ factory = "module:function" }`: call it for an example value."""
+
+    ref: str
+
+
+@dataclass(frozen=True)
+class Value:
+    """A value written in the manifest: a template value, an enum member name, or (as a string) a type;
+    `is_dtype`: `{ dtype = "f32" }`, a template parameter given a scalar type."""
+
+    raw: Any
+    is_dtype: bool = False
+
+
+@dataclass(frozen=True)
+class Signature:
+    params: dict[str, Factory | Value]
+    path: Path  # where it is written, for messages
+
+
+@dataclass(frozen=True)
+class KernelEntry:
+    name: str  # module:qualname
+    signatures: list[Signature]
+    factory: str | None
+    path: Path
+
+    @property
+    def module(self) -> str:
+        return self.name.split(":", 1)[0]
+
+    @property
+    def qualname(self) -> str:
+        return self.name.split(":", 1)[1]
+
+
+@dataclass
+class Manifest:
+    file: str
+    modules: list[str]
+    python_path: list[str]
+    cache_dir: str | None
+    targets: list[str]
+    init: dict[str, Any]
+    kernels: list[KernelEntry]
+    prefix: Path = ()  # ("tool", "quadrants") in a pyproject.toml
+    lines: dict[Path, int] = field(default_factory=dict)
+
+    @property
+    def root(self) -> str:
+        return os.path.dirname(os.path.abspath(self.file))
+
+    def error(self, message: str, path: Path = ()) -> ManifestError:
+        """An error about the item at `path` (relative to the manifest's table)."""
+        return ManifestError(message, self.file, line_of(self.lines, self.prefix + path))
+
+    def kernel(self, name: str) -> KernelEntry | None:
+        return next((k for k in self.kernels if k.name == name), None)
+
+
+def find(start: str | None = None) -> str | None:
+    """`qd.toml`, else a `pyproject.toml` with a [tool.quadrants] table, in `start` or a folder above it."""
+    folder = os.path.abspath(start or os.getcwd())
+    while True:
+        for name in ("qd.toml", "pyproject.toml"):
+            path = os.path.join(folder, name)
+            if os.path.isfile(path) and (name == "qd.toml" or _has_tool_table(path)):
+                return path
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _has_tool_table(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return "quadrants" in tomllib.load(f).get("tool", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+
+
+def load(path: str) -> Manifest:
+    """Read and validate a manifest; raises ManifestError."""
+    display = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise ManifestError(f"cannot read the manifest ({e.strerror})", display) from None
+    try:
+        text = raw.decode()
+        data = tomllib.loads(text)
+    except UnicodeDecodeError:
+        raise ManifestError("not UTF-8 text", display) from None
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
+        line = int(m.group(1)) if m else None
+        col = f" (column {m.group(2)})" if m else ""
+        raise ManifestError(f"invalid TOML: {msg}{col}", display, line) from None
+    prefix: Path = ()
+    if os.path.basename(path) == "pyproject.toml":
+        prefix = ("tool", "quadrants")
+        data = data.get("tool", {}).get("quadrants")
+        if not isinstance(data, dict):
+            raise ManifestError("no [tool.quadrants] table", display)
+    manifest = Manifest(display, [], ["."], None, ["host"], {}, [], prefix, key_lines(text))
+    _validate(manifest, data)
+    return manifest
+
+
+def _validate(m: Manifest, data: dict[str, Any]) -> None:
+    for key in data:
+        if key not in TOP_KEYS:
+            raise m.error(f"unknown key {key!r}; expected one of {', '.join(sorted(TOP_KEYS))}", (key,))
+    if "modules" not in data:
+        raise m.error('missing "modules": the list of modules that define the kernels, e.g. modules = ["app.sim"]')
+    m.modules = _str_list(m, data, "modules", dotted=True)
+    if not m.modules:
+        raise m.error('"modules" is empty: name at least one module', ("modules",))
+    if "python_path" in data:
+        m.python_path = _str_list(m, data, "python_path")
+    if "cache_dir" in data:
+        if not isinstance(data["cache_dir"], str) or not data["cache_dir"]:
+            raise m.error('"cache_dir" must be a folder path (a string)', ("cache_dir",))
+        m.cache_dir = data["cache_dir"]
+    if "targets" in data:
+        m.targets = _str_list(m, data, "targets")
+        for i, t in enumerate(m.targets):
+            if t.startswith("cuda"):
+                raise m.error(f"target {t!r}: CUDA targets are not supported yet", ("targets", i))
+            if not _TARGET.match(t):
+                raise m.error(f'target {t!r}: expected "host" or a CPU name such as "x86-64-v3"', ("targets", i))
+    if "init" in data:
+        m.init = _init_options(m, data["init"])
+    kernels = data.get("kernel", [])
+    if not isinstance(kernels, list):
+        raise m.error('"kernel" must be an array of tables: write each as [[kernel]]', ("kernel",))
+    for i, k in enumerate(kernels):
+        m.kernels.append(_kernel(m, k, ("kernel", i)))
+    seen: dict[str, int] = {}
+    for i, k in enumerate(m.kernels):
+        if k.name in seen:
+            raise m.error(f"kernel {k.name!r} is listed twice (also in kernel #{seen[k.name] + 1})", ("kernel", i))
+        seen[k.name] = i
+
+
+def _str_list(m: Manifest, data: dict[str, Any], key: str, dotted: bool = False) -> list[str]:
+    v = data[key]
+    if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
+        raise m.error(f'"{key}" must be a list of strings, e.g. {key} = ["..."]', (key,))
+    if dotted:
+        for i, x in enumerate(v):
+            if not re.match(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$", x):
+                raise m.error(f"{x!r} is not a module name (dotted, like \"app.kernels\")", (key, i))
+    return list(v)
+
+
+def _init_options(m: Manifest, v: Any) -> dict[str, Any]:
+    from quadrants._config import Config
+
+    if not isinstance(v, dict):
+        raise m.error("[init] must be a table of qd.init options", ("init",))
+    known = {f.name for f in fields(Config)}
+    for k in v:
+        if k not in known:
+            raise m.error(f"unknown qd.init option {k!r} (see quadrants/_config.py)", ("init", k))
+        if k in ("offline_cache_file_path", "offline_cache", "arch"):
+            raise m.error(f"{k!r} is set by qd precompile (use cache_dir / targets)", ("init", k))
+    return dict(v)
+
+
+def _kernel(m: Manifest, k: Any, path: Path) -> KernelEntry:
+    if not isinstance(k, dict):
+        raise m.error("each [[kernel]] must be a table", path)
+    for key in k:
+        if key not in KERNEL_KEYS:
+            raise m.error(f"unknown key {key!r} in [[kernel]]; expected one of {', '.join(sorted(KERNEL_KEYS))}",
+                          path + (key,))  # fmt: skip
+    name = k.get("name")
+    if not isinstance(name, str) or not _REF.match(name):
+        raise m.error('[[kernel]] needs name = "module:kernel" (or "module:Class.method")', path + ("name",))
+    factory = k.get("factory")
+    if factory is not None and (not isinstance(factory, str) or not _REF.match(factory)):
+        raise m.error('factory must be "module:function"', path + ("factory",))
+    sigs_raw = k.get("signatures", [])
+    if not isinstance(sigs_raw, list):
+        raise m.error("signatures must be an array of inline tables: [{ x = \"ndarray[f32, 1]\" }, ...]",
+                      path + ("signatures",))  # fmt: skip
+    sigs = []
+    for j, s in enumerate(sigs_raw):
+        spath = path + ("signatures", j)
+        if not isinstance(s, dict):
+            raise m.error('each signature must be an inline table, e.g. { x = "ndarray[f32, 1]", dt = "f32" }', spath)
+        params: dict[str, Factory | Value] = {}
+        for pname, pv in s.items():
+            params[pname] = _param_value(m, pv, spath + (pname,))
+        sigs.append(Signature(params, spath))
+    return KernelEntry(name, sigs, factory, path)
+
+
+def _param_value(m: Manifest, v: Any, path: Path) -> Factory | Value:
+    if isinstance(v, dict):
+        if set(v) == {"factory"} and isinstance(v["factory"], str) and _REF.match(v["factory"]):
+            return Factory(v["factory"])
+        if set(v) == {"value"}:
+            return Value(_tuples(v["value"]))
+        if set(v) == {"dtype"} and isinstance(v["dtype"], str) and v["dtype"] in typespec.SCALARS:
+            return Value(v["dtype"], is_dtype=True)
+        raise m.error('expected { factory = "module:function" }, { value = ... } or { dtype = "f32" }', path)
+    return Value(_tuples(v))
+
+
+def _tuples(v: Any) -> Any:
+    return tuple(_tuples(x) for x in v) if isinstance(v, list) else v

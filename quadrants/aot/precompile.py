@@ -1,0 +1,324 @@
+"""`qd precompile`: fill the cache from a manifest so that a program's kernels load by key at start.
+
+    manifest ─► import the project (this process: lookups only, no LLVM) ─► every (kernel, signature, target)
+       ├─ probe: already in the cache (the runtime's own lookup, checksums included) ─► "cached"
+       └─ else a task for a worker process (spawned with the target's QD_* environment) ─► compile + store
+    then per target: one bundle (a shared library of every kernel, with an index of their fastcache entries),
+    so a process that starts opens one library and looks the rest up in memory.
+
+`--check` stops after the probes: every signature must already hit (a CI gate). Results are data (`Report`);
+the CLI only prints them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import Any
+
+from quadrants.aot import manifest as manifest_mod
+from quadrants.aot import project
+from quadrants.aot.manifest import Manifest, ManifestError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+@dataclass
+class Item:
+    """One (kernel, signature, target) and what became of it."""
+
+    kernel: str
+    index: int  # the call's position among the kernel's signatures (then factory calls)
+    target: str
+    where: str  # manifest file:line
+    status: str = "pending"  # cached | compiled | failed | missing (--check)
+    detail: str = ""  # the error, or why a --check misses
+    seconds: float = 0.0
+    fastcache: bool = True
+    fast_key: str | None = None
+
+
+@dataclass
+class Report:
+    manifest: str
+    cache_dir: str
+    targets: list[str]
+    kernels: list[str] = field(default_factory=list)  # manifest kernels
+    items: list[Item] = field(default_factory=list)
+    not_in_manifest: list[str] = field(default_factory=list)  # fastcache kernels found, not listed
+    not_fastcache: list[str] = field(default_factory=list)  # listed, not fastcache=True
+    bundles: dict[str, str] = field(default_factory=dict)  # target -> bundle path
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    check: bool = False
+
+    def count(self, status: str) -> int:
+        return sum(1 for i in self.items if i.status == status)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_FAILED if any(i.status in ("failed", "missing") for i in self.items) else EXIT_OK
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "manifest": self.manifest,
+            "cache_dir": self.cache_dir,
+            "targets": self.targets,
+            "kernels": len(self.kernels),
+            "signatures": len(self.items),
+            "compiled": self.count("compiled"),
+            "cached": self.count("cached"),
+            "failed": self.count("failed"),
+            "missing": self.count("missing"),
+            "seconds": round(self.seconds, 3),
+            "not_in_manifest": self.not_in_manifest,
+            "not_fastcache": self.not_fastcache,
+            "bundles": self.bundles,
+            "notes": self.notes,
+            "items": [dataclasses.asdict(i) for i in self.items],
+            "exit_code": self.exit_code,
+        }
+
+
+@contextlib.contextmanager
+def environment(env: dict[str, str]) -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def load_manifest(path: str | None, cache_dir: str | None = None, targets: list[str] | None = None) -> Manifest:
+    """The manifest at `path` (else found from the current folder), with command-line overrides."""
+    path = path or manifest_mod.find()
+    if path is None:
+        raise ManifestError("no manifest: write a qd.toml (or [tool.quadrants] in pyproject.toml), or pass -m", ".")
+    m = manifest_mod.load(path)
+    if cache_dir:
+        m.cache_dir = os.path.abspath(cache_dir)
+    if targets:
+        m.targets = list(targets)
+    return m
+
+
+def precompile(
+    m: Manifest,
+    jobs: int | None = None,
+    check: bool = False,
+    progress: Callable[[Item], None] | None = None,
+    planned: Callable[[int], None] | None = None,
+) -> Report:
+    """Precompile (or with `check`, only probe) every signature of the manifest. Raises ManifestError or
+    project.ProjectError for problems that stop everything (exit code 2)."""
+    t0 = time.perf_counter()
+    with environment(project.environment(m, m.targets[0])):
+        from quadrants._config import cache_root
+        from quadrants.cache.pipeline import KernelCache
+        from quadrants.errors import QuadrantsError
+        from quadrants.lang import program
+
+        modules = project.import_modules(m)
+        found = project.discover(modules)
+        base = program.get().config
+        report = Report(m.file, cache_root(base), list(m.targets), [k.name for k in m.kernels], check=check)
+        _reconcile(m, found, report)
+        tasks: list[Item] = []
+        for target in m.targets:
+            cache = KernelCache(dataclasses.replace(base, cpu_target=target), load=False)
+            if check and not _runtime_cached(cache):
+                report.notes.append(f"target {target}: the native runtime library is not cached")
+            for entry in m.kernels:
+                kernel = found[entry.name].kernel
+                for index, (path, args) in enumerate(project.calls(m, entry, kernel)):
+                    item = Item(entry.name, index, target, _where(m, path), fastcache=kernel.fastcache)
+                    report.items.append(item)
+                    try:
+                        item.fast_key, reason = kernel.probe(tuple(args), {}, cache)
+                    except QuadrantsError as e:  # the frontend of a kernel without fastcache
+                        item.status, item.detail = "failed", str(e).strip()
+                        reason = None
+                    if item.status == "failed":
+                        pass
+                    elif reason is None:
+                        item.status = "cached"
+                    elif check:
+                        item.status, item.detail = "missing", reason
+                    else:
+                        tasks.append(item)
+                    if item.status != "pending" and progress:
+                        progress(item)
+        if planned:
+            planned(len(tasks))
+        if tasks:
+            _run_tasks(m, tasks, jobs, progress)
+        if not check:
+            for target in m.targets:
+                cache = KernelCache(dataclasses.replace(base, cpu_target=target), load=False)
+                bundle = _bundle(cache, [i for i in report.items if i.target == target], report)
+                if bundle:
+                    report.bundles[target] = bundle
+            _record_targets(KernelCache(base, load=False), [t for t in m.targets if t != "host"])
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _where(m: Manifest, path: tuple[Any, ...]) -> str:
+    line = m.error("", path).line
+    return f"{m.file}:{line}" if line else m.file
+
+
+def _reconcile(m: Manifest, found: dict[str, project.Found], report: Report) -> None:
+    for entry in m.kernels:
+        if entry.name not in found:
+            near = [n for n in found if n.split(":")[-1] == entry.qualname or n.startswith(entry.module + ":")]
+            hint = f"; kernels in {entry.module}: {', '.join(near)}" if near else ""
+            raise m.error(f"kernel {entry.name!r} not found in the imported modules{hint}", entry.path + ("name",))
+        if not found[entry.name].kernel.fastcache:
+            report.not_fastcache.append(entry.name)
+    listed = {k.name for k in m.kernels}
+    report.not_in_manifest = [n for n, f in found.items() if f.kernel.fastcache and n not in listed]
+
+
+def _record_targets(cache: Any, targets: list[str]) -> None:
+    """List the portable CPU targets this cache holds, so a process on another machine tries them on a miss."""
+    if cache.store is None or not targets:
+        return
+    listed = cache.store.read_json("targets.json").get("cpu", [])
+    if not set(targets) <= set(listed):
+        cache.store.write_json("targets.json", {"cpu": sorted(set(listed) | set(targets))})
+
+
+def _runtime_cached(cache: Any) -> bool:
+    from quadrants.cache import keys
+
+    rkey = keys.KeyParts("runtime", keys.runtime_parts(cache.config)).digest()
+    return cache.store is not None and cache.store.read("runtime", rkey) is not None
+
+
+# ---- workers --------------------------------------------------------------------------------------------
+
+
+def _run_tasks(m: Manifest, tasks: list[Item], jobs: int | None, progress: Callable[[Item], None] | None) -> None:
+    import multiprocessing
+
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
+    by_target: dict[str, list[Item]] = {}
+    for t in tasks:
+        by_target.setdefault(t.target, []).append(t)
+    ctx = multiprocessing.get_context("spawn")  # a clean interpreter: no inherited JIT, threads or locks
+    for target, items in by_target.items():
+        env = project.environment(m, target)
+        with ProcessPoolExecutor(min(jobs, len(items)), mp_context=ctx, initializer=_worker_init,
+                                 initargs=(m.file, m.cache_dir, m.targets, env)) as pool:  # fmt: skip
+            futures = {pool.submit(_worker_compile, t.kernel, t.index): t for t in items}
+            for fut in as_completed(futures):
+                item = futures[fut]
+                try:
+                    item.status, item.detail, item.seconds = fut.result()
+                except Exception as e:  # noqa: BLE001 - a worker that died
+                    item.status, item.detail = "failed", f"worker error: {type(e).__name__}: {e}"
+                if progress:
+                    progress(item)
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(manifest_path: str, cache_dir: str | None, targets: list[str], env: dict[str, str]) -> None:
+    os.environ.update(env)
+    os.environ.setdefault("QD_LOG_LEVEL", "warn")
+    from quadrants.cache.pipeline import KernelCache
+    from quadrants.lang import program
+
+    m = load_manifest(manifest_path, cache_dir, targets)
+    modules = project.import_modules(m)
+    _WORKER["manifest"] = m
+    _WORKER["found"] = project.discover(modules)
+    _WORKER["cache"] = KernelCache(program.get().config, load=False)
+    _WORKER["calls"] = {}
+
+
+def _worker_compile(kernel_name: str, index: int) -> tuple[str, str, float]:
+    from quadrants.errors import QuadrantsError
+
+    m: Manifest = _WORKER["manifest"]
+    kernel = _WORKER["found"][kernel_name].kernel
+    entry = m.kernel(kernel_name)
+    assert entry is not None
+    t0 = time.perf_counter()
+    try:
+        calls = _WORKER["calls"].get(kernel_name)
+        if calls is None:
+            calls = _WORKER["calls"][kernel_name] = project.calls(m, entry, kernel)
+        _, args = calls[index]
+        outcome = kernel.precompile(tuple(args), {}, _WORKER["cache"])
+    except QuadrantsError as e:
+        return "failed", str(e).strip(), time.perf_counter() - t0
+    except Exception as e:  # noqa: BLE001 - the project's code (a factory) or a compiler bug: named, not fatal
+        return "failed", f"{type(e).__name__}: {e}", time.perf_counter() - t0
+    if kernel.fastcache and not outcome.stored and not (outcome.loaded and outcome.validated):
+        return "failed", "compiled, but fastcache could not store it (see the warnings above)", time.perf_counter() - t0
+    status = "cached" if outcome.loaded else "compiled"
+    return status, "", time.perf_counter() - t0
+
+
+# ---- bundles ----------------------------------------------------------------------------------------------
+
+
+def _bundle(cache: Any, items: list[Item], report: Report) -> str | None:
+    """Link every fastcache kernel of one target into one library and point their entries at it."""
+    from quadrants.cache import keys
+    from quadrants.cache.bundle import link_bundle
+    from quadrants.cache.link import LinkError
+
+    store = cache.store
+    entries: dict[str, dict[str, Any]] = {}
+    for item in items:
+        if item.status not in ("cached", "compiled") or not item.fastcache:
+            continue
+        fe = store.read("fast", item.fast_key) if item.fast_key else None
+        if fe is not None:
+            entries[item.fast_key] = fe.meta  # type: ignore[index]
+    if len(entries) < 1:
+        return None
+    okeys = sorted({meta["artifact"] for meta in entries.values()})
+    bkey = keys.KeyParts("bundle", {**keys.runtime_parts(cache.config), "kernels": ",".join(okeys)}).digest()
+    existing = store.read("bundle", bkey)
+    if existing is not None and all(meta.get("bundle") == bkey for meta in entries.values()):
+        return existing.path  # nothing changed since the last run
+    linker = cache.linker
+    if linker is None:
+        report.notes.append(f"target {cache.config.cpu_target}: no linker (ld) found, so no bundle; kernels load "
+                            "one by one, in-process")  # fmt: skip
+        return None
+    objects = []
+    for okey in okeys:
+        art = store.read("artifact", okey)
+        if art is None:
+            report.notes.append(f"artifact {okey[:12]} vanished before bundling")
+            return None
+        so_size, obj_size = art.meta["so"], art.meta["obj"]
+        objects.append(art.body[so_size : so_size + obj_size])
+    try:
+        so = link_bundle(objects, linker)
+    except (LinkError, OSError) as e:
+        report.notes.append(f"target {cache.config.cpu_target}: bundle not linked ({e})")
+        return None
+    index = {k: {kk: vv for kk, vv in meta.items() if kk != "bundle"} for k, meta in entries.items()}
+    path = store.write("bundle", bkey, so, {"so": len(so), "kernels": okeys, "index": index})
+    if path is None:
+        return None
+    for fast_key, meta in index.items():
+        store.write("fast", fast_key, b"", {**meta, "bundle": bkey})
+    return path

@@ -1,0 +1,113 @@
+"""Argument types as a manifest writes them, parsed, turned into example arguments, and written back.
+
+    f32 | i32 | ... | u1                       a scalar
+    ndarray[f32, 1]                            a qd.ndarray of 1 dimension
+    ndarray[vector(3, f32), 2]                 ... of vectors (also vec2..vec4, ivec2..ivec4: f32 / i32)
+    ndarray[matrix(3, 3, f32), 1]              ... of matrices (also mat2..mat4: f32)
+    numpy[f64, 2] / torch[f32, 1]              a numpy array / a CPU torch tensor
+
+A numpy array, a torch tensor and a qd.ndarray of one element type and dimension compile to the same kernel
+(one key), so all three spellings precompile the same entry.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from quadrants.types import dtypes
+from quadrants.types.dtypes import PrimitiveType
+
+SCALARS = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "u1")
+CONTAINERS = ("ndarray", "numpy", "torch")
+ALIASES = {
+    **{f"vec{n}": ((n,), "f32") for n in (2, 3, 4)},
+    **{f"ivec{n}": ((n,), "i32") for n in (2, 3, 4)},
+    **{f"mat{n}": ((n, n), "f32") for n in (2, 3, 4)},
+}
+EXPECTED = (
+    'a type such as "f32", "ndarray[f32, 1]", "ndarray[vector(3, f32), 1]", "ndarray[matrix(2, 2, f64), 2]", '
+    '"numpy[f64, 2]" or "torch[f32, 1]"'
+)
+
+_ARRAY = re.compile(r"^(ndarray|numpy|torch)\[\s*(.+?)\s*,\s*(\d+)\s*\]$")
+_VECTOR = re.compile(r"^vector\(\s*(\d+)\s*,\s*(\w+)\s*\)$")
+_MATRIX = re.compile(r"^matrix\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\w+)\s*\)$")
+
+
+class TypeSpecError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class TypeSpec:
+    """A parsed argument type: a scalar (`container` is None) or an array of `elem_shape`-shaped elements."""
+
+    dtype: PrimitiveType
+    container: str | None = None
+    ndim: int = 0
+    elem_shape: tuple[int, ...] = ()
+
+    def text(self) -> str:
+        if self.container is None:
+            return str(self.dtype)
+        return f"{self.container}[{element_text(self.dtype, self.elem_shape)}, {self.ndim}]"
+
+    def example(self) -> Any:
+        """A smallest argument of this type (one element per axis)."""
+        import numpy as np
+
+        shape = (1,) * self.ndim + self.elem_shape
+        if self.container is None:
+            return False if self.dtype is dtypes.u1 else 0.0 if self.dtype.is_float else 0
+        if self.container == "numpy":
+            return np.zeros(shape, dtype=self.dtype.np_dtype)
+        if self.container == "torch":
+            import torch
+
+            return torch.zeros(shape, dtype=getattr(torch, _TORCH_NAMES.get(str(self.dtype), "float32")))
+        import quadrants as qd
+
+        if not self.elem_shape:
+            return qd.ndarray(self.dtype, (1,) * self.ndim)
+        if len(self.elem_shape) == 1:
+            return qd.Vector.ndarray(self.elem_shape[0], self.dtype, (1,) * self.ndim)
+        return qd.Matrix.ndarray(self.elem_shape[0], self.elem_shape[1], self.dtype, (1,) * self.ndim)
+
+
+_TORCH_NAMES = {"u1": "bool", "f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "i16": "int16",
+                "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64"}  # fmt: skip
+
+
+def element_text(dtype: PrimitiveType, elem_shape: tuple[int, ...]) -> str:
+    if not elem_shape:
+        return str(dtype)
+    if len(elem_shape) == 1:
+        return f"vector({elem_shape[0]}, {dtype})"
+    return f"matrix({elem_shape[0]}, {elem_shape[1]}, {dtype})"
+
+
+def _scalar(name: str, whole: str) -> PrimitiveType:
+    if name not in SCALARS:
+        raise TypeSpecError(f"unknown type {whole!r}; expected {EXPECTED}")
+    return dtypes.to_dtype(name)
+
+
+def parse(text: str) -> TypeSpec:
+    """Parse a manifest type string; a TypeSpecError says what was expected."""
+    t = text.strip()
+    if t in SCALARS:
+        return TypeSpec(dtypes.to_dtype(t))
+    m = _ARRAY.match(t)
+    if m is None:
+        raise TypeSpecError(f"unknown type {text!r}; expected {EXPECTED}")
+    container, elem, ndim = m.group(1), m.group(2), int(m.group(3))
+    if elem in ALIASES:
+        shape, name = ALIASES[elem]
+        return TypeSpec(dtypes.to_dtype(name), container, ndim, shape)
+    if (v := _VECTOR.match(elem)) is not None:
+        return TypeSpec(_scalar(v.group(2), text), container, ndim, (int(v.group(1)),))
+    if (mm := _MATRIX.match(elem)) is not None:
+        return TypeSpec(_scalar(mm.group(3), text), container, ndim, (int(mm.group(1)), int(mm.group(2))))
+    return TypeSpec(_scalar(elem, text), container, ndim)
