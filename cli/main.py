@@ -14,9 +14,11 @@ def main() -> None:
 
 
 def _register() -> None:
+    from quadrants_cli.audit import audit
     from quadrants_cli.precompile import precompile
 
     main.add_command(precompile)
+    main.add_command(audit)
 
 
 _register()

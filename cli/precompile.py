@@ -6,6 +6,7 @@ import json
 import sys
 
 import click
+
 from quadrants_cli.common import console, fail_usage
 
 

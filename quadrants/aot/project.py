@@ -73,6 +73,42 @@ def import_modules(manifest: Manifest) -> list[Any]:
     return out
 
 
+def import_paths_or_modules(specs: list[str]) -> list[Any]:
+    """Import what `qd audit` was given: dotted module names, .py files or folders (every .py file below it).
+    A file's module name comes from the packages around it (folders with an __init__.py)."""
+    names: list[str] = []
+    for spec in specs:
+        if os.path.isdir(spec):
+            for folder, dirs, files in os.walk(spec):
+                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
+                names += [_module_of(os.path.join(folder, f)) for f in sorted(files) if f.endswith(".py")]
+        elif spec.endswith(".py") or os.sep in spec:
+            if not os.path.isfile(spec):
+                raise ProjectError(f"{spec}: no such file")
+            names.append(_module_of(spec))
+        else:
+            names.append(spec)
+    out = []
+    for name in dict.fromkeys(names):
+        try:
+            out.append(importlib.import_module(name))
+        except Exception:  # noqa: BLE001 - the project's own error, with its traceback
+            raise ProjectError(f"importing {name}: {_short_tb()}") from None
+    return out
+
+
+def _module_of(path: str) -> str:
+    path = os.path.abspath(path)
+    folder, base = os.path.split(path)
+    parts = [] if base == "__init__.py" else [base[:-3]]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, pkg = os.path.split(folder)
+        parts.insert(0, pkg)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return ".".join(parts)
+
+
 def _short_tb() -> str:
     return "".join(traceback.format_exc(limit=-3)).strip()
 
@@ -273,5 +309,5 @@ def _enum_member(manifest: Manifest, p: Param, raw: Any, path: Path, what: str) 
     return cls[name]
 
 
-__all__ = ["ProjectError", "Found", "environment", "import_modules", "discover", "resolve_ref", "calls",
-           "example_args"]  # fmt: skip
+__all__ = ["ProjectError", "Found", "environment", "import_modules", "import_paths_or_modules", "discover",
+           "resolve_ref", "calls", "example_args"]  # fmt: skip

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from click.testing import CliRunner
-from quadrants_cli.main import main
 
 import quadrants
+from quadrants_cli.main import main
 
 
 def test_version() -> None:
