@@ -11,7 +11,8 @@ from rich.console import Console
 
 def console(quiet: bool = False) -> Console:
     """Where human-readable output goes: stdout, or stderr when stdout carries JSON."""
-    return Console(stderr=quiet, highlight=False, soft_wrap=True)
+    wide = None if sys.stdout.isatty() else 160  # logs (CI, pipes): wide enough that tables do not fold names
+    return Console(stderr=quiet, highlight=False, soft_wrap=True, width=wide)
 
 
 def fail_usage(message: str, as_json: bool = False) -> NoReturn:

@@ -15,10 +15,12 @@ def main() -> None:
 
 def _register() -> None:
     from quadrants_cli.audit import audit
+    from quadrants_cli.cache import cache
     from quadrants_cli.precompile import precompile
 
     main.add_command(precompile)
     main.add_command(audit)
+    main.add_command(cache)
 
 
 _register()

@@ -278,47 +278,31 @@ def _worker_compile(kernel_name: str, index: int) -> tuple[str, str, float]:
 
 def _bundle(cache: Any, items: list[Item], report: Report) -> str | None:
     """Link every fastcache kernel of one target into one library and point their entries at it."""
-    from quadrants.cache import keys
-    from quadrants.cache.bundle import link_bundle
-    from quadrants.cache.link import LinkError
+    from quadrants.cache.pipeline import BundleError
 
     store = cache.store
     entries: dict[str, dict[str, Any]] = {}
     for item in items:
-        if item.status not in ("cached", "compiled") or not item.fastcache:
-            continue
-        fe = store.read("fast", item.fast_key) if item.fast_key else None
+        fe = store.read("fast", item.fast_key) if item.fast_key and item.status in ("cached", "compiled") else None
         if fe is not None:
-            entries[item.fast_key] = fe.meta  # type: ignore[index]
-    if len(entries) < 1:
+            entries[item.fast_key] = {k: v for k, v in fe.meta.items() if k != "bundle"}  # type: ignore[index]
+    if not entries:
         return None
     okeys = sorted({meta["artifact"] for meta in entries.values()})
-    bkey = keys.KeyParts("bundle", {**keys.runtime_parts(cache.config), "kernels": ",".join(okeys)}).digest()
+    bkey = cache.bundle_key(okeys)
     existing = store.read("bundle", bkey)
-    if existing is not None and all(meta.get("bundle") == bkey for meta in entries.values()):
+    if existing is not None and all(store.read("fast", k).meta.get("bundle") == bkey for k in entries):
         return existing.path  # nothing changed since the last run
-    linker = cache.linker
-    if linker is None:
-        report.notes.append(f"target {cache.config.cpu_target}: no linker (ld) found, so no bundle; kernels load "
-                            "one by one, in-process")  # fmt: skip
-        return None
-    objects = []
+    objects = {}
     for okey in okeys:
         art = store.read("artifact", okey)
         if art is None:
             report.notes.append(f"artifact {okey[:12]} vanished before bundling")
             return None
         so_size, obj_size = art.meta["so"], art.meta["obj"]
-        objects.append(art.body[so_size : so_size + obj_size])
+        objects[okey] = art.body[so_size : so_size + obj_size]
     try:
-        so = link_bundle(objects, linker)
-    except (LinkError, OSError) as e:
-        report.notes.append(f"target {cache.config.cpu_target}: bundle not linked ({e})")
+        return cache.publish_bundle(entries, objects)
+    except BundleError as e:
+        report.notes.append(f"target {cache.config.cpu_target}: no bundle ({e}); kernels load one by one")
         return None
-    index = {k: {kk: vv for kk, vv in meta.items() if kk != "bundle"} for k, meta in entries.items()}
-    path = store.write("bundle", bkey, so, {"so": len(so), "kernels": okeys, "index": index})
-    if path is None:
-        return None
-    for fast_key, meta in index.items():
-        store.write("fast", fast_key, b"", {**meta, "bundle": bkey})
-    return path

@@ -30,6 +30,10 @@ from quadrants.runtime.abi import KernelABI
 from quadrants.runtime.loader import Loaded, OrcLoader, SharedObjectLoader
 
 
+class BundleError(RuntimeError):
+    pass
+
+
 @dataclass
 class Artifact:
     abi: KernelABI
@@ -91,6 +95,7 @@ class KernelCache:
         `kernel` supplies `fn`, `fastcache`, `_primal` and the source for keys."""
         config = self.config
         fast_key = None
+        inputs: tuple[str, str] | None = None
         if kernel.fastcache and config.src_ll_cache and self.store is not None:
             inputs = self._fastcache_inputs(kernel, spec)
             if inputs is not None:
@@ -115,13 +120,13 @@ class KernelCache:
         okey = keys.offline_key(ir_text, config).digest()
         art, loaded_from_cache = self._artifact(okey, fe, ir_text, kernel)
         stored = False
-        if fast_key is not None and report is not None:
+        if fast_key is not None and inputs is not None and report is not None:
             fallback = report.fallback or self._unresolvable_owner(report.records)
             if fallback:
                 STATS.count("fastcache_fallbacks")
                 _logging.warn(f"fastcache is off for kernel {kernel.fn.__qualname__!r}: {fallback}", tag="fastcache")
             else:
-                stored = self._fastcache_store(kernel, fast_key, okey, fe, report.records)
+                stored = self._fastcache_store(kernel, fast_key, inputs, okey, fe, report.records)
         return Outcome(art, key_generated=fast_key is not None, loaded=loaded_from_cache, stored=stored)
 
     # ---- fastcache ----------------------------------------------------------------------------------
@@ -301,7 +306,9 @@ class KernelCache:
         self.memory[okey] = art
         return art
 
-    def _fastcache_store(self, kernel: Any, fast_key: str, okey: str, fe: Any, records: list[Any]) -> bool:
+    def _fastcache_store(self, kernel: Any, fast_key: str, inputs: tuple[str, str], okey: str, fe: Any, records: list[Any]) -> bool:
+        """Write the fastcache entry: what a lookup needs (artifact key, symbol, ABI, funcs and reads to re-check)
+        and, for `qd cache ls/explain`, the kernel's name and the key's parts (kept out of bundle indexes)."""
         assert self.store is not None
         funcs = []
         for fs in fe.funcs:
@@ -315,10 +322,13 @@ class KernelCache:
         abi = self.memory[okey].abi
         meta = {"artifact": okey, "kernel": kernel.fn.__qualname__, "symbol": abi.symbol, "abi": abi.to_dict(),
                 "funcs": funcs, "captures": [r.to_json() for r in records]}  # fmt: skip
-        ok = self.store.write("fast", fast_key, b"", meta) is not None
+        text, signature = inputs
+        parts = keys.fastcache_key(text, signature, self.config).parts
+        described = {**meta, **describe(kernel, self.config), "parts": parts}
+        ok = self.store.write("fast", fast_key, b"", described) is not None
         if ok:
             STATS.count("fastcache_stores")
-            self._session_fast[fast_key] = meta
+            self._session_fast[fast_key] = described
         return ok
 
     # ---- the session bundle -----------------------------------------------------------------------------
@@ -326,30 +336,61 @@ class KernelCache:
     def finish_session(self) -> str | None:
         """Link the kernels this process compiled into one bundle and point their fastcache entries at it, so
         the next process opens one library instead of one per kernel. Runs at exit; returns the bundle path."""
+        self._record_counters()
         objs = self._session_objects
         fast = {k: m for k, m in self._session_fast.items() if m["artifact"] in objs}
         if self.store is None or len(fast) < 2:
             return None
-        linker = self.linker
-        if linker is None:
+        try:
+            path = self.publish_bundle(fast, objs)
+        except BundleError as e:
+            _logging.debug(f"no session bundle: {e}", tag="cache")
             return None
+        self._session_objects.clear()
+        self._session_fast.clear()
+        return path
+
+    def _record_counters(self) -> None:
+        """Add this process's hits and misses to the cache's `stats.json` (for `qd cache stats`): once per
+        process and cache, at exit, and never into a cache that refused writes."""
+        store = self.store
+        if store is None or store.root_refused or store.root in _RECORDED:
+            return
+        counts = {k: v for k, v in STATS.cache.items() if v}
+        if not counts:
+            return
+        _RECORDED.add(store.root)
+        totals = store.read_json("stats.json")
+        for k, v in counts.items():
+            totals[k] = int(totals.get(k, 0)) + v
+        totals["processes"] = int(totals.get("processes", 0)) + 1
+        totals["compiles"] = int(totals.get("compiles", 0)) + STATS.compiles
+        store.write_json("stats.json", totals)
+
+    def bundle_key(self, artifact_keys: list[str]) -> str:
+        return keys.KeyParts("bundle", {**keys.runtime_parts(self.config), "kernels": ",".join(artifact_keys)}).digest()
+
+    def publish_bundle(self, fast: dict[str, dict[str, Any]], objects: dict[str, bytes]) -> str:
+        """Link the kernels of the fastcache entries `fast` (object code in `objects`, by artifact key) into one
+        library, store it with their index, and point the entries at it. Returns its path; raises BundleError."""
         from quadrants.cache.bundle import link_bundle
         from quadrants.cache.link import LinkError
 
+        assert self.store is not None
+        linker = self.linker
+        if linker is None:
+            raise BundleError("no linker (ld) found")
         okeys = sorted({m["artifact"] for m in fast.values()})
         try:
-            so = link_bundle([objs[k] for k in okeys], linker)
+            so = link_bundle([objects[k] for k in okeys], linker)
         except (LinkError, OSError) as e:
-            _logging.debug(f"no session bundle: {e}", tag="cache")
-            return None
-        bkey = keys.KeyParts("bundle", {**keys.runtime_parts(self.config), "kernels": ",".join(okeys)}).digest()
-        path = self.store.write("bundle", bkey, so, {"so": len(so), "kernels": okeys, "index": fast})
+            raise BundleError(str(e)) from None
+        bkey = self.bundle_key(okeys)
+        path = self.store.write("bundle", bkey, so, {"so": len(so), "kernels": okeys, "index": index_of(fast)})
         if path is None:
-            return None
+            raise BundleError("the cache refused the write")
         for fast_key, meta in fast.items():
             self.store.write("fast", fast_key, b"", {**meta, "bundle": bkey})
-        self._session_objects.clear()
-        self._session_fast.clear()
         return path
 
     def _apply_purity(self, kernel: Any, report: Any) -> None:
@@ -405,7 +446,8 @@ class KernelCache:
             STATS.time("link", time.perf_counter() - t0)
         path = None
         if self.store is not None:
-            meta = {"so": len(so), "obj": len(compiled.object_code), "abi": compiled.abi.to_json()}
+            meta = {"so": len(so), "obj": len(compiled.object_code), "abi": compiled.abi.to_json(),
+                    **describe(kernel, self.config)}  # fmt: skip
             path = self.store.write("artifact", okey, so + compiled.object_code, meta)
         loaded = None
         if not self.load:
@@ -444,6 +486,19 @@ class KernelCache:
         return self.runtime_so
 
 
+INDEX_OMITS = ("bundle", "parts", "name", "target")  # descriptive fields: in fast entries, not in bundle indexes
+
+
+def index_of(entries: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A bundle's index: each fastcache entry with only what a lookup needs (parsed at every start)."""
+    return {k: {kk: vv for kk, vv in meta.items() if kk not in INDEX_OMITS} for k, meta in entries.items()}
+
+
+def describe(kernel: Any, config: Config) -> dict[str, str]:
+    """What `qd cache ls` shows of an entry: the kernel as module:qualname and the CPU target."""
+    return {"name": f"{kernel.fn.__module__}:{kernel.fn.__qualname__}", "target": config.cpu_target}
+
+
 def _try_dlopen(path: str, symbol: str) -> Loaded | None:
     try:
         return SharedObjectLoader.load(path, symbol)
@@ -453,6 +508,7 @@ def _try_dlopen(path: str, symbol: str) -> Loaded | None:
 
 
 _RUNTIME_LOADED: set[str] = set()
+_RECORDED: set[str] = set()  # cache roots whose stats.json this process has updated
 
 
 def _load_runtime_so(store: CacheStore | None, get_linker: Any, config: Config, load: bool = True) -> bool:

@@ -199,6 +199,7 @@ class Proj:
         return proc.returncode, json.loads(proc.stdout)
 
     def main(self, root: Path | None = None, env: dict[str, str] | None = None) -> dict:
+        env = {"QD_CACHE_DIR": str(self.root / "build" / "cache"), **(env or {})}
         proc = subprocess.run([sys.executable, "main.py"], cwd=root or self.root, env=self.env(env),
                               capture_output=True, text=True, timeout=300)  # fmt: skip
         assert proc.returncode == 0, proc.stderr

@@ -1,0 +1,212 @@
+"""What `qd cache` shows and does: the entries of a cache directory, their totals, verification, size-bounded
+clean-up, and why a kernel's signature misses (`explain`). Library functions returning data; the CLI prints.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from quadrants.cache.store import KIND_CODES, CacheStore, CorruptEntry, decode
+
+
+@dataclass
+class EntryInfo:
+    kind: str  # artifact | fast | bundle | runtime
+    key: str
+    path: str
+    size: int
+    last_used: float  # mtime: refreshed by hits (at most hourly)
+    meta: dict[str, Any] = field(default_factory=dict)
+    problem: str | None = None  # why it does not decode
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("name") or self.meta.get("kernel") or "")
+
+    @property
+    def target(self) -> str:
+        return str(self.meta.get("target", ""))
+
+    @property
+    def signature(self) -> str:
+        return str(self.meta.get("parts", {}).get("signature", ""))
+
+
+def open_store(root: str) -> CacheStore:
+    """The store of a cache directory (as given to qd.init / QD_CACHE_DIR), without a size bound."""
+    return CacheStore(root, max_bytes=0, policy="never")
+
+
+def scan(store: CacheStore, kinds: tuple[str, ...] = tuple(KIND_CODES), read: bool = True) -> list[EntryInfo]:
+    """Every entry of these kinds; with `read`, decoded (checksums verified, metadata filled in)."""
+    out = []
+    for kind in kinds:
+        base = os.path.join(store.root, kind)
+        if not os.path.isdir(base):
+            continue
+        for folder, _, files in os.walk(base):
+            for f in sorted(files):
+                if not f.endswith(".qd"):
+                    continue
+                path = os.path.join(folder, f)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                info = EntryInfo(kind, f[:-3], path, st.st_size, st.st_mtime)
+                if read:
+                    try:
+                        with open(path, "rb") as fh:
+                            _, info.meta = decode(fh.read(), kind, info.key)
+                    except (OSError, CorruptEntry, ValueError) as e:
+                        info.problem = str(e) or type(e).__name__
+                out.append(info)
+    return out
+
+
+@dataclass
+class Listing:
+    """`qd cache ls`: one row per fastcache entry (kernel, signature, target), one per artifact no fastcache
+    entry points to (offline-cache kernels), and the bundles and runtimes."""
+
+    rows: list[dict[str, Any]]
+
+
+def listing(store: CacheStore) -> Listing:
+    entries = scan(store)
+    artifacts = {e.key: e for e in entries if e.kind == "artifact"}
+    bundles = {e.key: e for e in entries if e.kind == "bundle"}
+    rows = []
+    referenced = set()
+    for e in entries:
+        if e.kind != "fast" or e.problem:
+            continue
+        art = artifacts.get(e.meta.get("artifact", ""))
+        referenced.add(e.meta.get("artifact"))
+        bundle = e.meta.get("bundle")
+        rows.append({"kind": "fastcache", "kernel": e.name, "signature": e.signature, "target": e.target,
+                     "size": art.size if art else 0, "last_used": e.last_used,
+                     "bundled": bool(bundle and bundle in bundles), "key": e.key})  # fmt: skip
+    for key, a in artifacts.items():
+        if key not in referenced and not a.problem:
+            rows.append({"kind": "offline", "kernel": a.name, "signature": "", "target": a.target, "size": a.size,
+                         "last_used": a.last_used, "bundled": False, "key": key})  # fmt: skip
+    for e in entries:
+        if e.kind in ("bundle", "runtime"):
+            what = f"{len(e.meta.get('kernels', []))} kernels" if e.kind == "bundle" else "native runtime"
+            rows.append({"kind": e.kind, "kernel": what, "signature": "", "target": "", "size": e.size,
+                         "last_used": e.last_used, "bundled": False, "key": e.key})  # fmt: skip
+        elif e.problem:
+            rows.append({"kind": e.kind, "kernel": f"DAMAGED: {e.problem}", "signature": "", "target": "",
+                         "size": e.size, "last_used": e.last_used, "bundled": False, "key": e.key})  # fmt: skip
+    rows.sort(key=lambda r: (r["kind"] != "fastcache", r["kernel"], r["signature"]))
+    return Listing(rows)
+
+
+def totals(store: CacheStore) -> dict[str, Any]:
+    """`qd cache stats`: entries and bytes per kind, the size bound's ledger, and the hit/miss counters that
+    processes recorded at exit."""
+    entries = scan(store, read=False)
+    per_kind = {k: {"entries": 0, "bytes": 0} for k in KIND_CODES}
+    for e in entries:
+        per_kind[e.kind]["entries"] += 1
+        per_kind[e.kind]["bytes"] += e.size
+    return {
+        "root": store.root,
+        "entries": len(entries),
+        "bytes": sum(e.size for e in entries),
+        "kinds": per_kind,
+        "ledger_bytes": store.read_json("usage.json").get("bytes"),
+        "recorded": store.read_json("stats.json"),
+    }
+
+
+def verify(store: CacheStore) -> tuple[int, list[EntryInfo], list[str]]:
+    """Checksums of every entry: (entries checked, damaged ones, dangling references). Dangling: a fastcache
+    entry whose artifact is gone (a miss and a recompile, not an error)."""
+    entries = scan(store)
+    damaged = [e for e in entries if e.problem]
+    present = {(e.kind, e.key) for e in entries if not e.problem}
+    dangling = []
+    for e in entries:
+        if e.kind == "fast" and not e.problem and ("artifact", e.meta.get("artifact")) not in present:
+            if not e.meta.get("bundle") or ("bundle", e.meta["bundle"]) not in present:
+                dangling.append(f"{e.name or e.key[:12]}: its compiled code is gone")
+    return len(entries), damaged, dangling
+
+
+def gc(store: CacheStore, max_bytes: int) -> tuple[int, int]:
+    """Delete least recently used entries until the cache holds at most `max_bytes`: (deleted, bytes left)."""
+    before = len(scan(store, read=False))
+    store.max_bytes, store.cleaning_factor = max_bytes, 0.0
+    left = store.evict()
+    store.write_json("usage.json", {"bytes": left})
+    return before - len(scan(store, read=False)), left
+
+
+def parse_size(text: str) -> int:
+    """`500M`, `2G`, `100k`, `12345` -> bytes."""
+    t = text.strip().upper().removesuffix("B")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(t[-1:], 1)
+    number = t[:-1] if t[-1:] in "KMGT" else t
+    try:
+        value = float(number)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a size (like 500M or 2G)") from None
+    return int(value * scale)
+
+
+# ---- explain ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Explanation:
+    kernel: str
+    key: str | None
+    parts: dict[str, str]
+    found: bool
+    reason: str | None  # why not found
+    nearest: str | None = None  # the stored entry of this kernel with the fewest differing parts
+    differences: list[tuple[str, str, str]] = field(default_factory=list)  # (part, stored, now)
+
+
+def explain(kernel: Any, args: list[Any], cache: Any) -> Explanation:
+    """The fastcache key of `kernel` called with `args` under `cache`'s config, part by part; on a miss, which
+    parts differ from the closest entry stored for the same kernel."""
+    from quadrants.cache import keys
+
+    name = f"{kernel.fn.__module__}:{kernel.fn.__qualname__}"
+    spec = kernel.specialize(tuple(args), {}, cache.config)
+    inputs = cache._fastcache_inputs(kernel, spec)
+    if inputs is None:
+        return Explanation(name, None, {}, False, "fastcache does not apply (see the warning above)")
+    text, signature = inputs
+    parts = keys.fastcache_key(text, signature, cache.config).parts
+    key, reason = cache.probe(kernel, spec)
+    ex = Explanation(name, key, parts, reason is None, reason)
+    if reason is None:
+        return ex
+    best: tuple[int, EntryInfo] | None = None
+    for e in scan(cache.store, ("fast",)):
+        stored = e.meta.get("parts")
+        if e.problem or e.name != name or not isinstance(stored, dict):
+            continue
+        n = sum(1 for k in set(stored) | set(parts) if stored.get(k) != parts.get(k))
+        if best is None or n < best[0]:
+            best = (n, e)
+    if best is not None:
+        stored = best[1].meta["parts"]
+        ex.nearest = best[1].key
+        for k in sorted(set(stored) | set(parts)):
+            if stored.get(k) != parts.get(k):
+                ex.differences.append((k, str(stored.get(k, "")), str(parts.get(k, ""))))
+    return ex
+
+
+def diff_text(old: str, new: str) -> list[str]:
+    """A short unified diff of two texts (kernel sources), without headers."""
+    lines = difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1)
+    return [ln for ln in lines if not ln.startswith(("---", "+++"))]
