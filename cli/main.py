@@ -17,10 +17,12 @@ def _register() -> None:
     from quadrants_cli.audit import audit
     from quadrants_cli.cache import cache
     from quadrants_cli.precompile import precompile
+    from quadrants_cli.record import record
 
     main.add_command(precompile)
     main.add_command(audit)
     main.add_command(cache)
+    main.add_command(record)
 
 
 _register()

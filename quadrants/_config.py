@@ -123,6 +123,7 @@ class Config:
     debug_dump_path: str = _opt("qd_dump", str, False, "directory for `dump`")
     unrolling_limit: int = _opt(32, int, False, "warn when qd.static(range) unrolls more iterations")
     linker: str = _opt("auto", str, False, "system linker for cached shared objects: auto (ld), a path, or none")
+    record: str = _opt("", str, False, "append the signature of each kernel call to this file (qd record)")
 
     @property
     def bounds_checked(self) -> bool:

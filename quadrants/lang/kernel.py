@@ -133,6 +133,10 @@ class Kernel:
             raise QuadrantsRuntimeTypeError(e.message, e.loc or self.def_loc()) from None
         entry = self._launchers.get(spec.key)
         if entry is None:
+            if config.record:
+                from quadrants.aot.record import record_call  # `qd record` is running this program
+
+                record_call(config.record, self, params, values)
             entry = self._compile(spec, prog)
             self._launchers[spec.key] = entry
         if isinstance(entry, QuadrantsCompilationError):

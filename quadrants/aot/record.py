@@ -1,0 +1,202 @@
+"""`qd record`: the signatures a program actually called, merged into the manifest.
+
+While recording (`QD_RECORD=<file>`, set by `qd record`), the first call of each kernel specialization in a
+process appends one JSON line: the kernel, and each parameter as the manifest writes it (`typespec` text, a
+template value, an enum member name). Parameters whose annotation fixes their type are left out, as a manifest
+would. Values a manifest cannot spell (dataclass and data_oriented instances, fields, arbitrary objects) are
+marked; `merge` skips those signatures and says which factory to add.
+
+`merge` edits the manifest with tomlkit, so comments and layout survive.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import numbers
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from quadrants.aot import typespec
+from quadrants.lang.args import ParamKind
+from quadrants.types import annotations as ann
+from quadrants.types import dtypes
+from quadrants.types.compound import MatrixType
+from quadrants.types.dtypes import PrimitiveType
+
+UNRECORDABLE = "__unrecordable__"
+
+
+def record_call(path: str, kernel: Any, params: list[Any], values: list[Any]) -> None:
+    """Append this call's signature to `path` (one JSON line; appends of one line are atomic enough for a few
+    processes writing at once)."""
+    sig = {}
+    for p, v in zip(params, values):
+        described = describe(p, v)
+        if described is not None:
+            sig[p.name] = described
+    line = {"kernel": f"{kernel.fn.__module__}:{kernel.fn.__qualname__}", "fastcache": kernel.fastcache, "params": sig}
+    with open(path, "a") as f:
+        f.write(json.dumps(line) + "\n")
+
+
+def describe(p: Any, v: Any) -> Any:
+    """A parameter's value as a manifest writes it; None when the annotation already fixes it."""
+    kind, a = p.kind, p.annotation
+    if kind in (ParamKind.SCALAR, ParamKind.MATRIX):
+        return None
+    if kind in (ParamKind.NDARRAY, ParamKind.TENSOR):
+        t = _array_type(v)
+        if t is None:
+            return {UNRECORDABLE: f"a {type(v).__name__}" + (" (a field)" if hasattr(v, "__qd_field__") else "")}
+        if isinstance(a, ann.NdarrayType) and a.dtype is not None and a.ndim is not None:
+            return None  # fixed by the annotation: numpy, torch and qd.ndarray share one key
+        return t.text()
+    if kind == ParamKind.ENUM:
+        return v.name if isinstance(v, enum.Enum) else {UNRECORDABLE: repr(v)}
+    if kind == ParamKind.TEMPLATE:
+        return _template_value(v)
+    return {UNRECORDABLE: f"a {type(v).__name__} ({kind})"}
+
+
+def _array_type(v: Any) -> typespec.TypeSpec | None:
+    import numpy as np
+
+    from quadrants.runtime.ndarray import Ndarray
+
+    impl = getattr(v, "_unwrap", lambda: v)()
+    if isinstance(impl, Ndarray):
+        t = impl._spec
+        return typespec.TypeSpec(t.dtype, "ndarray", t.ndim, tuple(t.elem_shape))
+    if isinstance(impl, np.ndarray):
+        try:
+            return typespec.TypeSpec(dtypes.from_numpy(impl.dtype), "numpy", impl.ndim)
+        except TypeError:
+            return None
+    if type(impl).__module__.startswith("torch") and hasattr(impl, "dtype"):
+        name = str(impl.dtype).removeprefix("torch.")
+        prim = {"float32": "f32", "float64": "f64", "float16": "f16", "int32": "i32", "int64": "i64", "int8": "i8",
+                "int16": "i16", "uint8": "u8", "bool": "u1"}.get(name)  # fmt: skip
+        return typespec.TypeSpec(dtypes.to_dtype(prim), "torch", impl.dim()) if prim else None
+    return None
+
+
+def _template_value(v: Any) -> Any:
+    if isinstance(v, PrimitiveType):
+        return {"dtype": str(v)}
+    if isinstance(v, bool) or isinstance(v, (numbers.Integral, numbers.Real)) and not isinstance(v, enum.Enum):
+        return v.item() if hasattr(v, "item") else v
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (tuple, list)) and all(isinstance(x, (bool, int, float, str)) for x in v):
+        return list(v)
+    if isinstance(v, MatrixType):
+        return {UNRECORDABLE: "a matrix type"}
+    return {UNRECORDABLE: f"a {type(v).__name__}"}
+
+
+# ---- merging into the manifest ----------------------------------------------------------------------------
+
+
+@dataclass
+class MergeSummary:
+    kernels: list[str] = field(default_factory=list)  # kernels seen
+    added_kernels: list[str] = field(default_factory=list)
+    added_signatures: int = 0
+    known_signatures: int = 0
+    added_modules: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # why a signature was not written
+    not_fastcache: list[str] = field(default_factory=list)
+
+
+def read_records(path: str) -> list[dict[str, Any]]:
+    out = []
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    out.append(json.loads(line))
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def merge(manifest_path: str, records: list[dict[str, Any]]) -> MergeSummary:
+    """Add the recorded kernels, signatures and modules to the manifest at `manifest_path` (created if missing),
+    keeping what is there. Kernels not marked fastcache=True are added too (precompiled into the offline cache,
+    they still skip LLVM at start) and listed in the summary."""
+    import tomlkit
+
+    summary = MergeSummary()
+    pyproject = os.path.basename(manifest_path) == "pyproject.toml"
+    if os.path.exists(manifest_path):
+        with open(manifest_path) as f:
+            doc = tomlkit.parse(f.read())
+    else:
+        doc = tomlkit.document()
+        doc.add(tomlkit.comment("Kernels to precompile: `qd precompile` (written by `qd record`, edit freely)"))
+    root: Any = doc
+    if pyproject:
+        tool = doc.setdefault("tool", tomlkit.table(is_super_table=True))
+        root = tool.setdefault("quadrants", tomlkit.table())
+    modules = root.setdefault("modules", tomlkit.array())
+    kernels = root.setdefault("kernel", tomlkit.aot())
+    by_name = {str(k["name"]): k for k in kernels}
+    for rec in records:
+        name = rec["kernel"]
+        if name not in summary.kernels:
+            summary.kernels.append(name)
+        if not rec.get("fastcache", True) and name not in summary.not_fastcache:
+            summary.not_fastcache.append(name)
+        module = name.split(":")[0]
+        if module not in [str(m) for m in modules]:
+            modules.append(module)
+            summary.added_modules.append(module)
+        bad = {k: v[UNRECORDABLE] for k, v in rec["params"].items() if isinstance(v, dict) and UNRECORDABLE in v}
+        entry = by_name.get(name)
+        if bad:
+            has_factory = entry is not None and "factory" in entry
+            if not has_factory:
+                why = ", ".join(f"{k} is {v}" for k, v in bad.items())
+                msg = f"{name}: {why}; give it a factory (factory = \"module:function\" or {{ factory = ... }})"
+                if msg not in summary.skipped:
+                    summary.skipped.append(msg)
+            continue
+        if entry is None:
+            entry = tomlkit.table()
+            entry["name"] = name
+            kernels.append(entry)
+            entry = kernels[-1]
+            by_name[name] = entry
+            summary.added_kernels.append(name)
+        sig = rec["params"]
+        if not sig:
+            summary.known_signatures += 1  # all parameters fixed by annotations: the kernel entry is enough
+            continue
+        existing = entry.get("signatures")
+        if existing is None:
+            entry["signatures"] = tomlkit.array()
+            existing = entry["signatures"]
+            existing.multiline(True)
+        if any(_plain(s) == sig for s in existing):
+            summary.known_signatures += 1
+            continue
+        table = tomlkit.inline_table()
+        for k, v in sig.items():
+            table[k] = v
+        existing.append(table)
+        summary.added_signatures += 1
+    text = tomlkit.dumps(doc)
+    tmp = manifest_path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, manifest_path)
+    return summary
+
+
+def _plain(item: Any) -> Any:
+    """A tomlkit value as plain Python (for comparing signatures)."""
+    unwrap = getattr(item, "unwrap", None)
+    return unwrap() if unwrap is not None else item
