@@ -20,9 +20,9 @@ $(STAMP): pyproject.toml
 	else echo "no local torch wheel: torch tests will skip"; fi
 	touch $(STAMP)
 
-## Run the example end to end: compile and run a simulation, report start-up and run times.
+## Run the example project end to end: a cold start, `qd precompile`, precompiled starts, side by side.
 run: $(STAMP)
-	$(PY) examples/run_demo.py
+	$(PY) examples/cloth/demo.py
 
 ## Run the test suite (2 workers).
 test: $(STAMP)

@@ -12,7 +12,7 @@ from rich.console import Console
 def console(quiet: bool = False) -> Console:
     """Where human-readable output goes: stdout, or stderr when stdout carries JSON."""
     wide = None if sys.stdout.isatty() else 160  # logs (CI, pipes): wide enough that tables do not fold names
-    return Console(stderr=quiet, highlight=False, soft_wrap=True, width=wide)
+    return Console(stderr=quiet, highlight=False, soft_wrap=True, width=wide, emoji=False)
 
 
 def fail_usage(message: str, as_json: bool = False) -> NoReturn:
@@ -22,5 +22,5 @@ def fail_usage(message: str, as_json: bool = False) -> NoReturn:
     else:
         from rich.markup import escape
 
-        Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error[/red]: {escape(message)}")
+        Console(stderr=True, highlight=False, soft_wrap=True, emoji=False).print(f"[red]error[/red]: {escape(message)}")
     sys.exit(2)

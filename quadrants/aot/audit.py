@@ -140,7 +140,8 @@ def _scan(src: FunctionSource, fn: Any, owner: str, purity: PurityReport, seen_f
     local = _local_names(tree)
     closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    for node in ast.walk(tree):
+    body = [n for stmt in tree.body for n in ast.walk(stmt)]  # not the decorators or annotations: no reads
+    for node in body:
         if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)) or node.id in local:
             continue
         if node.id in closure:

@@ -254,11 +254,24 @@ class ExprMixin:
         index = len(self.b.block.stmts)
         self.b.emit(stmt)
         with self.b.into(stmt.then):
-            a = self.ops.value(self.expr(node.body), loc)
+            a = self._branch_value(self.expr(node.body), loc)
         with self.b.into(stmt.orelse):
-            b = self.ops.value(self.expr(node.orelse), loc)
+            b = self._branch_value(self.expr(node.orelse), loc)
+        if isinstance(a, Matrix) or isinstance(b, Matrix):  # element by element, as Quadrants does
+            if not (isinstance(a, Matrix) and isinstance(b, Matrix) and a.shape == b.shape):
+                raise self.error(node, "both branches of a conditional expression must be vectors (or matrices) of "
+                                 "one shape, or both scalars", QuadrantsTypeError)  # fmt: skip
+            out = [self._merge_into_var(index, promote(ea.type, eb.type), [(stmt.then, ea), (stmt.orelse, eb)])
+                   for ea, eb in zip(a.elements, b.elements)]  # fmt: skip
+            return Matrix(a.shape, out)
         assert isinstance(a.type, PrimitiveType) and isinstance(b.type, PrimitiveType)
         return self._merge_into_var(index, promote(a.type, b.type), [(stmt.then, a), (stmt.orelse, b)])
+
+    def _branch_value(self: Visitor, v: Any, loc: Any) -> Any:
+        """A conditional expression's branch as IR values, emitted in the branch's block."""
+        if isinstance(v, Matrix):
+            return Matrix(v.shape, [self.ops.value(e, loc) for e in v.elements])
+        return self.ops.value(v, loc)
 
     # ---- attributes and subscripts ------------------------------------------------------------------
 

@@ -142,7 +142,10 @@ class Specializer:
             return self._data_oriented(name, v, path, sp)
         if dataclasses.is_dataclass(v) and not isinstance(v, type):
             return self._dataclass(name, v, path, sp, type(v))
-        sp.guards.append(Guard(path, _guard_kind(v), v))
+        kind = _guard_kind(v)
+        if kind == "matrix":  # compiled in by value: guard a snapshot (the object may change in place)
+            v = v.copy() if hasattr(v, "copy") else v
+        sp.guards.append(Guard(path, kind, v))
         return ParamSpec(name, "template", value=v)
 
     def _ndarray(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
@@ -263,14 +266,25 @@ def _element(
 
 
 def _guard_kind(v: Any) -> str:
-    if v is None or isinstance(v, (bool, numbers.Number, str, bytes, enum.Enum, np.generic, PrimitiveType, MatrixType)):
+    """How a compiled-in value is guarded: "value" (same type and ==: plain data, nested tuples of it), "matrix"
+    (a Python-scope qd.Vector/qd.Matrix: same elements), else "identity" (the same object)."""
+    if _plain(v):
         return "value"
-    if isinstance(v, tuple) and all(isinstance(x, (bool, numbers.Number, str, enum.Enum)) for x in v):
-        return "value"
+    if hasattr(v, "__qd_matrix__"):
+        return "matrix"
     return "identity"
 
 
+def _plain(v: Any) -> bool:
+    if v is None or isinstance(v, (bool, numbers.Number, str, bytes, enum.Enum, np.generic, PrimitiveType, MatrixType)):
+        return True
+    return isinstance(v, tuple) and all(_plain(x) for x in v)
+
+
 def _hashable(v: Any) -> Any:
+    if hasattr(v, "__qd_matrix__"):
+        arr = np.asarray(v)
+        return ("matrix", arr.dtype.str, arr.shape, arr.tobytes())
     try:
         hash(v)
     except TypeError:
@@ -298,7 +312,7 @@ def signature_text(sp: Specialization) -> tuple[str | None, str, bool]:
         if g.kind == "class":
             fp = f"class:{g.value.__module__}.{g.value.__qualname__}"
         else:
-            fp = fingerprint(g.value) if g.kind == "value" else None
+            fp = fingerprint(g.value) if g.kind in ("value", "matrix") else None
         if fp is None:
             impl = g.value._unwrap() if hasattr(g.value, "_unwrap") else g.value
             is_field = getattr(impl, "__qd_field__", None) is not None

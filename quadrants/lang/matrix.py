@@ -58,6 +58,9 @@ class Matrix:
     def to_numpy(self) -> np.ndarray:
         return self._arr.copy()
 
+    def copy(self) -> Matrix:
+        return Matrix._wrap(self._arr.copy())
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         return self._arr if dtype is None else self._arr.astype(dtype)
 

@@ -125,6 +125,9 @@ class Launcher:
                 checks.append(f"{acc}.__class__ is G{k}")
             elif g.kind == "identity":
                 checks.append(f"{acc} is G{k}")
+            elif g.kind == "matrix":
+                env[f"GT{k}"], env["SAME"] = type(g.value), _same_elements
+                checks.append(f"{acc}.__class__ is GT{k} and SAME({acc}, G{k})")
             else:
                 env[f"GT{k}"] = type(g.value)
                 checks.append(f"{acc}.__class__ is GT{k} and {acc} == G{k}")
@@ -165,6 +168,11 @@ class Launcher:
             "    return RESULTS()",
         ]
         return _make_function("\n".join(lines), env)
+
+
+def _same_elements(a: Any, b: Any) -> bool:
+    """A Python-scope vector/matrix guard: the same elements as the snapshot compiled in."""
+    return bool(np.array_equal(np.asarray(a), np.asarray(b)))
 
 
 _FAST_CODE: dict[str, types.CodeType] = {}

@@ -228,3 +228,50 @@ def test_vector_errors_point_at_the_source() -> None:
     with pytest.raises(qd.QuadrantsTypeError, match="cannot assign") as e:
         k2()
     assert "v = qd.Vector([1.0, 2.0])" in str(e.value)
+
+
+def test_conditional_expression_on_vectors() -> None:
+    @qd.kernel
+    def k(x: Nd[vec3, 1], t: Nd[qd.f32, 1]):
+        for i in range(x.shape[0]):
+            c = vec3(1.0, 2.0, 3.0)
+            x[i] = c / t[i] if t[i] > 1.0 else vec3(0.0, 1, 0.0)
+
+    t = np.array([2.0, 0.5, 4.0], dtype=np.float32)
+    x = qd.Vector.ndarray(3, qd.f32, (3,))
+    k(x, t)
+    want = np.where(t[:, None] > 1, np.array([1.0, 2.0, 3.0]) / t[:, None], np.array([0.0, 1.0, 0.0]))
+    np.testing.assert_allclose(x.to_numpy(), want, rtol=1e-6)
+
+    @qd.kernel
+    def bad(t: qd.f32) -> qd.f32:
+        v = vec3(1.0, 2.0, 3.0) if t > 0 else 1.0
+        return v[0]
+
+    with pytest.raises(qd.QuadrantsTypeError, match="both branches"):
+        bad(1.0)
+
+
+def test_data_oriented_vector_members_are_guarded_by_value() -> None:
+    """Real Quadrants 1.3.3 keeps the first value (stale); a changed member recompiles here."""
+
+    @qd.data_oriented
+    class S:
+        def __init__(self) -> None:
+            self.c = vec3(1.0, 2.0, 3.0)
+            self.x = qd.Vector.ndarray(3, qd.f32, (2,))
+
+        @qd.kernel
+        def k(self):
+            for i in range(2):
+                self.x[i] = self.c
+
+    s = S()
+    s.k()
+    np.testing.assert_array_equal(s.x.to_numpy()[0], [1, 2, 3])
+    s.c[1] = 20.0  # changed in place
+    s.k()
+    np.testing.assert_array_equal(s.x.to_numpy()[0], [1, 20, 3])
+    s.c = vec3(5.0, 5.0, 5.0)
+    s.k()
+    np.testing.assert_array_equal(s.x.to_numpy()[0], [5, 5, 5])
