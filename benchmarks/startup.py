@@ -1,7 +1,8 @@
 """Start-up benchmark: a generated module of N distinct fastcache kernels, timed in fresh processes.
 
 For each system: a cold run (empty cache), a warm run with only the offline cache (fastcache off:
-`src_ll_cache=False`), and a warm fastcache run. Each run is a fresh process that imports the package, calls
+`src_ll_cache=False`), and a warm fastcache run; with `--precompile` (this project only), a run on a fresh
+cache that `qd precompile` filled from a generated manifest. Each run is a fresh process that imports the package, calls
 `qd.init`, imports the module and calls every kernel once; it reports those phases separately.
 
     python startup.py child --workdir DIR --cache DIR --mode cold|offline|fastcache   (one measured process)
@@ -46,6 +47,12 @@ def generate(path: str, n: int) -> None:
         f.write("".join(parts))
 
 
+def manifest(n: int, cache: str) -> str:
+    """The qd.toml of the generated module: every kernel's parameters are fixed by its annotations."""
+    kernels = "".join(f'\n[[kernel]]\nname = "gen_kernels:k_{i}"\n' for i in range(n))
+    return f'modules = ["gen_kernels"]\ncache_dir = {cache!r}\n' + kernels
+
+
 def child(args: argparse.Namespace) -> None:
     t0 = time.perf_counter()
     import quadrants as qd
@@ -82,10 +89,24 @@ def run(args: argparse.Namespace) -> None:
     env["QD_LOG_LEVEL"] = "error"
     subprocess.run([args.python, "-m", "compileall", "-q", args.workdir], env=env, check=False)
     results = {}
+    modes = ["cold", "offline", "fastcache"]
+    if args.precompile:
+        modes.append("precompiled")
     try:
-        for mode in ("cold", "offline", "fastcache"):
+        for mode in modes:
+            if mode == "precompiled":  # a fresh cache filled by `qd precompile`, no earlier run
+                shutil.rmtree(cache, ignore_errors=True)
+                with open(os.path.join(args.workdir, "qd.toml"), "w") as f:
+                    f.write(manifest(args.n, cache))
+                t = time.perf_counter()
+                proc = subprocess.run([args.python, "-m", "quadrants_cli.main", "precompile", "--json"],
+                                      cwd=args.workdir, env=env, capture_output=True, text=True, timeout=3600)  # fmt: skip
+                if proc.returncode != 0:
+                    raise RuntimeError(f"qd precompile failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+                results["precompile_s"] = {"wall": time.perf_counter() - t}
+            child_mode = "fastcache" if mode == "precompiled" else mode
             cmd = [args.python, os.path.abspath(__file__), "child", "--workdir", args.workdir, "--cache", cache,
-                   "--mode", mode]  # fmt: skip
+                   "--mode", child_mode]  # fmt: skip
             samples = []
             for _ in range(1 if mode == "cold" else args.repeat):
                 proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
@@ -111,6 +132,7 @@ def main() -> None:
     r.add_argument("--workdir", required=True)
     r.add_argument("-n", type=int, default=200)
     r.add_argument("--repeat", type=int, default=3)
+    r.add_argument("--precompile", action="store_true", help="also: qd precompile into a fresh cache, then start")
     args = ap.parse_args()
     child(args) if args.cmd == "child" else run(args)
 
