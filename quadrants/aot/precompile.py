@@ -289,7 +289,8 @@ def _bundle(cache: Any, items: list[Item], report: Report) -> str | None:
     if not entries:
         return None
     okeys = sorted({meta["artifact"] for meta in entries.values()})
-    bkey = cache.bundle_key(okeys)
+    pack = cache.linker is None
+    bkey = cache.bundle_key(okeys, pack=pack)
     existing = store.read("bundle", bkey)
     if existing is not None and all(store.read("fast", k).meta.get("bundle") == bkey for k in entries):
         return existing.path  # nothing changed since the last run
@@ -302,6 +303,10 @@ def _bundle(cache: Any, items: list[Item], report: Report) -> str | None:
         so_size, obj_size = art.meta["so"], art.meta["obj"]
         objects[okey] = art.body[so_size : so_size + obj_size]
     try:
+        if pack:
+            report.notes.append(f"target {cache.config.cpu_target}: no linker (ld) found; made an object pack "
+                                "(linked in-process with llvmlite at start) instead of a shared library")  # fmt: skip
+            return cache.publish_pack(entries, objects)
         return cache.publish_bundle(entries, objects)
     except BundleError as e:
         report.notes.append(f"target {cache.config.cpu_target}: no bundle ({e}); kernels load one by one")

@@ -34,6 +34,9 @@ class BundleError(RuntimeError):
     pass
 
 
+PACK = "<object pack>"  # KernelCache._bundles marker: a pack is loaded whole, not opened by path
+
+
 @dataclass
 class Artifact:
     abi: KernelABI
@@ -291,11 +294,19 @@ class KernelCache:
         path = self._bundles.get(bkey)
         if path is None:
             entry = self.store.read("bundle", bkey)
-            if entry is None or not self._ensure_runtime_so():
+            if entry is None:
                 return None
-            path = self._bundles[bkey] = entry.path
+            if entry.meta.get("pack"):
+                path = self._bundles[bkey] = PACK
+                self._load_pack(bkey, entry)
+            elif not self._ensure_runtime_so():
+                return None
+            else:
+                path = self._bundles[bkey] = entry.path
             for k, m in entry.meta.get("index", {}).items():
                 self._index.setdefault(k, {**m, "bundle": bkey})
+        if path == PACK:
+            return self.memory.get(okey)  # every kernel of the pack was loaded with it
         try:
             handle = open_bundle(path)
             address = SharedObjectLoader.symbol(handle, meta["symbol"], path)
@@ -305,6 +316,25 @@ class KernelCache:
         art = Artifact(KernelABI.from_dict(meta["abi"]), Loaded(address, handle), okey)
         self.memory[okey] = art
         return art
+
+    def _load_pack(self, bkey: str, entry: Entry) -> None:
+        """An object pack: link all its kernels in-process at once (llvmlite), and keep each in memory."""
+        index = entry.meta.get("index", {})
+        by_okey = {m["artifact"]: m for m in index.values()}
+        objects, symbols = [], []
+        for okey, offset, size in entry.meta["pack"]:
+            if okey in by_okey:
+                objects.append(entry.body[offset : offset + size])
+                symbols.append(by_okey[okey]["symbol"])
+        try:
+            addresses, keep = OrcLoader.load_pack(objects, symbols)
+        except Exception as e:  # noqa: BLE001 - a pack that does not link: its kernels load one by one
+            _logging.warn(f"the object pack {entry.path} did not link ({e}); loading its kernels one by one",
+                          tag="cache")  # fmt: skip
+            return
+        for okey, m in by_okey.items():
+            if m["symbol"] in addresses:
+                self.memory[okey] = Artifact(KernelABI.from_dict(m["abi"]), Loaded(addresses[m["symbol"]], keep), okey)
 
     def _fastcache_store(self, kernel: Any, fast_key: str, inputs: tuple[str, str], okey: str, fe: Any, records: list[Any]) -> bool:
         """Write the fastcache entry: what a lookup needs (artifact key, symbol, ABI, funcs and reads to re-check)
@@ -367,8 +397,27 @@ class KernelCache:
         totals["compiles"] = int(totals.get("compiles", 0)) + STATS.compiles
         store.write_json("stats.json", totals)
 
-    def bundle_key(self, artifact_keys: list[str]) -> str:
-        return keys.KeyParts("bundle", {**keys.runtime_parts(self.config), "kernels": ",".join(artifact_keys)}).digest()
+    def bundle_key(self, artifact_keys: list[str], pack: bool = False) -> str:
+        parts = {**keys.runtime_parts(self.config), "kernels": ",".join(artifact_keys), "pack": str(pack)}
+        return keys.KeyParts("bundle", parts).digest()
+
+    def publish_pack(self, fast: dict[str, dict[str, Any]], objects: dict[str, bytes]) -> str:
+        """Where no linker exists: the kernels' object code concatenated (an object pack) with the same index;
+        a process links it in-process in one go (llvmlite) instead of kernel by kernel."""
+        assert self.store is not None
+        okeys = sorted({m["artifact"] for m in fast.values()})
+        body, layout = bytearray(), []
+        for okey in okeys:
+            layout.append([okey, len(body), len(objects[okey])])
+            body += objects[okey]
+        bkey = self.bundle_key(okeys, pack=True)
+        meta = {"pack": layout, "kernels": okeys, "index": index_of(fast)}
+        path = self.store.write("bundle", bkey, bytes(body), meta)
+        if path is None:
+            raise BundleError("the cache refused the write")
+        for fast_key, m in fast.items():
+            self.store.write("fast", fast_key, b"", {**m, "bundle": bkey})
+        return path
 
     def publish_bundle(self, fast: dict[str, dict[str, Any]], objects: dict[str, bytes]) -> str:
         """Link the kernels of the fastcache entries `fast` (object code in `objects`, by artifact key) into one

@@ -49,6 +49,23 @@ class OrcLoader:
         return Loaded(address=tracker[symbol], keepalive=tracker)
 
     @classmethod
+    def load_pack(cls, objects: list[bytes], symbols: list[str]) -> tuple[dict[str, int], Any]:
+        """Link many kernel objects as one JIT library (an object pack: what precompile leaves where no system
+        linker exists). Returns each symbol's address and what keeps them mapped."""
+        import llvmlite.binding as llvm
+
+        with cls._lock:
+            cls._ensure_runtime()
+            builder = llvm.JITLibraryBuilder()
+            for obj in objects:
+                builder.add_object_img(obj)
+            builder.add_jit_library(cls.RUNTIME_LIB).add_current_process()
+            for sym in symbols:
+                builder.export_symbol(sym)
+            tracker = builder.link(cls._jit, f"qdpack{next(cls._names)}")
+        return {sym: tracker[sym] for sym in symbols}, tracker
+
+    @classmethod
     def _ensure_runtime(cls) -> None:
         if cls._runtime is not None:
             return

@@ -360,12 +360,18 @@ def test_a_portable_target_serves_a_machine_it_was_not_built_on(proj: Proj) -> N
     assert not out["llvmlite"]
 
 
-def test_without_a_linker_kernels_still_load_from_the_cache(proj: Proj) -> None:
+def test_without_a_linker_an_object_pack_serves_the_kernels(proj: Proj) -> None:
     rc, report = proj.precompile(env={"QD_LINKER": "none"})
-    assert rc == 0 and report["bundles"] == {} and any("no linker" in n for n in report["notes"])
-    out = proj.main(env={"QD_CACHE_DIR": str(proj.root / "build" / "cache"), "QD_LINKER": "none"})
+    assert rc == 0 and report["bundles"]["host"] and any("object pack" in n for n in report["notes"])
+    out = proj.main(env={"QD_LINKER": "none"})
     check_results(out)
     assert out["stats"]["compiles"] == 0
+    for art in (proj.root / "build" / "cache" / "v1" / "artifact").rglob("*.qd"):
+        art.unlink()  # only the pack is left for the fastcache kernels
+    out = proj.main(env={"QD_LINKER": "none"})
+    check_results(out)
+    assert out["stats"]["compiles"] == 1  # `plain` (offline cache only); the 6 fastcache kernels from the pack
+    assert out["stats"]["cache"]["fastcache_hits"] == SIGNATURES - 1
 
 
 def test_pyproject_manifest(proj: Proj) -> None:
