@@ -124,6 +124,8 @@ class Config:
     unrolling_limit: int = _opt(32, int, False, "warn when qd.static(range) unrolls more iterations")
     linker: str = _opt("auto", str, False, "system linker for cached shared objects: auto (ld), a path, or none")
     record: str = _opt("", str, False, "append the signature of each kernel call to this file (qd record)")
+    ptx_check: str = _opt("", str, False, "also compile each kernel to PTX for these GPU archs (sm_80,...) and "
+                          "validate it with ptxas (the test suite's CUDA check)")  # fmt: skip
 
     @property
     def bounds_checked(self) -> bool:

@@ -116,6 +116,68 @@ def generate(
     return out
 
 
+@dataclass
+class CompiledCuda:
+    """A kernel compiled for NVIDIA GPUs: PTX per architecture, cubins where `ptxas` ran, the launch plan."""
+
+    abi: KernelABI
+    plan: Any  # codegen.cuda.CudaPlan
+    ptx: dict[str, str]  # arch (sm_80) -> PTX text
+    cubins: dict[str, bytes]  # arch -> cubin
+    llvm_ir: str
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def generate_cuda(fe: FrontendResult, ir_text: str, name: str, config: Config, archs: tuple[str, ...] = ("sm_80",),
+                  cubin: bool = True) -> CompiledCuda:  # fmt: skip
+    """Stages 3 and 4 for the GPU: lower to NVPTX, PTX per architecture, and cubins with `ptxas` when it is
+    installed (`cubin=True`). Raises codegen.cuda.CudaUnsupported or codegen.nvptx.NvptxError."""
+    from quadrants.codegen import nvptx
+    from quadrants.codegen.cuda import lower_cuda_kernel
+    from quadrants.codegen.lower import CodegenOptions
+
+    t0 = time.perf_counter()
+    symbol = symbol_for(name, ir_text, config)
+    module, plan = lower_cuda_kernel(
+        fe.kernel, CodegenOptions(fast_math=config.fast_math, bounds_checked=config.bounds_checked), symbol, archs[0]
+    )
+    llvm_ir = str(module)
+    timings = {"cuda_lower": time.perf_counter() - t0}
+    entry_points = tuple(t.name for t in plan.tasks)
+    ptx: dict[str, str] = {}
+    cubins: dict[str, bytes] = {}
+    for arch in archs:
+        res = nvptx.emit_ptx(llvm_ir, arch, config.opt_level, entry_points)
+        for k, v in res.timings.items():
+            timings[k] = timings.get(k, 0.0) + v
+        ptx[res.arch] = res.ptx
+        if cubin and nvptx.ptxas_path() is not None:
+            t1 = time.perf_counter()
+            cubins[res.arch] = nvptx.assemble(res.ptx, res.arch)
+            timings["ptxas"] = timings.get("ptxas", 0.0) + time.perf_counter() - t1
+    abi = make_abi(fe.kernel, symbol, keep_sites=config.bounds_checked)
+    return CompiledCuda(abi, plan, ptx, cubins, llvm_ir, timings)
+
+
+def check_ptx(fe: FrontendResult, ir_text: str, name: str, config: Config) -> str | None:
+    """`ptx_check`: compile the kernel for the GPU archs listed and assemble each with ptxas. Returns why the
+    kernel is not CUDA-eligible (None when it compiled); a codegen or ptxas failure is a compilation error."""
+    from quadrants.codegen.cuda import CudaUnsupported
+    from quadrants.codegen.nvptx import NvptxError
+    from quadrants.errors import QuadrantsCompilationError
+
+    archs = tuple(a.strip() for a in config.ptx_check.split(",") if a.strip())
+    try:
+        generate_cuda(fe, ir_text, name, config, archs)
+    except CudaUnsupported as e:
+        STATS.count("ptx_unsupported")
+        return str(e)
+    except NvptxError as e:
+        raise QuadrantsCompilationError(f"the CUDA backend failed on kernel {name!r}: {e}") from None
+    STATS.count("ptx_checked")
+    return None
+
+
 def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelABI:
     """The kernel's calling convention. Check sites only matter when checks are compiled in (`debug`,
     `check_out_of_bound`); without them the ABI stays small (it is read at every cache hit)."""

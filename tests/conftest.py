@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import tempfile
+from typing import Any
+
 import pytest
 
 import quadrants as qd
@@ -9,6 +15,48 @@ import quadrants as qd
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite tests/golden/* from current output")
+    parser.addoption("--no-ptx-check", action="store_true", help="do not also compile every kernel to PTX")
+
+
+PTX_ARCHS = "sm_80,sm_90"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every kernel the suite compiles is also compiled for the GPU and assembled by ptxas (QD_PTX_CHECK), on
+    every machine where ptxas is installed: a kernel the CUDA backend miscompiles fails its test."""
+    from quadrants.codegen.nvptx import ptxas_path
+
+    if hasattr(config, "workerinput"):
+        return  # xdist workers inherit the environment set up by the controller
+    if not config.getoption("--no-ptx-check") and ptxas_path() is not None and "QD_PTX_CHECK" not in os.environ:
+        os.environ["QD_PTX_CHECK"] = PTX_ARCHS
+        os.environ["QD_TEST_PTX_DIR"] = tempfile.mkdtemp(prefix="qd-ptx-check-")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    folder = os.environ.get("QD_TEST_PTX_DIR")
+    if folder and os.path.isdir(folder):
+        from quadrants._stats import STATS
+
+        worker = getattr(session.config, "workerinput", {}).get("workerid", "main")
+        with open(os.path.join(folder, f"{worker}.json"), "w") as f:
+            json.dump({k: STATS.cache.get(k, 0) for k in ("ptx_checked", "ptx_unsupported")}, f)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    folder = os.environ.get("QD_TEST_PTX_DIR")
+    if hasattr(config, "workerinput") or not folder or not os.path.isdir(folder):
+        return
+    totals = {"ptx_checked": 0, "ptx_unsupported": 0}
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name)) as f:
+            for k, v in json.load(f).items():
+                totals[k] += v
+    shutil.rmtree(folder, ignore_errors=True)
+    terminalreporter.write_line(
+        f"CUDA check: {totals['ptx_checked']} kernels compiled to PTX and assembled by ptxas for {PTX_ARCHS}; "
+        f"{totals['ptx_unsupported']} not CUDA-eligible (print)"
+    )
 
 
 @pytest.fixture(scope="session")

@@ -482,6 +482,8 @@ class KernelCache:
         from quadrants import driver
 
         compiled = driver.generate(fe, ir_text, kernel.fn.__qualname__, self.config)
+        if self.config.ptx_check:
+            driver.check_ptx(fe, ir_text, kernel.fn.__qualname__, self.config)
         so = b""
         linker = self.linker
         if self.store is not None and linker is not None:

@@ -19,7 +19,7 @@ from llvmlite import ir as ll
 
 from quadrants.codegen import runtime_ir
 from quadrants.codegen.llvm_types import CTX_ERROR, CTX_NUM_THREADS, CTX_REGIONS, I32, I64, PTR, abi, mem
-from quadrants.codegen.lower import CodegenOptions, FnLowering, NdInfo, Slot, register
+from quadrants.codegen.lower import CodegenOptions, FnLowering, NdInfo, Slot, reduction_identity, register
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
 
@@ -187,7 +187,7 @@ def _build_task(
             tl.values[id(v)] = tl.to_reg(get(mem(v.type)), v.type)
     for r in loop.reductions:
         acc = tl.alloca(mem(r.dtype), "acc")
-        b.store(_identity(r.op, r.dtype), acc)
+        b.store(reduction_identity(r.op, r.dtype), acc)
         tl.slots.append(Slot(acc=acc, reduction=r))
     tl.counted_loop(loop, b.trunc(lo, I32), b.trunc(hi, I32))
     for sl in tl.slots:
@@ -196,18 +196,6 @@ def _build_task(
     b.ret_void()
     tl.finish_entry()
     return fn
-
-
-def _identity(op: str, t: PrimitiveType) -> ll.Constant:
-    ty = mem(t)
-    if t.is_float:
-        value = {"min": float("inf"), "max": float("-inf")}.get(op, 0.0)
-        return ll.Constant(ty, value)
-    lo, hi = t.min_max()
-    value = {"min": hi, "max": lo, "and": -1}.get(op, 0)
-    if value < 0:
-        value &= (1 << ty.width) - 1
-    return ll.Constant(ty, value)
 
 
 def _cost(block: ir.Block) -> int:

@@ -66,6 +66,8 @@ class Slot:
 
 
 class FnLowering(MathLowering):
+    dispatch: dict[type, Callable[[FnLowering, Any], None]]  # IR statement class -> lowering method
+
     def __init__(self, module: ll.Module, fn: ll.Function, ctx: ll.Value, opts: CodegenOptions, kernel: ir.Kernel):
         self.m = module
         self.fn = fn
@@ -140,7 +142,7 @@ class FnLowering(MathLowering):
 
     def block(self, block: ir.Block) -> None:
         for s in block.stmts:
-            method = _DISPATCH.get(type(s))
+            method = self.dispatch.get(type(s))
             if method is None:
                 raise NotImplementedError(f"codegen for {type(s).__name__}")
             method(self, s)
@@ -484,8 +486,25 @@ _DISPATCH: dict[type, Callable[[FnLowering, Any], None]] = {
 }
 
 
+def reduction_identity(op: str, t: PrimitiveType) -> ll.Constant:
+    """The start value of a thread-local reduction accumulator."""
+    ty = mem(t)
+    if t.is_float:
+        value = {"min": float("inf"), "max": float("-inf")}.get(op, 0.0)
+        return ll.Constant(ty, value)
+    lo, hi = t.min_max()
+    value = {"min": hi, "max": lo, "and": -1}.get(op, 0)
+    if value < 0:
+        value &= (1 << ty.width) - 1
+    return ll.Constant(ty, value)
+
+
+BASE_DISPATCH = dict(_DISPATCH)  # what every backend shares; arguments and parallel loops are each backend's
+FnLowering.dispatch = _DISPATCH  # the CPU backend's (codegen/kernel.py registers its statements into it)
+
+
 def register(cls: type, method: Callable[[FnLowering, Any], None]) -> None:
-    """Let codegen/kernel.py lower the statements it owns (arguments, parallel loops)."""
+    """Let codegen/kernel.py lower the statements it owns (arguments, parallel loops) on the CPU."""
     _DISPATCH[cls] = method
 
 

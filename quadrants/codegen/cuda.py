@@ -1,0 +1,464 @@
+"""Lower an IR kernel for NVIDIA GPUs: its top-level statements split into tasks, one GPU launch each.
+
+Consumes an `ir.Kernel` (after passes); produces an llvmlite `Module` for the NVPTX target and a `CudaPlan`.
+A kernel runs as a sequence of launches, in order on one stream:
+
+- each parallel loop (a `for` at the kernel's top level) is one task: a grid-stride loop over its range, with
+  thread-local reduction accumulators combined by one atomic per thread;
+- the serial statements between parallel loops are one task each, run by a single thread;
+- constants, arguments, shapes and arithmetic on them are recomputed in every task that uses them; locals
+  shared by several tasks, and values computed in one task and used in another, live in `temps`, a device
+  buffer of 8-byte slots.
+
+Every task is `ptx_kernel void @<symbol>_t<k>(ptr ctx, ptr temps, <kernel arguments>)` where an ndarray
+argument is its data pointer followed by its extents (i64 each), a scalar its C type (f16 as float, u1 as i8),
+and `ctx` the runtime context in device memory with the CPU's layout (error record, result slots, field
+regions; codegen/llvm_types.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from llvmlite import ir as ll
+
+from quadrants.codegen import nvptx, runtime_ir
+from quadrants.codegen.llvm_types import CTX_DIM as CTX_DIM_FIELD
+from quadrants.codegen.llvm_types import (
+    CTX_ERROR,
+    CTX_EXTENT,
+    CTX_INDEX,
+    CTX_SITE,
+    CTX_TYPE,
+    I32,
+    I64,
+    PTR,
+    VOID,
+    abi,
+    mem,
+)
+from quadrants.codegen.lower import BASE_DISPATCH, CodegenOptions, FnLowering, Loop, NdInfo, Slot, reduction_identity
+from quadrants.ir import nodes as ir
+from quadrants.types.dtypes import PrimitiveType
+
+BLOCK_DIM = 128  # threads per block of a parallel task
+REMAT = (ir.Const, ir.Arg, ir.NdShape, ir.GlobalNd, ir.Cast, ir.Binary, ir.Unary, ir.Select)
+
+# llvm intrinsics NVPTX cannot lower -> libdevice functions (f32 name; f64 drops the `f`).
+LIBDEVICE = {"llvm.sin": "__nv_sinf", "llvm.cos": "__nv_cosf", "llvm.exp": "__nv_expf", "llvm.log": "__nv_logf",
+             "llvm.pow": "__nv_powf", "llvm.round": "__nv_roundf"}  # fmt: skip
+
+
+class CudaUnsupported(Exception):
+    """A kernel uses something the CUDA backend does not compile (yet): the message says what."""
+
+
+@dataclass(frozen=True)
+class CudaTask:
+    name: str
+    parallel: bool
+    count: int | None = None  # iterations when constant (sizes the grid exactly); None: a saturating grid
+    block: int = BLOCK_DIM
+
+    def to_json(self) -> list[Any]:
+        return [self.name, self.parallel, self.count, self.block]
+
+
+@dataclass(frozen=True)
+class CudaPlan:
+    tasks: tuple[CudaTask, ...]
+    temps: int  # 8-byte slots
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tasks": [t.to_json() for t in self.tasks], "temps": self.temps}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> CudaPlan:
+        return cls(tuple(CudaTask(*t) for t in d["tasks"]), d["temps"])
+
+
+@dataclass
+class _Segment:
+    parallel: bool
+    stmts: list[ir.Stmt]
+
+
+def lower_cuda_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, arch: str = nvptx.DEFAULT_ARCH
+                      ) -> tuple[ll.Module, CudaPlan]:  # fmt: skip
+    module = ll.Module(name=symbol)
+    module.triple = nvptx.TRIPLE
+    module.data_layout = nvptx.data_layout(arch)
+    _check_supported(kernel)
+    promoted = _promotable(kernel)
+    remat = _rematerializable(kernel.body.stmts, promoted)
+    segments = _segments(kernel.body.stmts, remat)
+    slots = _slots(segments, remat, promoted)
+    _define_record_error(module)
+    tasks = []
+    for k, seg in enumerate(segments):
+        name = f"{symbol}_t{k}"
+        _lower_task(module, kernel, opts, seg, name, remat, slots, promoted)
+        tasks.append(CudaTask(name, seg.parallel, _constant_count(seg) if seg.parallel else 1))
+    return module, CudaPlan(tuple(tasks), len(slots))
+
+
+# ---- analysis ----------------------------------------------------------------------------------------------
+
+
+def _check_supported(kernel: ir.Kernel) -> None:
+    for s in ir.walk(kernel.body):
+        if isinstance(s, ir.Print):
+            raise CudaUnsupported("print() in a kernel is not supported on CUDA yet")
+    body = kernel.body.stmts
+    for i, s in enumerate(body):
+        if any(isinstance(x, ir.Return) for x in ir.walk(ir.Block([s]))):
+            if any(isinstance(x, ir.RangeFor) and x.parallel for x in body[i + 1 :]):
+                raise CudaUnsupported("on CUDA a kernel cannot return before a parallel loop")
+
+
+def _promotable(kernel: ir.Kernel) -> dict[int, ir.Value]:
+    """Top-level locals written once, at the top level, with a recomputable value (`n = x.shape[0] * 2`): their
+    loads read that value directly, so they need neither a task nor a slot. Returns alloca id -> value."""
+    stores: dict[int, list[ir.Store]] = {}
+    written: set[int] = set()
+    for s in ir.walk(kernel.body):
+        if isinstance(s, ir.Store):
+            stores.setdefault(id(s.ptr), []).append(s)
+        elif isinstance(s, ir.AtomicRMW):
+            written.add(id(s.ptr))
+        elif isinstance(s, ir.RangeFor):
+            written.update(id(r.ptr) for r in s.reductions)
+    out: dict[int, ir.Value] = {}
+    remat: set[int] = set()
+    top = kernel.body.stmts
+    top_ids = {id(s) for s in top}
+    for s in top:
+        if isinstance(s, ir.Store):
+            st = stores.get(id(s.ptr), [])
+            if len(st) == 1 and id(s.ptr) not in written and id(s) in top_ids and id(s.value) in remat:
+                out[id(s.ptr)] = s.value
+        elif isinstance(s, ir.Load) and id(s.ptr) in out:
+            remat.add(id(s))
+        elif isinstance(s, REMAT) and all(id(v) in remat for v in s.operands()):
+            remat.add(id(s))
+    return out
+
+
+def _deps(v: ir.Stmt, promoted: dict[int, ir.Value]) -> list[ir.Value]:
+    """What a statement reads; a load of a promoted local reads the value stored in it."""
+    if isinstance(v, ir.Load) and id(v.ptr) in promoted:
+        return [promoted[id(v.ptr)]]
+    return list(v.operands())
+
+
+def _rematerializable(stmts: list[ir.Stmt], promoted: dict[int, ir.Value]) -> set[int]:
+    out: set[int] = set()
+    for s in stmts:
+        if isinstance(s, ir.Alloca) and id(s) in promoted:
+            out.add(id(s))
+        elif isinstance(s, ir.Store) and id(s.ptr) in promoted:
+            out.add(id(s))
+        elif isinstance(s, ir.Load) and id(s.ptr) in promoted:
+            out.add(id(s))
+        elif isinstance(s, REMAT) and all(id(v) in out for v in s.operands()):
+            out.add(id(s))
+    return out
+
+
+def _segments(stmts: list[ir.Stmt], remat: set[int]) -> list[_Segment]:
+    segs: list[_Segment] = []
+    cur: list[ir.Stmt] = []
+    for s in stmts:
+        if id(s) in remat:
+            continue  # recomputed where used
+        if isinstance(s, ir.RangeFor) and s.parallel:
+            if cur:
+                segs.append(_Segment(False, cur))
+                cur = []
+            segs.append(_Segment(True, [s]))
+        else:
+            cur.append(s)
+    if cur:
+        segs.append(_Segment(False, cur))
+    return segs
+
+
+def _defs(seg: _Segment) -> set[int]:
+    return {id(s) for s in ir.walk(ir.Block(seg.stmts))}
+
+
+def _uses(seg: _Segment, promoted: dict[int, ir.Value]) -> list[ir.Value]:
+    out: list[ir.Value] = []
+    for s in ir.walk(ir.Block(seg.stmts)):
+        out.extend(_deps(s, promoted))
+        if isinstance(s, ir.RangeFor):
+            out.extend(s.extents)
+            out.extend(r.ptr for r in s.reductions)
+    return out
+
+
+def _slots(segments: list[_Segment], remat: set[int], promoted: dict[int, ir.Value]) -> dict[int, int]:
+    """Values that cross tasks -> their temps slot: top-level locals used by another task (or by a parallel
+    loop, whose threads must share them), and values defined in one task and used in another."""
+    defined_in: dict[int, int] = {}
+    for k, seg in enumerate(segments):
+        for i in _defs(seg):
+            defined_in[i] = k
+    slots: dict[int, int] = {}
+    for k, seg in enumerate(segments):
+        for v in _uses(seg, promoted):
+            home = defined_in.get(id(v))
+            if id(v) in remat or home is None or home == k or id(v) in slots:
+                continue
+            slots[id(v)] = len(slots)
+    return slots
+
+
+def _constant_count(seg: _Segment) -> int | None:
+    loop = seg.stmts[0]
+    assert isinstance(loop, ir.RangeFor)
+    if isinstance(loop.begin, ir.Const) and isinstance(loop.end, ir.Const):
+        return max(0, int(loop.end.value) - int(loop.begin.value))
+    return None
+
+
+# ---- lowering -----------------------------------------------------------------------------------------------
+
+
+def _param_types(kernel: ir.Kernel) -> list[ll.Type]:
+    out: list[ll.Type] = [PTR, PTR]
+    for p in kernel.params:
+        if isinstance(p.type, ir.NdType):
+            out += [PTR] + [I64] * p.type.ndim
+        else:
+            out.append(abi(p.type))
+    return out
+
+
+class CudaLowering(FnLowering):
+    """Statement lowering inside one task function (libdevice math, grid-stride parallel loops)."""
+
+    def __init__(self, module: ll.Module, fn: ll.Function, opts: CodegenOptions, kernel: ir.Kernel,
+                 slots: dict[int, int]) -> None:  # fmt: skip
+        super().__init__(module, fn, fn.args[0], opts, kernel)
+        self.temps = fn.args[1]
+        self.slot_of = slots
+        self.promoted: dict[int, ir.Value] = {}
+        self.on_error = lambda b: b.ret_void()
+        self.kernel_args: dict[int, Any] = {}
+        pos = 2
+        for i, p in enumerate(kernel.params):
+            if isinstance(p.type, ir.NdType):
+                self.kernel_args[i] = (fn.args[pos], list(fn.args[pos + 1 : pos + 1 + p.type.ndim]))
+                pos += 1 + p.type.ndim
+            else:
+                self.kernel_args[i] = fn.args[pos]
+                pos += 1
+
+    def ret_ok(self) -> None:
+        self.b.ret_void()
+
+    def slot_ptr(self, value: ir.Value) -> ll.Value:
+        return self.b.gep(self.temps, [ll.Constant(I64, 8 * self.slot_of[id(value)])], source_etype=ll.IntType(8))
+
+    # -- math: libdevice instead of the intrinsics NVPTX cannot lower --
+    def float_call(self, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
+        if name in LIBDEVICE and t.bits != 16:
+            symbol = LIBDEVICE[name] if t.bits == 32 else LIBDEVICE[name][:-1]
+            return self._device_call(symbol, args, t)
+        return super().float_call(name, args, t)
+
+    def libm_call(self, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
+        if t.bits == 16:
+            return super().libm_call(name, args, t)  # widens to f32 and comes back here
+        return self._device_call(f"__nv_{name}" + ("f" if t.bits == 32 else ""), args, t)
+
+    def _device_call(self, symbol: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
+        from quadrants.codegen.llvm_types import reg
+
+        ty = reg(t)
+        fn = self.m.globals.get(symbol) or ll.Function(self.m, ll.FunctionType(ty, [ty] * len(args)), symbol)
+        return self.b.call(fn, args)
+
+
+def _lower_task(module: ll.Module, kernel: ir.Kernel, opts: CodegenOptions, seg: _Segment, name: str,
+                remat: set[int], slots: dict[int, int], promoted: dict[int, ir.Value]) -> None:  # fmt: skip
+    fn = ll.Function(module, ll.FunctionType(VOID, _param_types(kernel)), name)
+    fn.calling_convention = "ptx_kernel"
+    lw = CudaLowering(module, fn, opts, kernel, slots)
+    lw.dispatch = _DISPATCH  # type: ignore[assignment]
+    lw.promoted = promoted
+    defs = _defs(seg)
+    uses = _uses(seg, promoted)
+    needed = _remat_closure(kernel.body.stmts, [v for v in uses if id(v) in remat], promoted)
+    for s in kernel.body.stmts:
+        if id(s) in needed:
+            lw.dispatch[type(s)](lw, s)
+    for v in uses:
+        if id(v) in slots and id(v) not in defs and id(v) not in lw.values:
+            if isinstance(v, ir.Alloca):
+                lw.values[id(v)] = lw.slot_ptr(v)
+            elif isinstance(v.type, ir.PtrType):
+                lw.values[id(v)] = lw.b.load(lw.slot_ptr(v), typ=PTR)
+            else:
+                t = v.type
+                assert isinstance(t, PrimitiveType)
+                lw.values[id(v)] = lw.to_reg(lw.b.load(lw.slot_ptr(v), typ=mem(t)), t)
+    for s in seg.stmts:
+        lw.dispatch[type(s)](lw, s)
+        if id(s) in slots and not isinstance(s, ir.Alloca):
+            t = s.type  # type: ignore[attr-defined]
+            value = lw.v(s) if isinstance(t, ir.PtrType) else lw.to_mem(lw.v(s), t)  # type: ignore[arg-type]
+            lw.b.store(value, lw.slot_ptr(s))  # type: ignore[arg-type]
+    if not lw.b.block.is_terminated:
+        lw.b.ret_void()
+    lw.finish_entry()
+
+
+def _remat_closure(stmts: list[ir.Stmt], roots: list[ir.Value], promoted: dict[int, ir.Value]) -> set[int]:
+    by_id = {id(s): s for s in stmts}
+    out: set[int] = set()
+    todo = list(roots)
+    while todo:
+        v = todo.pop()
+        if id(v) in out or id(v) not in by_id:
+            continue
+        out.add(id(v))
+        todo.extend(_deps(v, promoted))
+    return out
+
+
+def _lower_load(lw: CudaLowering, s: ir.Load) -> None:
+    value = lw.promoted.get(id(s.ptr))
+    if value is not None:
+        lw.values[id(s)] = lw.v(value)  # a promoted local: the value stored in it
+    else:
+        lw.load(s)
+
+
+def _lower_store(lw: CudaLowering, s: ir.Store) -> None:
+    if id(s.ptr) not in lw.promoted:
+        lw.store(s)
+
+
+def _lower_arg(lw: CudaLowering, s: ir.Arg) -> None:
+    arg = lw.kernel_args[s.index]
+    if isinstance(s.type, ir.NdType):
+        data, shape = arg
+        lw.nd[id(s)] = NdInfo(data, shape)
+    else:
+        assert isinstance(s.type, PrimitiveType)
+        lw.values[id(s)] = lw.from_abi(arg, s.type)
+
+
+def _lower_global_nd(lw: CudaLowering, s: ir.GlobalNd) -> None:
+    from quadrants.codegen.llvm_types import CTX_REGIONS
+
+    b = lw.b
+    table = b.load(lw.ctx_field(CTX_REGIONS), typ=PTR)
+    base = b.load(b.gep(table, [ll.Constant(I64, s.region)], source_etype=PTR), typ=PTR)
+    data = b.gep(base, [ll.Constant(I64, s.offset)], inbounds=True, source_etype=ll.IntType(8))
+    lw.nd[id(s)] = NdInfo(data, [ll.Constant(I64, n) for n in s.shape])
+
+
+def _lower_alloca(lw: CudaLowering, s: ir.Alloca) -> None:
+    if id(s) in lw.promoted:
+        return  # never read through memory (_lower_load)
+    if id(s) in lw.slot_of:
+        lw.values[id(s)] = lw.slot_ptr(s)  # shared with other tasks (or a parallel loop's threads)
+    else:
+        lw.alloca_stmt(s)
+
+
+def _sreg(lw: CudaLowering, name: str) -> ll.Value:
+    full = f"llvm.nvvm.read.ptx.sreg.{name}"
+    fn = lw.m.globals.get(full) or ll.Function(lw.m, ll.FunctionType(I32, []), full)
+    return lw.b.call(fn, [])
+
+
+def _lower_range_for(lw: CudaLowering, s: ir.RangeFor) -> None:
+    if not s.parallel:
+        lw.counted_loop(s, lw.v(s.begin), lw.v(s.end))
+        return
+    b = lw.b
+    for r in s.reductions:
+        acc = lw.alloca(mem(r.dtype), "acc")
+        b.store(reduction_identity(r.op, r.dtype), acc)
+        lw.slots.append(Slot(acc=acc, reduction=r))
+    gid = b.add(b.mul(_sreg(lw, "ctaid.x"), _sreg(lw, "ntid.x")), _sreg(lw, "tid.x"))
+    stride = b.mul(_sreg(lw, "nctaid.x"), _sreg(lw, "ntid.x"))
+    begin, end = lw.v(s.begin), lw.v(s.end)
+    extents = [lw.v(e) for e in s.extents]
+    start = b.add(begin, gid)
+    pre = b.block
+    head = lw.fn.append_basic_block("gs")
+    body_bb = lw.fn.append_basic_block("gs.body")
+    latch = lw.fn.append_basic_block("gs.next")
+    out = lw.fn.append_basic_block("gs.end")
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I32)
+    i.add_incoming(start, pre)
+    b.cbranch(b.icmp_signed("<", i, end), body_bb, out)
+    b.position_at_end(body_bb)
+    lw.values[id(s)] = i
+    if extents:
+        coords: list[ll.Value] = []
+        rest = i
+        for e in reversed(extents):
+            q = b.sdiv(rest, e)
+            coords.append(b.sub(rest, b.mul(q, e)))
+            rest = q
+        lw.coords[id(s)] = list(reversed(coords))
+    lw.loops.append(Loop(cont=latch, brk=out))
+    lw.block(s.body)
+    lw.loops.pop()
+    if not b.block.is_terminated:
+        b.branch(latch)
+    b.position_at_end(latch)
+    i.add_incoming(b.add(i, stride, flags=["nsw"]), latch)
+    b.branch(head)
+    b.position_at_end(out)
+    for sl in lw.slots:
+        value = b.load(sl.acc, typ=mem(sl.reduction.dtype))
+        lw.atomic_update(sl.reduction.op, lw.values[id(sl.reduction.ptr)], value, sl.reduction.dtype)
+
+
+def _unsupported_print(lw: CudaLowering, s: ir.Print) -> None:
+    raise CudaUnsupported("print() in a kernel is not supported on CUDA yet")
+
+
+def _define_record_error(module: ll.Module) -> None:
+    """The runtime's error record, as device code: the first failing thread's details win."""
+    fn = ll.Function(module, runtime_ir.RECORD_ERROR_TYPE, runtime_ir.RECORD_ERROR)
+    fn.linkage = "internal"
+    ctx, code, site, index, dim, extent = fn.args
+    entry = fn.append_basic_block("entry")
+    write = fn.append_basic_block("write")
+    done = fn.append_basic_block("done")
+    b = ll.IRBuilder(entry)
+
+    def field(i: int) -> ll.Value:
+        return b.gep(ctx, [ll.Constant(I32, 0), ll.Constant(I32, i)], source_etype=CTX_TYPE)
+
+    res = b.cmpxchg(field(CTX_ERROR), ll.Constant(I32, 0), code, "seq_cst", "seq_cst")
+    b.cbranch(b.extract_value(res, 1), write, done)
+    b.position_at_end(write)
+    for i, v in ((CTX_SITE, site), (CTX_INDEX, index), (CTX_DIM_FIELD, dim), (CTX_EXTENT, extent)):
+        b.store(v, field(i))
+    b.branch(done)
+    b.position_at_end(done)
+    b.ret_void()
+
+
+_DISPATCH: dict[type, Any] = {
+    **BASE_DISPATCH,
+    ir.Arg: _lower_arg,
+    ir.GlobalNd: _lower_global_nd,
+    ir.Alloca: _lower_alloca,
+    ir.Load: _lower_load,
+    ir.Store: _lower_store,
+    ir.RangeFor: _lower_range_for,
+    ir.Print: _unsupported_print,
+}

@@ -1,0 +1,146 @@
+"""The NVPTX code generator without a GPU: task splitting, libdevice math, PTX validated by ptxas.
+
+(Every kernel the rest of the suite compiles is also compiled to PTX and assembled: tests/conftest.py.)
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import quadrants as qd
+from quadrants import driver
+from quadrants.codegen import nvptx
+from quadrants.codegen.cuda import CudaUnsupported, lower_cuda_kernel
+from quadrants.codegen.lower import CodegenOptions
+from quadrants.lang import program
+
+needs_ptxas = pytest.mark.skipif(nvptx.ptxas_path() is None, reason="ptxas is not installed")
+needs_libdevice = pytest.mark.skipif(nvptx.libdevice_path() is None, reason="libdevice is not installed")
+
+Nd = qd.types.NDArray
+
+
+@pytest.fixture(autouse=True)
+def no_cache() -> None:
+    qd.init(arch=qd.cpu, offline_cache=False, log_level="warn")
+
+
+def compiled(kernel, *args):  # type: ignore[no-untyped-def]
+    """Call the kernel on the CPU (to specialize and compile it), then compile it for the GPU."""
+    kernel(*args)
+    launcher = next(iter(kernel._launchers.values()))
+    c = launcher.compiled
+    return driver.generate_cuda(c.frontend, c.ir_text, kernel.fn.__qualname__, program.get().config,
+                                ("sm_80", "sm_90"), cubin=nvptx.ptxas_path() is not None)  # fmt: skip
+
+
+def test_a_parallel_loop_is_one_grid_stride_task() -> None:
+    @qd.kernel
+    def saxpy(a: qd.f32, x: Nd[qd.f32, 1], y: Nd[qd.f32, 1]):
+        for i in range(x.shape[0]):
+            y[i] = a * x[i] + y[i]
+
+    out = compiled(saxpy, 2.0, np.ones(4, np.float32), np.ones(4, np.float32))
+    (task,) = out.plan.tasks
+    assert task.parallel and task.count is None and out.plan.temps == 0
+    ptx = out.ptx["sm_80"]
+    assert ".version 8.0" in ptx and ".target sm_80" in ptx and f".entry {task.name}(" in ptx
+    assert "%nctaid.x" in ptx  # the grid-stride step
+    assert ".target sm_90" in out.ptx["sm_90"]
+
+
+def test_serial_code_and_shared_locals_become_tasks_and_temps() -> None:
+    @qd.kernel
+    def k(x: Nd[qd.i32, 1]) -> qd.i32:
+        c = 0
+        for i in range(x.shape[0]):
+            qd.atomic_max(c, x[i])
+        m = c * 2
+        for j in range(4):
+            x[j] += m
+        return m + 1
+
+    out = compiled(k, np.arange(8, dtype=np.int32))
+    kinds = [t.parallel for t in out.plan.tasks]
+    assert kinds == [False, True, False, True, False]
+    assert out.plan.tasks[3].count == 4  # a constant range sizes its grid exactly
+    assert out.plan.temps == 2  # `c` (shared by tasks) and `m` (computed in one, used in two)
+
+
+def test_constants_and_arguments_are_recomputed_not_launched() -> None:
+    @qd.kernel
+    def k(x: Nd[qd.f32, 2], s: qd.f32):
+        n = x.shape[0] * 2
+        for i, j in x:
+            x[i, j] = s * n
+
+    out = compiled(k, np.zeros((3, 3), np.float32), 1.0)
+    assert len(out.plan.tasks) == 1 and out.plan.temps == 0
+
+
+@needs_libdevice
+def test_math_goes_through_libdevice() -> None:
+    @qd.kernel
+    def k(x: Nd[qd.f32, 1], y: Nd[qd.f64, 1]):
+        for i in range(x.shape[0]):
+            x[i] = qd.sin(x[i]) + qd.exp(x[i]) + qd.log(x[i] + 2.0) + x[i] ** 2.5 + qd.tan(x[i]) + qd.round(x[i])
+            y[i] = qd.atan2(y[i], 2.0) + qd.tanh(y[i]) + qd.acos(y[i] * 0.1) + qd.sqrt(y[i] + 1.0)
+
+    out = compiled(k, np.ones(4, np.float32), np.ones(4))
+    ptx = out.ptx["sm_80"]
+    assert "__nv_" not in ptx  # inlined from libdevice
+    assert not re.search(r"call.*(sinf|expf|logf|powf)", ptx)
+
+
+def test_what_nvptx_cannot_lower_is_refused_not_aborted() -> None:
+    text = (
+        'target triple = "nvptx64-nvidia-cuda"\n'
+        "declare float @llvm.sin.f32(float)\n"
+        "define ptx_kernel void @k(ptr %p) {\n  %v = load float, ptr %p\n  %s = call float @llvm.sin.f32(float %v)\n"
+        "  store float %s, ptr %p\n  ret void\n}\n"
+    )
+    with pytest.raises(nvptx.NvptxError, match="llvm.sin"):
+        nvptx.emit_ptx(text, "sm_80", 1, ("k",))
+
+
+@needs_ptxas
+def test_atomics_on_every_type_assemble() -> None:
+    types = [qd.i8, qd.i16, qd.i32, qd.i64, qd.u8, qd.u32, qd.u64, qd.f16, qd.f32, qd.f64]
+    for t in types:
+
+        @qd.kernel
+        def k(x: Nd[t, 1], v: Nd[t, 1]):  # noqa: B023 - t is fixed when the kernel is compiled, just below
+            for i in range(v.shape[0]):
+                qd.atomic_add(x[0], v[i])
+                qd.atomic_max(x[1], v[i])
+                qd.atomic_min(x[2], v[i])
+
+        dt = t.np_dtype
+        out = compiled(k, np.zeros(3, dt), np.ones(4, dt))
+        assert set(out.cubins) == {"sm_80", "sm_90"} and all(len(c) > 0 for c in out.cubins.values())
+
+
+@needs_ptxas
+def test_ptxas_errors_are_reported_with_its_message() -> None:
+    with pytest.raises(nvptx.NvptxError, match="ptxas -arch=sm_80 rejected"):
+        nvptx.assemble(".version 8.0\n.target sm_80\n.address_size 64\nthis is not ptx\n", "sm_80")
+
+
+def test_print_is_reported_as_not_cuda_eligible() -> None:
+    @qd.kernel
+    def k(x: qd.i32):
+        print("x =", x)
+
+    k(1)
+    c = next(iter(k._launchers.values())).compiled
+    with pytest.raises(CudaUnsupported, match="print"):
+        lower_cuda_kernel(c.frontend.kernel, CodegenOptions(), "k")
+
+
+def test_architectures_parse() -> None:
+    assert [nvptx.parse_arch(a) for a in ("sm_80", "90", "8.6", "compute_75")] == [80, 90, 86, 75]
+    with pytest.raises(ValueError, match="not a GPU architecture"):
+        nvptx.parse_arch("ampere")
