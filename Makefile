@@ -24,9 +24,10 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(PY) examples/cloth/demo.py
 
-## Run the test suite (2 workers).
+## Run the test suite (2 workers), then the language tests again through the CUDA backend, emulated on the CPU.
 test: $(STAMP)
 	$(PY) -m pytest -n 2 tests
+	$(PY) -m pytest -n 2 --backend cuda-emulated --no-ptx-check tests/lang
 
 ## Benchmarks side by side with numpy, Numba and real Quadrants (each peer in its own venv).
 bench: $(STAMP)

@@ -124,6 +124,9 @@ class Config:
     unrolling_limit: int = _opt(32, int, False, "warn when qd.static(range) unrolls more iterations")
     linker: str = _opt("auto", str, False, "system linker for cached shared objects: auto (ld), a path, or none")
     record: str = _opt("", str, False, "append the signature of each kernel call to this file (qd record)")
+    cuda_emulate: bool = _opt(False, _parse_bool, False, "arch=cuda runs the CUDA backend's code on the CPU (an "
+                              "emulator, to test that backend without a GPU)")  # fmt: skip
+    cuda_arch: str = _opt("", str, False, "GPU architecture to compile for (sm_80, ...); default: the device's")
     ptx_check: str = _opt("", str, False, "also compile each kernel to PTX for these GPU archs (sm_80,...) and "
                           "validate it with ptxas (the test suite's CUDA check)")  # fmt: skip
 

@@ -118,57 +118,81 @@ def generate(
 
 @dataclass
 class CompiledCuda:
-    """A kernel compiled for NVIDIA GPUs: PTX per architecture, cubins where `ptxas` ran, the launch plan."""
+    """A kernel compiled by the CUDA backend: its launch plan and images - `sm_80` (a cubin), `ptx:sm_80` (PTX
+    text, for the driver to JIT on newer GPUs), or `host` (object code for runtime/emulator.py)."""
 
     abi: KernelABI
     plan: Any  # codegen.cuda.CudaPlan
-    ptx: dict[str, str]  # arch (sm_80) -> PTX text
-    cubins: dict[str, bytes]  # arch -> cubin
+    images: dict[str, bytes]
     llvm_ir: str
     timings: dict[str, float] = field(default_factory=dict)
+    frontend: FrontendResult | None = None
+    ir_text: str = ""
+
+    @property
+    def ptx(self) -> dict[str, str]:
+        return {k[4:]: v.decode() for k, v in self.images.items() if k.startswith("ptx:")}
+
+    @property
+    def cubins(self) -> dict[str, bytes]:
+        return {k: v for k, v in self.images.items() if k.startswith("sm_")}
 
 
 def generate_cuda(fe: FrontendResult, ir_text: str, name: str, config: Config, archs: tuple[str, ...] = ("sm_80",),
                   cubin: bool = True) -> CompiledCuda:  # fmt: skip
     """Stages 3 and 4 for the GPU: lower to NVPTX, PTX per architecture, and cubins with `ptxas` when it is
-    installed (`cubin=True`). Raises codegen.cuda.CudaUnsupported or codegen.nvptx.NvptxError."""
-    from quadrants.codegen import nvptx
+    installed (`cubin=True`). With `config.cuda_emulate`, host object code for the emulator instead. Raises
+    codegen.cuda.CudaUnsupported or codegen.nvptx.NvptxError."""
     from quadrants.codegen.cuda import lower_cuda_kernel
     from quadrants.codegen.lower import CodegenOptions
 
     t0 = time.perf_counter()
     symbol = symbol_for(name, ir_text, config)
-    module, plan = lower_cuda_kernel(
-        fe.kernel, CodegenOptions(fast_math=config.fast_math, bounds_checked=config.bounds_checked), symbol, archs[0]
-    )
+    opts = CodegenOptions(fast_math=config.fast_math, bounds_checked=config.bounds_checked)
+    abi = make_abi(fe.kernel, symbol, keep_sites=config.bounds_checked)
+    if config.cuda_emulate:
+        from quadrants.codegen.compile import compile_ir
+        from quadrants.codegen.cpu import cpu_target, target_machine
+        from quadrants.codegen.kernel import TargetInfo
+
+        target = cpu_target("host")
+        host = TargetInfo(target.triple, str(target_machine(target, 2).target_data))
+        module, plan = lower_cuda_kernel(fe.kernel, opts, symbol, emulate_on=host)
+        llvm_ir = str(module)
+        obj = compile_ir(llvm_ir, symbol, target, config.opt_level)
+        timings = {"cuda_lower": time.perf_counter() - t0, **obj.timings}
+        return CompiledCuda(abi, plan, {"host": obj.object_code}, llvm_ir, timings, fe, ir_text)
+    from quadrants.codegen import nvptx
+
+    module, plan = lower_cuda_kernel(fe.kernel, opts, symbol, archs[0])
     llvm_ir = str(module)
     timings = {"cuda_lower": time.perf_counter() - t0}
     entry_points = tuple(t.name for t in plan.tasks)
-    ptx: dict[str, str] = {}
-    cubins: dict[str, bytes] = {}
+    images: dict[str, bytes] = {}
     for arch in archs:
         res = nvptx.emit_ptx(llvm_ir, arch, config.opt_level, entry_points)
         for k, v in res.timings.items():
             timings[k] = timings.get(k, 0.0) + v
-        ptx[res.arch] = res.ptx
+        images[f"ptx:{res.arch}"] = res.ptx.encode()
         if cubin and nvptx.ptxas_path() is not None:
             t1 = time.perf_counter()
-            cubins[res.arch] = nvptx.assemble(res.ptx, res.arch)
+            images[res.arch] = nvptx.assemble(res.ptx, res.arch)
             timings["ptxas"] = timings.get("ptxas", 0.0) + time.perf_counter() - t1
-    abi = make_abi(fe.kernel, symbol, keep_sites=config.bounds_checked)
-    return CompiledCuda(abi, plan, ptx, cubins, llvm_ir, timings)
+    return CompiledCuda(abi, plan, images, llvm_ir, timings, fe, ir_text)
 
 
 def check_ptx(fe: FrontendResult, ir_text: str, name: str, config: Config) -> str | None:
     """`ptx_check`: compile the kernel for the GPU archs listed and assemble each with ptxas. Returns why the
     kernel is not CUDA-eligible (None when it compiled); a codegen or ptxas failure is a compilation error."""
+    import dataclasses
+
     from quadrants.codegen.cuda import CudaUnsupported
     from quadrants.codegen.nvptx import NvptxError
     from quadrants.errors import QuadrantsCompilationError
 
     archs = tuple(a.strip() for a in config.ptx_check.split(",") if a.strip())
     try:
-        generate_cuda(fe, ir_text, name, config, archs)
+        generate_cuda(fe, ir_text, name, dataclasses.replace(config, cuda_emulate=False), archs)
     except CudaUnsupported as e:
         STATS.count("ptx_unsupported")
         return str(e)

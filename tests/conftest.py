@@ -16,6 +16,23 @@ import quadrants as qd
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite tests/golden/* from current output")
     parser.addoption("--no-ptx-check", action="store_true", help="do not also compile every kernel to PTX")
+    parser.addoption("--backend", default="cpu", choices=["cpu", "cuda-emulated"],
+                     help="run kernels on the CPU backend, or through the CUDA backend emulated on the CPU")  # fmt: skip
+
+
+BACKEND = {"name": "cpu"}
+
+
+def backend_kwargs() -> dict[str, Any]:
+    """qd.init arguments of the backend this session tests (`--backend`)."""
+    if BACKEND["name"] == "cuda-emulated":
+        return {"arch": qd.cuda, "cuda_emulate": True}
+    return {"arch": qd.cpu}
+
+
+def qd_init(**kwargs: Any) -> None:
+    """`qd.init` on the session's backend (tests that need other options pass them)."""
+    qd.init(**{**backend_kwargs(), **kwargs})
 
 
 PTX_ARCHS = "sm_80,sm_90"
@@ -26,6 +43,7 @@ def pytest_configure(config: pytest.Config) -> None:
     every machine where ptxas is installed: a kernel the CUDA backend miscompiles fails its test."""
     from quadrants.codegen.nvptx import ptxas_path
 
+    BACKEND["name"] = config.getoption("--backend")
     if hasattr(config, "workerinput"):
         return  # xdist workers inherit the environment set up by the controller
     if not config.getoption("--no-ptx-check") and ptxas_path() is not None and "QD_PTX_CHECK" not in os.environ:
@@ -68,7 +86,7 @@ def session_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture(autouse=True)
 def fresh_runtime(session_cache_dir: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QD_CACHE_DIR", session_cache_dir)
-    qd.init(arch=qd.cpu, log_level="warn")
+    qd_init(log_level="warn")
 
 
 def kernel_ir(kernel):  # type: ignore[no-untyped-def]

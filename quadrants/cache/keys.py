@@ -72,7 +72,7 @@ def _common(config: Config) -> dict[str, str]:
         "quadrants": __version__,
         "runtime_abi": str(RUNTIME_ABI),
         "llvmlite": llvmlite_version(),
-        "device": device_capabilities(config.cpu_target),
+        "device": device_key(config),
     }
     for name, value in compile_relevant(config).items():
         parts["config." + name] = value
@@ -124,6 +124,17 @@ def llvmlite_version() -> str:
     except OSError:
         pass
     return "unknown"
+
+
+def device_key(config: Config) -> str:
+    """What the code generator targets: the CPU (`device_capabilities`), or for arch=cuda the GPU architecture
+    and PTX ISA (plus the host CPU when the CUDA code is emulated on it)."""
+    if config.arch.name != "cuda":
+        return device_capabilities(config.cpu_target)
+    from quadrants.codegen.nvptx_isa import PTX_ISA
+
+    gpu = f"cuda/{config.cuda_arch or 'sm_80'}/ptx{PTX_ISA}"
+    return f"{gpu}/emulated-on:{device_capabilities('host')}" if config.cuda_emulate else gpu
 
 
 @functools.cache

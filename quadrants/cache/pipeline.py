@@ -40,7 +40,7 @@ PACK = "<object pack>"  # KernelCache._bundles marker: a pack is loaded whole, n
 @dataclass
 class Artifact:
     abi: KernelABI
-    loaded: Loaded | None  # None when compiled for another process (qd precompile)
+    loaded: Any  # Loaded (CPU), LoadedCuda (GPU), or None when compiled for another process (qd precompile)
     offline_key: str
 
 
@@ -58,11 +58,12 @@ class Outcome:
 class KernelCache:
     """The caches of one program (one `qd.init`): the disk store and an in-memory layer in front of it."""
 
-    def __init__(self, config: Config, load: bool = True) -> None:
+    def __init__(self, config: Config, load: bool = True, device: Any = None) -> None:
         """`load=False` (qd precompile): compile and store, but never load code into this process (it may be
-        built for another CPU) and make no session bundle."""
+        built for another CPU) and make no session bundle. `device`: the GPU (or emulator) of arch=cuda."""
         self.config = config
         self.load = load
+        self.device = device
         self.store = (
             CacheStore(
                 cache_root(config),
@@ -464,6 +465,8 @@ class KernelCache:
         if art is not None:
             STATS.count("memory_hits")
             return art, True
+        if self.config.arch.name == "cuda":
+            return self._cuda_artifact(okey, fe, ir_text, kernel)
         if self.store is not None:
             entry = self.store.read("artifact", okey)
             if entry is not None:
@@ -514,9 +517,47 @@ class KernelCache:
             self._session_objects[okey] = compiled.object_code
         return art, False
 
+    def _cuda_artifact(self, okey: str, fe: Any, ir_text: str, kernel: Any) -> tuple[Artifact, bool]:
+        """The offline cache for the CUDA backend: an entry holds the kernel's images (cubins, PTX; or host code
+        for the emulator) and its launch plan."""
+        if self.store is not None:
+            entry = self.store.read("artifact", okey)
+            if entry is not None and "cuda" in entry.meta:
+                STATS.count("offline_hits")
+                return self._load(okey, entry), True
+            STATS.count("offline_misses")
+        from quadrants import driver
+
+        arch = self.config.cuda_arch or "sm_80"
+        compiled = driver.generate_cuda(fe, ir_text, kernel.fn.__qualname__, self.config, (arch,))
+        STATS.add(compiled.timings)
+        if self.store is not None:
+            body, layout = bytearray(), {}
+            for name, image in compiled.images.items():
+                layout[name] = [len(body), len(image)]
+                body += image
+            meta = {"cuda": compiled.plan.to_json(), "images": layout, "abi": compiled.abi.to_json(),
+                    **describe(kernel, self.config)}  # fmt: skip
+            self.store.write("artifact", okey, bytes(body), meta)
+        loaded = self.device.load(compiled.images, compiled.plan) if self.load and self.device is not None else None
+        art = Artifact(compiled.abi, loaded, okey)
+        art.compiled = compiled  # type: ignore[attr-defined]
+        self.memory[okey] = art
+        return art, False
+
     def _load(self, okey: str, entry: Entry) -> Artifact:
         t0 = time.perf_counter()
         meta = entry.meta
+        if "cuda" in meta:
+            from quadrants.codegen.cuda_plan import CudaPlan
+
+            abi = KernelABI.from_json(meta["abi"])
+            images = {k: entry.body[o : o + n] for k, (o, n) in meta["images"].items()}
+            loaded_cuda = self.device.load(images, CudaPlan.from_json(meta["cuda"])) if self.device else None
+            art = Artifact(abi, loaded_cuda, okey)
+            self.memory[okey] = art
+            STATS.time("load", time.perf_counter() - t0)
+            return art
         abi = KernelABI.from_json(meta["abi"])
         so_size, obj_size = meta["so"], meta["obj"]
         loaded = None
@@ -631,5 +672,5 @@ def cache_for(program: Any) -> KernelCache:
     c = _CACHES.get(program.generation)
     if c is None:
         _CACHES.clear()
-        c = _CACHES[program.generation] = KernelCache(program.config)
+        c = _CACHES[program.generation] = KernelCache(program.config, device=program.device)
     return c

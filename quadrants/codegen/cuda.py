@@ -24,6 +24,7 @@ from typing import Any
 from llvmlite import ir as ll
 
 from quadrants.codegen import nvptx, runtime_ir
+from quadrants.codegen.cuda_plan import CudaPlan, CudaTask
 from quadrants.codegen.llvm_types import CTX_DIM as CTX_DIM_FIELD
 from quadrants.codegen.llvm_types import (
     CTX_ERROR,
@@ -42,7 +43,6 @@ from quadrants.codegen.lower import BASE_DISPATCH, CodegenOptions, FnLowering, L
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
 
-BLOCK_DIM = 128  # threads per block of a parallel task
 REMAT = (ir.Const, ir.Arg, ir.NdShape, ir.GlobalNd, ir.Cast, ir.Binary, ir.Unary, ir.Select)
 
 # llvm intrinsics NVPTX cannot lower -> libdevice functions (f32 name; f64 drops the `f`).
@@ -51,31 +51,8 @@ LIBDEVICE = {"llvm.sin": "__nv_sinf", "llvm.cos": "__nv_cosf", "llvm.exp": "__nv
 
 
 class CudaUnsupported(Exception):
-    """A kernel uses something the CUDA backend does not compile (yet): the message says what."""
-
-
-@dataclass(frozen=True)
-class CudaTask:
-    name: str
-    parallel: bool
-    count: int | None = None  # iterations when constant (sizes the grid exactly); None: a saturating grid
-    block: int = BLOCK_DIM
-
-    def to_json(self) -> list[Any]:
-        return [self.name, self.parallel, self.count, self.block]
-
-
-@dataclass(frozen=True)
-class CudaPlan:
-    tasks: tuple[CudaTask, ...]
-    temps: int  # 8-byte slots
-
-    def to_json(self) -> dict[str, Any]:
-        return {"tasks": [t.to_json() for t in self.tasks], "temps": self.temps}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> CudaPlan:
-        return cls(tuple(CudaTask(*t) for t in d["tasks"]), d["temps"])
+    """A kernel uses something the CUDA backend does not compile (yet): the message says what. (The frontend
+    already rejects what no backend supports, e.g. `return` inside runtime control flow.)"""
 
 
 @dataclass
@@ -84,12 +61,18 @@ class _Segment:
     stmts: list[ir.Stmt]
 
 
-def lower_cuda_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, arch: str = nvptx.DEFAULT_ARCH
-                      ) -> tuple[ll.Module, CudaPlan]:  # fmt: skip
+def lower_cuda_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, arch: str = nvptx.DEFAULT_ARCH,
+                      emulate_on: Any = None) -> tuple[ll.Module, CudaPlan]:  # fmt: skip
+    """`emulate_on`: a host `TargetInfo` to build the same tasks as plain host functions (thread ids read from
+    the global `<symbol>_sreg`, math from libm) for runtime/emulator.py."""
     module = ll.Module(name=symbol)
-    module.triple = nvptx.TRIPLE
-    module.data_layout = nvptx.data_layout(arch)
-    _check_supported(kernel)
+    if emulate_on is not None:
+        module.triple, module.data_layout = emulate_on.triple, emulate_on.data_layout
+        sreg = ll.GlobalVariable(module, ll.ArrayType(I32, 4), sreg_symbol(symbol))
+        sreg.initializer = ll.Constant(ll.ArrayType(I32, 4), None)
+    else:
+        module.triple = nvptx.TRIPLE
+        module.data_layout = nvptx.data_layout(arch)
     promoted = _promotable(kernel)
     remat = _rematerializable(kernel.body.stmts, promoted)
     segments = _segments(kernel.body.stmts, remat)
@@ -104,17 +87,6 @@ def lower_cuda_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, arch
 
 
 # ---- analysis ----------------------------------------------------------------------------------------------
-
-
-def _check_supported(kernel: ir.Kernel) -> None:
-    for s in ir.walk(kernel.body):
-        if isinstance(s, ir.Print):
-            raise CudaUnsupported("print() in a kernel is not supported on CUDA yet")
-    body = kernel.body.stmts
-    for i, s in enumerate(body):
-        if any(isinstance(x, ir.Return) for x in ir.walk(ir.Block([s]))):
-            if any(isinstance(x, ir.RangeFor) and x.parallel for x in body[i + 1 :]):
-                raise CudaUnsupported("on CUDA a kernel cannot return before a parallel loop")
 
 
 def _promotable(kernel: ir.Kernel) -> dict[int, ir.Value]:
@@ -245,6 +217,7 @@ class CudaLowering(FnLowering):
         self.temps = fn.args[1]
         self.slot_of = slots
         self.promoted: dict[int, ir.Value] = {}
+        self.emulated = False
         self.on_error = lambda b: b.ret_void()
         self.kernel_args: dict[int, Any] = {}
         pos = 2
@@ -277,6 +250,8 @@ class CudaLowering(FnLowering):
     def _device_call(self, symbol: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
         from quadrants.codegen.llvm_types import reg
 
+        if self.emulated:
+            symbol = symbol.removeprefix("__nv_")  # libm has the same functions under the C names
         ty = reg(t)
         fn = self.m.globals.get(symbol) or ll.Function(self.m, ll.FunctionType(ty, [ty] * len(args)), symbol)
         return self.b.call(fn, args)
@@ -285,8 +260,11 @@ class CudaLowering(FnLowering):
 def _lower_task(module: ll.Module, kernel: ir.Kernel, opts: CodegenOptions, seg: _Segment, name: str,
                 remat: set[int], slots: dict[int, int], promoted: dict[int, ir.Value]) -> None:  # fmt: skip
     fn = ll.Function(module, ll.FunctionType(VOID, _param_types(kernel)), name)
-    fn.calling_convention = "ptx_kernel"
+    emulated = module.triple != nvptx.TRIPLE
+    if not emulated:
+        fn.calling_convention = "ptx_kernel"
     lw = CudaLowering(module, fn, opts, kernel, slots)
+    lw.emulated = emulated
     lw.dispatch = _DISPATCH  # type: ignore[assignment]
     lw.promoted = promoted
     defs = _defs(seg)
@@ -371,7 +349,19 @@ def _lower_alloca(lw: CudaLowering, s: ir.Alloca) -> None:
         lw.alloca_stmt(s)
 
 
+EMULATED_SREGS = ("tid.x", "ntid.x", "ctaid.x", "nctaid.x")  # the order of the emulator's `<symbol>_sreg`
+
+
+def sreg_symbol(symbol: str) -> str:
+    return f"{symbol}_sreg"
+
+
 def _sreg(lw: CudaLowering, name: str) -> ll.Value:
+    if lw.emulated:
+        g = next(v for k, v in lw.m.globals.items() if k.endswith("_sreg"))
+        slot = lw.b.gep(g, [ll.Constant(I32, 0), ll.Constant(I32, EMULATED_SREGS.index(name))],
+                        source_etype=ll.ArrayType(I32, 4))  # fmt: skip
+        return lw.b.load(slot, typ=I32)
     full = f"llvm.nvvm.read.ptx.sreg.{name}"
     fn = lw.m.globals.get(full) or ll.Function(lw.m, ll.FunctionType(I32, []), full)
     return lw.b.call(fn, [])
@@ -425,8 +415,28 @@ def _lower_range_for(lw: CudaLowering, s: ir.RangeFor) -> None:
         lw.atomic_update(sl.reduction.op, lw.values[id(sl.reduction.ptr)], value, sl.reduction.dtype)
 
 
-def _unsupported_print(lw: CudaLowering, s: ir.Print) -> None:
-    raise CudaUnsupported("print() in a kernel is not supported on CUDA yet")
+def _lower_print(lw: CudaLowering, s: ir.Print) -> None:
+    """print() through CUDA's `vprintf(format, argument buffer)`: the format string in global memory, the
+    arguments (64-bit integers and doubles) in a local struct. Output appears when the kernel finishes."""
+    if lw.emulated:
+        lw.print_stmt(s)  # host code: printf
+        return
+    data, args = lw.print_format(s)
+    b = lw.b
+    name = f"qd_fmt_{len([g for g in lw.m.globals if g.startswith('qd_fmt_')])}"
+    g = ll.GlobalVariable(lw.m, ll.ArrayType(ll.IntType(8), len(data)), name, addrspace=1)
+    g.linkage = "internal"
+    g.global_constant = True
+    g.initializer = ll.Constant(ll.ArrayType(ll.IntType(8), len(data)), data)
+    fmt = b.addrspacecast(g, PTR)
+    buf: ll.Value = ll.Constant(PTR, None)
+    if args:
+        struct = ll.LiteralStructType([a.type for a in args])
+        buf = lw.alloca(struct, "printf.args")
+        for k, a in enumerate(args):
+            b.store(a, b.gep(buf, [ll.Constant(I32, 0), ll.Constant(I32, k)], source_etype=struct))
+    vprintf = lw.m.globals.get("vprintf") or ll.Function(lw.m, ll.FunctionType(I32, [PTR, PTR]), "vprintf")
+    b.call(vprintf, [fmt, buf])
 
 
 def _define_record_error(module: ll.Module) -> None:
@@ -460,5 +470,5 @@ _DISPATCH: dict[type, Any] = {
     ir.Load: _lower_load,
     ir.Store: _lower_store,
     ir.RangeFor: _lower_range_for,
-    ir.Print: _unsupported_print,
+    ir.Print: _lower_print,
 }

@@ -426,6 +426,21 @@ class FnLowering(MathLowering):
             self.fail(ERROR_ASSERT, s.site, zero, 0, zero)
 
     def print_stmt(self, s: ir.Print) -> None:
+        data, args = self.print_format(s)
+        name = f"qd_fmt_{len([g for g in self.m.globals if g.startswith('qd_fmt_')])}"
+        g = ll.GlobalVariable(self.m, ll.ArrayType(I8, len(data)), name)
+        g.linkage = "internal"
+        g.global_constant = True
+        g.initializer = ll.Constant(ll.ArrayType(I8, len(data)), data)
+        printf = self.m.globals.get("printf") or ll.Function(
+            self.m, ll.FunctionType(I32, [PTR], var_arg=True), "printf"
+        )
+        fflush = self.m.globals.get("fflush") or ll.Function(self.m, ll.FunctionType(I32, [PTR]), "fflush")
+        self.b.call(printf, [g.bitcast(PTR), *args])
+        self.b.call(fflush, [ll.Constant(PTR, None)])
+
+    def print_format(self, s: ir.Print) -> tuple[bytearray, list[ll.Value]]:
+        """A printf format (NUL-terminated) and its arguments: integers widened to 64 bits, floats to double."""
         fmt: list[str] = []
         args: list[ll.Value] = []
         for p in s.parts:
@@ -444,18 +459,7 @@ class FnLowering(MathLowering):
             else:
                 fmt.append("%llu")
                 args.append(self.b.zext(x, I64) if reg(t).width < 64 else x)
-        data = bytearray("".join(fmt).encode("utf-8") + b"\0")
-        name = f"qd_fmt_{len([g for g in self.m.globals if g.startswith('qd_fmt_')])}"
-        g = ll.GlobalVariable(self.m, ll.ArrayType(I8, len(data)), name)
-        g.linkage = "internal"
-        g.global_constant = True
-        g.initializer = ll.Constant(ll.ArrayType(I8, len(data)), data)
-        printf = self.m.globals.get("printf") or ll.Function(
-            self.m, ll.FunctionType(I32, [PTR], var_arg=True), "printf"
-        )
-        fflush = self.m.globals.get("fflush") or ll.Function(self.m, ll.FunctionType(I32, [PTR]), "fflush")
-        self.b.call(printf, [g.bitcast(PTR), *args])
-        self.b.call(fflush, [ll.Constant(PTR, None)])
+        return bytearray("".join(fmt).encode("utf-8") + b"\0"), args
 
     def noop(self, s: ir.Stmt) -> None:
         pass

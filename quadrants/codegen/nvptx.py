@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
+from quadrants.codegen.nvptx_isa import PTX_ISA  # in a module of its own: the cache keys read it
+
 TRIPLE = "nvptx64-nvidia-cuda"
-PTX_ISA = 80  # PTX 8.0: CUDA 12.0 drivers and newer load it; ptxas of CUDA 12 and 13 accept it
 DEFAULT_ARCH = "sm_80"
 # Intrinsics NVPTX cannot select (LLVM aborts the process): they must never reach the backend.
 FORBIDDEN = re.compile(r"@llvm\.(sin|cos|tan|exp|exp2|exp10|log|log2|log10|pow|powi|asin|acos|atan|atan2|sinh|cosh|"

@@ -43,6 +43,7 @@ class Field:
         prog = program.get()
         if prog.generation != self._generation:
             raise QuadrantsRuntimeError("this field belongs to a program that qd.reset() or qd.init() ended")
+        prog.fields.memory.host_access()
         return prog.fields.view(self._region, self._offset, self._prim.np_dtype, self.shape + self.element_shape)
 
     def to_numpy(self) -> np.ndarray:

@@ -207,7 +207,14 @@ class Kernel:
             obs.cache_loaded, obs.cache_stored = outcome.loaded and outcome.validated, outcome.stored
         art = outcome.artifact
         assert art.loaded is not None  # this process's cache loads what it finds
-        launcher = Launcher(art.abi, art.loaded, config.num_threads, prog.fields.table_address, Matrix._wrap)
+        launcher: Launcher
+        if prog.device is not None:
+            from quadrants.runtime.cuda_launch import CudaLauncher
+
+            launcher = CudaLauncher(art.abi, art.loaded, prog.device, prog.fields.table_address, Matrix._wrap,
+                                    check_errors=config.bounds_checked)  # fmt: skip
+        else:
+            launcher = Launcher(art.abi, art.loaded, config.num_threads, prog.fields.table_address, Matrix._wrap)
         launcher.compiled = getattr(art, "compiled", None)  # type: ignore[attr-defined]
         return launcher
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from quadrants import _config, _logging
 from quadrants._config import Config
+from quadrants.runtime import device as memory
+from quadrants.runtime.device import Device
 from quadrants.runtime.fields import FieldMemory
 from quadrants.types.dtypes import PrimitiveType, to_dtype
 
@@ -22,6 +24,7 @@ class Program:
     config: Config
     generation: int
     fields: FieldMemory = field(default_factory=FieldMemory)
+    device: Device | None = None  # the GPU (or its emulator) for arch=cuda; None on the CPU
 
 
 _program: Program | None = None
@@ -76,24 +79,40 @@ def init(arch: Any = None, default_fp: Any = None, default_ip: Any = None, **kwa
     _logging.set_level(config.log_level)
     for note in notes:
         _logging.warn(note, tag="init")
-    config = _resolve_arch(config)
+    config, dev = _resolve_arch(config)
     _forget_all()
     _generation += 1
-    _program = Program(config=config, generation=_generation)
+    memory.set_current(dev if dev is not None else memory.HOST)
+    _program = Program(config=config, generation=_generation, fields=FieldMemory(), device=dev)
     _logging.info(f"Starting on arch={config.arch}", tag="init")
 
 
-def _resolve_arch(config: Config) -> Config:
+def _resolve_arch(config: Config) -> tuple[Config, Device | None]:
+    """arch=cuda / gpu: the GPU through cuda-python when one is usable (or the emulator when asked), else the
+    CPU with a warning."""
     import dataclasses
 
     name = config.arch.name
-    if name in ("gpu", "cuda"):
-        if not gpu_available():
-            _logging.warn(f"arch={name}: no CUDA driver found, falling back to the CPU", tag="init")
-        else:
-            _logging.warn(f"arch={name}: the CUDA backend is not available in this build; using the CPU", tag="init")
-        return dataclasses.replace(config, arch=_config.cpu)
-    return config
+    if name not in ("gpu", "cuda"):
+        return config, None
+    dev: Device | None = None
+    if config.cuda_emulate:
+        from quadrants.runtime.emulator import EmulatedDevice
+
+        dev = EmulatedDevice()
+    elif not gpu_available():
+        _logging.warn(f"arch={name}: no CUDA driver found, falling back to the CPU", tag="init")
+    else:
+        try:
+            from quadrants.runtime.cuda_driver import CudaDevice
+
+            dev = CudaDevice()
+        except Exception as e:  # noqa: BLE001 - cuda-python missing, no device, driver too old: say which
+            _logging.warn(f"arch={name}: the CUDA device could not be used ({e}); falling back to the CPU",
+                          tag="init")  # fmt: skip
+    if dev is None:
+        return dataclasses.replace(config, arch=_config.cpu), None
+    return dataclasses.replace(config, arch=_config.cuda, cuda_arch=config.cuda_arch or dev.arch), dev
 
 
 def reset() -> None:
@@ -102,7 +121,10 @@ def reset() -> None:
     _forget_all()
     _generation += 1
     _program = None
+    memory.set_current(memory.HOST)
 
 
 def sync() -> None:
-    """`qd.sync()`: wait for launched kernels. CPU kernels run synchronously, so there is nothing to wait for."""
+    """`qd.sync()`: wait for launched kernels (CPU kernels run synchronously: nothing to wait for)."""
+    if _program is not None and _program.device is not None:
+        _program.device.sync()

@@ -8,10 +8,12 @@ fields depends on the layout of every field allocated before them (see FASTCACHE
 
 from __future__ import annotations
 
-import ctypes
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from quadrants.runtime import device
+from quadrants.runtime.device import Memory
 
 ALIGN = 64
 MAX_REGIONS = 4096
@@ -25,12 +27,16 @@ class Region:
 
 @dataclass
 class FieldMemory:
-    table: ctypes.Array = field(default_factory=lambda: (ctypes.c_void_p * MAX_REGIONS)())  # type: ignore[type-arg]
+    memory: Memory = field(default_factory=device.current)  # host memory, or a GPU's managed memory
     regions: list[Region] = field(default_factory=list)
+    table: np.ndarray = field(init=False)  # region base addresses, read by kernels
+
+    def __post_init__(self) -> None:
+        self.table = self.memory.zeros(MAX_REGIONS * 8)[: MAX_REGIONS * 8].view(np.uint64)
 
     @property
     def table_address(self) -> int:
-        return ctypes.addressof(self.table)
+        return int(self.table.ctypes.data)
 
     def place(self, nbytes: int) -> tuple[int, int]:
         """Reserve `nbytes` for a new field: (region id, byte offset)."""
@@ -46,10 +52,9 @@ class FieldMemory:
     def materialize(self, region_id: int) -> np.ndarray:
         region = self.regions[region_id]
         if region.buffer is None:
-            region.buffer = np.zeros(region.size + ALIGN, np.uint8)
-            base = region.buffer.ctypes.data
-            skip = (-base) % ALIGN
-            region.buffer = region.buffer[skip : skip + region.size]
+            buf = self.memory.zeros(region.size + ALIGN)
+            skip = (-buf.ctypes.data) % ALIGN
+            region.buffer = buf[skip : skip + region.size]
             self.table[region_id] = region.buffer.ctypes.data
         return region.buffer
 

@@ -1,4 +1,7 @@
-"""`qd.ndarray`: a contiguous, zero-initialized array in host memory, passed to kernels by descriptor.
+"""`qd.ndarray`: a contiguous, zero-initialized array, passed to kernels by descriptor.
+
+Its storage comes from the program's memory (runtime/device.py): host memory on the CPU, managed memory on a
+GPU, which numpy addresses directly once the kernels in flight are done.
 
 Each ndarray keeps a small native descriptor `{data pointer, shape...}` that lives as long as it does, so a
 kernel launch passes one integer per ndarray argument (no marshalling on the call path). Storage is a numpy
@@ -14,6 +17,7 @@ import numpy as np
 
 from quadrants._logging import warn
 from quadrants.ir.nodes import NdType
+from quadrants.runtime import device
 from quadrants.types import dtypes
 from quadrants.types.dtypes import PrimitiveType
 
@@ -45,7 +49,7 @@ def descriptor(data: int, shape: tuple[int, ...]) -> ctypes.Array:  # type: igno
 class Ndarray:
     """A kernel-accessible array. `shape` excludes the element shape of vector/matrix ndarrays."""
 
-    __slots__ = ("_arr", "_desc_buf", "_desc", "_spec", "dtype", "shape", "element_type", "__weakref__")
+    __slots__ = ("_arr", "_desc_buf", "_desc", "_spec", "_mem", "dtype", "shape", "element_type", "__weakref__")
 
     def __init__(self, dtype: Any, shape: Any, element_type: Any = None) -> None:
         """`dtype` is a scalar dtype; or None with `element_type` a vector/matrix type of a concrete dtype."""
@@ -54,7 +58,10 @@ class Ndarray:
         elem_shape: tuple[int, ...] = element_type.shape if element_type is not None else ()
         self.dtype = element_type if element_type is not None else prim
         self.shape = _shape(shape)
-        self._arr = np.zeros(self.shape + elem_shape, dtype=prim.np_dtype)
+        self._mem = device.current()  # host memory on the CPU, managed memory on a GPU
+        full = self.shape + elem_shape
+        nbytes = int(np.prod(full, dtype=np.int64)) * prim.itemsize if full else prim.itemsize
+        self._arr = self._mem.zeros(nbytes)[:nbytes].view(prim.np_dtype).reshape(full)
         self._desc_buf = descriptor(self._arr.ctypes.data, self.shape)
         self._desc = ctypes.addressof(self._desc_buf)
         self._spec = nd_type(prim, len(self.shape), elem_shape)
@@ -68,10 +75,12 @@ class Ndarray:
         return self._spec.elem_shape
 
     def to_numpy(self) -> np.ndarray:
+        self._mem.host_access()
         return self._arr.copy()
 
     def from_numpy(self, arr: Any) -> None:
         a = np.asarray(arr)
+        self._mem.host_access()
         if a.shape != self._arr.shape:
             raise ValueError(f"from_numpy: shape {a.shape} does not match the ndarray's {self._arr.shape}")
         if a.dtype != self._arr.dtype:
@@ -83,13 +92,16 @@ class Ndarray:
         self.from_numpy(other._arr)
 
     def fill(self, value: Any) -> None:
+        self._mem.host_access()
         self._arr[...] = value
 
     def __getitem__(self, index: Any) -> Any:
+        self._mem.host_access()
         v = self._arr[index]
         return v.item() if isinstance(v, np.generic) else v.copy()
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        self._mem.host_access()
         self._arr[index] = value
 
     def __len__(self) -> int:

@@ -13,8 +13,6 @@ import pytest
 import quadrants as qd
 from quadrants import driver
 from quadrants.codegen import nvptx
-from quadrants.codegen.cuda import CudaUnsupported, lower_cuda_kernel
-from quadrants.codegen.lower import CodegenOptions
 from quadrants.lang import program
 
 needs_ptxas = pytest.mark.skipif(nvptx.ptxas_path() is None, reason="ptxas is not installed")
@@ -129,15 +127,15 @@ def test_ptxas_errors_are_reported_with_its_message() -> None:
         nvptx.assemble(".version 8.0\n.target sm_80\n.address_size 64\nthis is not ptx\n", "sm_80")
 
 
-def test_print_is_reported_as_not_cuda_eligible() -> None:
+@needs_ptxas
+def test_print_uses_vprintf() -> None:
     @qd.kernel
-    def k(x: qd.i32):
-        print("x =", x)
+    def k(x: qd.i32, y: qd.f32):
+        print("x =", x, "y =", y)
 
-    k(1)
-    c = next(iter(k._launchers.values())).compiled
-    with pytest.raises(CudaUnsupported, match="print"):
-        lower_cuda_kernel(c.frontend.kernel, CodegenOptions(), "k")
+    out = compiled(k, 1, 2.5)
+    ptx = out.ptx["sm_80"]
+    assert "vprintf" in ptx and out.cubins
 
 
 def test_architectures_parse() -> None:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 import quadrants as qd
 from quadrants.types import dtypes as T
 from quadrants.types.promotion import promote, truediv_type
+from tests.conftest import qd_init
 from tests.helpers import define
 
 NUMERIC = [T.i8, T.i16, T.i32, T.i64, T.u8, T.u16, T.u32, T.u64, T.f16, T.f32, T.f64]
@@ -112,7 +113,7 @@ def test_bitwise(expr: str, t: T.PrimitiveType) -> None:
     st.sampled_from(["a[i] + b[i]", "a[i] * b[i]", "a[i] // b[i]", "a[i] % b[i]"]),
 )
 def test_mixed_type_arithmetic(ta, tb, expr) -> None:
-    qd.init(arch=qd.cpu, log_level="warn")
+    qd_init(log_level="warn")
     _check(expr, ta, tb, ORACLES[expr])
 
 
@@ -228,7 +229,7 @@ def test_float_literal_is_f32_even_beside_f64() -> None:
         return x * 0.1
 
     assert k(2.5) == 2.5 * float(np.float32(0.1))
-    qd.init(arch=qd.cpu, default_fp=qd.f64, log_level="warn")
+    qd_init(default_fp=qd.f64, log_level="warn")
 
     @qd.kernel
     def k64(x: qd.f64) -> qd.f64:

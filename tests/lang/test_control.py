@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
+from tests.conftest import qd_init
 
 Nd = qd.types.NDArray
 
@@ -234,7 +235,7 @@ def test_print_in_kernel(capfd: pytest.CaptureFixture[str]) -> None:
 
 
 def test_assert_in_debug_mode() -> None:
-    qd.init(arch=qd.cpu, debug=True, log_level="warn")
+    qd_init(debug=True, log_level="warn")
 
     @qd.kernel
     def k(x: qd.i32):

@@ -14,9 +14,9 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import quadrants as qd
 from quadrants.types import dtypes as T
 from quadrants.types.promotion import promote, truediv_type
+from tests.conftest import qd_init
 from tests.helpers import define
 
 VARS = {"a": T.i32, "b": T.f32, "c": T.i64, "d": T.u8, "e": T.f64, "g": T.i8}
@@ -146,7 +146,7 @@ def test_random_expressions_match_the_model(tree, a, b, c, d, e, g) -> None:
         if want_t is T.i32 and not -(2**31) <= want < 2**31:
             return  # the kernel reports an out-of-range literal
         want = want_t.np_dtype.type(want)
-    qd.init(arch=qd.cpu, log_level="error")
+    qd_init(log_level="error")
     k = define(f"""
         @qd.kernel
         def k(a: qd.i32, b: qd.f32, c: qd.i64, d: qd.u8, e: qd.f64, g: qd.i8) -> qd.f64:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
+from tests.conftest import qd_init
 
 Nd = qd.types.NDArray
 
@@ -86,7 +87,7 @@ def test_fields_live_in_regions_one_after_another() -> None:
 def test_fields_are_gone_after_reset() -> None:
     f = qd.field(qd.f32, shape=3)
     qd.reset()
-    qd.init(arch=qd.cpu, log_level="warn")
+    qd_init(log_level="warn")
     with pytest.raises(qd.QuadrantsRuntimeError, match="reset"):
         f.to_numpy()
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
+from tests.conftest import qd_init
 
 Nd = qd.types.NDArray
 
@@ -130,7 +131,7 @@ def test_loops_in_funcs_called_at_top_level_are_parallel() -> None:
     from quadrants.ir import nodes as ir
     from tests.conftest import kernel_ir
 
-    qd.init(arch=qd.cpu, log_level="warn", offline_cache=False)
+    qd_init(log_level="warn", offline_cache=False)
     o, c = np.zeros(100_000, np.int32), np.zeros(1, np.int32)
     k(o, c)
     np.testing.assert_array_equal(np.sort(o), np.arange(100_000))

@@ -7,6 +7,7 @@ import pytest
 
 import quadrants as qd
 from quadrants.ir import nodes as ir
+from tests.conftest import qd_init
 
 Nd = qd.types.NDArray
 N = 1 << 20
@@ -20,12 +21,12 @@ def _ir(kernel) -> ir.Kernel:
 
 @pytest.fixture
 def no_cache() -> None:
-    qd.init(arch=qd.cpu, log_level="warn", offline_cache=False)
+    qd_init(log_level="warn", offline_cache=False)
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])
 def test_saxpy_is_correct_with_any_thread_count(threads: int) -> None:
-    qd.init(arch=qd.cpu, cpu_max_num_threads=threads, log_level="warn")
+    qd_init(cpu_max_num_threads=threads, log_level="warn")
 
     @qd.kernel
     def saxpy(a: qd.f32, x: Nd[qd.f32, 1], y: Nd[qd.f32, 1]):

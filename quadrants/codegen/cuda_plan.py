@@ -1,0 +1,33 @@
+"""How a kernel compiled by the CUDA backend launches: its tasks in order (plain data: cache entries store it,
+and loading a cached kernel must not import llvmlite)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+BLOCK_DIM = 128  # threads per block of a parallel task
+
+
+@dataclass(frozen=True)
+class CudaTask:
+    name: str
+    parallel: bool
+    count: int | None = None  # iterations when constant (sizes the grid exactly); None: a saturating grid
+    block: int = BLOCK_DIM
+
+    def to_json(self) -> list[Any]:
+        return [self.name, self.parallel, self.count, self.block]
+
+
+@dataclass(frozen=True)
+class CudaPlan:
+    tasks: tuple[CudaTask, ...]
+    temps: int  # 8-byte slots
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tasks": [t.to_json() for t in self.tasks], "temps": self.temps}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> CudaPlan:
+        return cls(tuple(CudaTask(*t) for t in d["tasks"]), d["temps"])

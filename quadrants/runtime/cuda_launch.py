@@ -1,0 +1,102 @@
+"""Call a kernel compiled by the CUDA backend: marshal the arguments, launch its tasks in order, read results.
+
+Consumes a `KernelABI`, the kernel's tasks loaded on a `Device` (`LoadedCuda`) and the specialization's leaves;
+produces a launcher with the CPU launcher's surface (`call`, `raise_error`, `results`). The runtime context,
+temps and result slots are device memory that Python also addresses (managed memory), so reading a result or
+an error is a sync and a load. numpy arrays and CPU torch tensors passed to a GPU kernel are copied to device
+memory and back; qd.ndarrays, fields and CUDA torch tensors are passed by pointer.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from quadrants.errors import QuadrantsRuntimeTypeError
+from quadrants.runtime.abi import CTYPES, KernelABI
+from quadrants.runtime.context import RESULT_SLOT_BYTES, RuntimeContext
+from quadrants.runtime.device import Device, LoadedCuda
+from quadrants.runtime.launch import Launcher, _flatten, _reader, _result_builder, _walk, scalar_arg
+from quadrants.types import dtypes
+
+
+class CudaLauncher(Launcher):
+    def __init__(self, abi: KernelABI, loaded: LoadedCuda, device: Device, regions_table: int = 0,
+                 make_matrix: Callable[[np.ndarray], Any] = np.asarray, check_errors: bool = False) -> None:  # fmt: skip
+        self.abi = abi
+        self.loaded = loaded  # type: ignore[assignment]
+        self.device = device
+        self.plan = loaded.plan
+        self.functions = loaded.functions
+        self.check_errors = check_errors
+        self._ctx_mem = device.zeros(ctypes.sizeof(RuntimeContext))
+        self.ctx = RuntimeContext.from_address(self._ctx_mem.ctypes.data)
+        nres = max(1, len(abi.rets)) * RESULT_SLOT_BYTES
+        self._result_mem = device.zeros(nres)
+        self.result = (ctypes.c_char * nres).from_address(self._result_mem.ctypes.data)
+        self._temps = device.zeros(8 * max(1, self.plan.temps))
+        self.ctx.result = self._result_mem.ctypes.data
+        self.ctx.regions = regions_table
+        self.ctx_addr = self._ctx_mem.ctypes.data
+        self.readers = [_reader(self.result, k, dtypes.BY_NAME[r]) for k, r in enumerate(abi.rets)]
+        rets = [dtypes.BY_NAME[r] for r in abi.rets]
+        self.results = _result_builder(self.readers, rets, abi.ret_shapes or tuple(() for _ in abi.rets), make_matrix)
+        self._grids = [device.grid(t) for t in self.plan.tasks]
+
+    def fast_path(self, nparams: int, leaves: list[Any], guards: list[Any]) -> Callable[..., Any] | None:
+        return None  # the general path: a GPU launch costs more than marshalling
+
+    def call(self, values: list[Any], leaves: list[Any]) -> Any:
+        if len(leaves) != len(self.abi.args):
+            raise ValueError(f"{len(leaves)} argument leaves for {len(self.abi.args)} native arguments")
+        params: list[tuple[Any, Any]] = [(ctypes.c_void_p, self.ctx_addr), (ctypes.c_void_p, self._temps.ctypes.data)]
+        copies: list[tuple[np.ndarray, np.ndarray]] = []  # (host array, its device copy): copied back after
+        flat: dict[tuple[Any, ...], list[Any]] = {}
+        for leaf, spec in zip(leaves, self.abi.args):
+            v = _walk(values, leaf.path)
+            v = getattr(v, "_unwrap", lambda v=v: v)()
+            if leaf.kind == "ndarray":
+                if v._mem is not self.device:
+                    raise QuadrantsRuntimeTypeError(
+                        f"argument {spec.name!r}: this ndarray was allocated for another backend (before qd.init); "
+                        "allocate it after qd.init(arch=qd.cuda)"
+                    )
+                params.append((ctypes.c_void_p, v._arr.ctypes.data))
+                params += [(ctypes.c_int64, n) for n in v.shape]
+            elif leaf.kind in ("numpy", "external"):
+                address, shape = self._external(v, spec.ndim, copies)
+                params.append((ctypes.c_void_p, address))
+                params += [(ctypes.c_int64, n) for n in shape]
+            elif leaf.kind == "element":
+                if leaf.path not in flat:
+                    flat[leaf.path] = _flatten(v)
+                params.append((CTYPES[spec.prim], scalar_arg(flat[leaf.path][leaf.info], spec.prim, spec.name)))
+            else:
+                params.append((CTYPES[spec.prim], scalar_arg(v, spec.prim, spec.name)))
+        for fn, (grid, block) in zip(self.functions, self._grids):
+            self.device.launch(fn, grid, block, params)
+        if copies or self.abi.rets or self.check_errors or self.abi.has_print:
+            self.device.sync()  # (printf output is flushed at a sync)
+        for host, dev in copies:
+            host[...] = dev
+        if self.check_errors and self.ctx.error:
+            self.raise_error(self.ctx.error)
+        return self.results()
+
+    def _external(self, v: Any, ndim: int, copies: list[tuple[np.ndarray, np.ndarray]]) -> tuple[int, tuple[int, ...]]:
+        """A numpy array or torch tensor: by pointer when it is already on the GPU, else through a device copy."""
+        if type(v).__module__.startswith("torch") and getattr(v.device, "type", "cpu") == "cuda":
+            if not self.device.emulated:
+                if not v.is_contiguous():
+                    raise QuadrantsRuntimeTypeError("a CUDA torch tensor argument must be contiguous")
+                return int(v.data_ptr()), tuple(v.shape[:ndim])
+        from quadrants.runtime.launch import external_array
+
+        host = external_array(v)
+        dev = self.device.zeros(host.nbytes)[: host.nbytes].view(host.dtype).reshape(host.shape)
+        dev[...] = host
+        copies.append((host, dev))
+        return int(dev.ctypes.data), tuple(host.shape[:ndim])
