@@ -47,10 +47,10 @@ def generate(path: str, n: int) -> None:
         f.write("".join(parts))
 
 
-def manifest(n: int, cache: str) -> str:
+def manifest(n: int, cache: str, target: str = "host") -> str:
     """The qd.toml of the generated module: every kernel's parameters are fixed by its annotations."""
     kernels = "".join(f'\n[[kernel]]\nname = "gen_kernels:k_{i}"\n' for i in range(n))
-    return f'modules = ["gen_kernels"]\ncache_dir = {cache!r}\n' + kernels
+    return f'modules = ["gen_kernels"]\ncache_dir = {cache!r}\ntargets = ["{target}"]\n' + kernels
 
 
 def child(args: argparse.Namespace) -> None:
@@ -58,7 +58,7 @@ def child(args: argparse.Namespace) -> None:
     import quadrants as qd
 
     t1 = time.perf_counter()
-    qd.init(arch=qd.cpu, offline_cache=True, offline_cache_file_path=args.cache,
+    qd.init(arch=qd.cuda if args.arch == "cuda" else qd.cpu, offline_cache=True, offline_cache_file_path=args.cache,
             src_ll_cache=args.mode != "offline", log_level="error")  # fmt: skip
     t2 = time.perf_counter()
     sys.path.insert(0, args.workdir)
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> None:
             if mode == "precompiled":  # a fresh cache filled by `qd precompile`, no earlier run
                 shutil.rmtree(cache, ignore_errors=True)
                 with open(os.path.join(args.workdir, "qd.toml"), "w") as f:
-                    f.write(manifest(args.n, cache))
+                    f.write(manifest(args.n, cache, args.target))
                 t = time.perf_counter()
                 proc = subprocess.run([args.python, "-m", "quadrants_cli.main", "precompile", "--json"],
                                       cwd=args.workdir, env=env, capture_output=True, text=True, timeout=3600)  # fmt: skip
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> None:
                 results["precompile_s"] = {"wall": time.perf_counter() - t}
             child_mode = "fastcache" if mode == "precompiled" else mode
             cmd = [args.python, os.path.abspath(__file__), "child", "--workdir", args.workdir, "--cache", cache,
-                   "--mode", child_mode]  # fmt: skip
+                   "--mode", child_mode, "--arch", args.arch]  # fmt: skip
             samples = []
             for _ in range(1 if mode == "cold" else args.repeat):
                 proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
@@ -127,12 +127,15 @@ def main() -> None:
     c.add_argument("--workdir", required=True)
     c.add_argument("--cache", required=True)
     c.add_argument("--mode", required=True)
+    c.add_argument("--arch", default="cpu")
     r = sub.add_parser("run")
     r.add_argument("--python", default=sys.executable)
     r.add_argument("--workdir", required=True)
     r.add_argument("-n", type=int, default=200)
     r.add_argument("--repeat", type=int, default=3)
     r.add_argument("--precompile", action="store_true", help="also: qd precompile into a fresh cache, then start")
+    r.add_argument("--arch", default="cpu", help="cpu or cuda")
+    r.add_argument("--target", default="host", help="the precompile target (cuda:sm_90 with --arch cuda)")
     args = ap.parse_args()
     child(args) if args.cmd == "child" else run(args)
 

@@ -5,7 +5,7 @@
     modules = ["sim.kernels", "sim.cloth"]     # imported to find the kernels (required)
     python_path = ["src"]                      # put on sys.path first, relative to this file (default ["."])
     cache_dir = "build/qd-cache"               # relative to this file (default: QD_CACHE_DIR, else the user cache)
-    targets = ["host", "x86-64-v3"]            # "host" or an LLVM CPU name (default ["host"])
+    targets = ["host", "x86-64-v3"]            # "host", an LLVM CPU name, or "cuda:sm_80,sm_90" (default ["host"])
 
     [init]                                     # the qd.init options the program runs with
     default_fp = "f64"
@@ -45,6 +45,7 @@ TOP_KEYS = {"modules", "python_path", "cache_dir", "targets", "init", "kernel"}
 KERNEL_KEYS = {"name", "signatures", "factory"}
 _REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _TARGET = re.compile(r"^(host|[a-z][a-z0-9_.+-]*)$")
+_CUDA_ARCH = re.compile(r"^sm_\d{2,3}[a-z]?$")
 
 
 class ManifestError(Exception):
@@ -191,12 +192,7 @@ def _validate(m: Manifest, data: dict[str, Any]) -> None:
             raise m.error('"cache_dir" must be a folder path (a string)', ("cache_dir",))
         m.cache_dir = data["cache_dir"]
     if "targets" in data:
-        m.targets = _str_list(m, data, "targets")
-        for i, t in enumerate(m.targets):
-            if t.startswith("cuda"):
-                raise m.error(f"target {t!r}: CUDA targets are not supported yet", ("targets", i))
-            if not _TARGET.match(t):
-                raise m.error(f'target {t!r}: expected "host" or a CPU name such as "x86-64-v3"', ("targets", i))
+        m.targets = expand_targets(_str_list(m, data, "targets"), lambda msg, i: m.error(msg, ("targets", i)))
     if "init" in data:
         m.init = _init_options(m, data["init"])
     kernels = data.get("kernel", [])
@@ -209,6 +205,23 @@ def _validate(m: Manifest, data: dict[str, Any]) -> None:
         if k.name in seen:
             raise m.error(f"kernel {k.name!r} is listed twice (also in kernel #{seen[k.name] + 1})", ("kernel", i))
         seen[k.name] = i
+
+
+def expand_targets(targets: list[str], error: Any) -> list[str]:
+    """Validate targets and split `cuda:sm_80,sm_90` into one target per GPU architecture. `error(message,
+    index)` makes the exception to raise."""
+    out: list[str] = []
+    for i, t in enumerate(targets):
+        if t.startswith("cuda"):
+            archs = t.partition(":")[2].split(",")
+            if not t.startswith("cuda:") or not all(_CUDA_ARCH.match(a.strip()) for a in archs):
+                raise error(f'target {t!r}: expected "cuda:sm_80" or "cuda:sm_80,sm_90" (GPU architectures)', i)
+            out += [f"cuda:{a.strip()}" for a in archs]
+        elif _TARGET.match(t):
+            out.append(t)
+        else:
+            raise error(f'target {t!r}: expected "host", a CPU name such as "x86-64-v3", or "cuda:sm_80,sm_90"', i)
+    return list(dict.fromkeys(out))
 
 
 def _str_list(m: Manifest, data: dict[str, Any], key: str, dotted: bool = False) -> list[str]:

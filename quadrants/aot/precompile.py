@@ -99,6 +99,16 @@ def environment(env: dict[str, str]) -> Iterator[None]:
                 os.environ[k] = v
 
 
+def target_config(base: Any, target: str) -> Any:
+    """The config a target compiles under: `cuda:sm_80` is the CUDA backend for that GPU (no GPU needed to
+    compile); anything else a CPU target."""
+    from quadrants import _config
+
+    if target.startswith("cuda:"):
+        return dataclasses.replace(base, arch=_config.cuda, cuda_arch=target[5:], cuda_emulate=False)
+    return dataclasses.replace(base, cpu_target=target)
+
+
 def load_manifest(path: str | None, cache_dir: str | None = None, targets: list[str] | None = None) -> Manifest:
     """The manifest at `path` (else found from the current folder), with command-line overrides."""
     path = path or manifest_mod.find()
@@ -108,7 +118,7 @@ def load_manifest(path: str | None, cache_dir: str | None = None, targets: list[
     if cache_dir:
         m.cache_dir = os.path.abspath(cache_dir)
     if targets:
-        m.targets = list(targets)
+        m.targets = manifest_mod.expand_targets(list(targets), lambda msg, i: ManifestError(msg, "--target"))
     return m
 
 
@@ -135,8 +145,8 @@ def precompile(
         _reconcile(m, found, report)
         tasks: list[Item] = []
         for target in m.targets:
-            cache = KernelCache(dataclasses.replace(base, cpu_target=target), load=False)
-            if check and not _runtime_cached(cache):
+            cache = KernelCache(target_config(base, target), load=False)
+            if check and not target.startswith("cuda:") and not _runtime_cached(cache):
                 report.notes.append(f"target {target}: the native runtime library is not cached")
             for entry in m.kernels:
                 kernel = found[entry.name].kernel
@@ -164,7 +174,9 @@ def precompile(
             _run_tasks(m, tasks, jobs, progress)
         if not check:
             for target in m.targets:
-                cache = KernelCache(dataclasses.replace(base, cpu_target=target), load=False)
+                if target.startswith("cuda:"):
+                    continue  # GPU code loads per kernel (a module each): nothing to link
+                cache = KernelCache(target_config(base, target), load=False)
                 bundle = _bundle(cache, [i for i in report.items if i.target == target], report)
                 if bundle:
                     report.bundles[target] = bundle
@@ -191,12 +203,15 @@ def _reconcile(m: Manifest, found: dict[str, project.Found], report: Report) -> 
 
 
 def _record_targets(cache: Any, targets: list[str]) -> None:
-    """List the portable CPU targets this cache holds, so a process on another machine tries them on a miss."""
+    """List the portable CPU targets and the GPU architectures this cache holds, so a process on another
+    machine tries them when its own key misses."""
     if cache.store is None or not targets:
         return
-    listed = cache.store.read_json("targets.json").get("cpu", [])
-    if not set(targets) <= set(listed):
-        cache.store.write_json("targets.json", {"cpu": sorted(set(listed) | set(targets))})
+    listed = cache.store.read_json("targets.json")
+    new = {"cpu": sorted(set(listed.get("cpu", [])) | {t for t in targets if not t.startswith("cuda:")}),
+           "cuda": sorted(set(listed.get("cuda", [])) | {t[5:] for t in targets if t.startswith("cuda:")})}  # fmt: skip
+    if new != {k: sorted(listed.get(k, [])) for k in ("cpu", "cuda")}:
+        cache.store.write_json("targets.json", new)
 
 
 def _runtime_cached(cache: Any) -> bool:
@@ -220,7 +235,7 @@ def _run_tasks(m: Manifest, tasks: list[Item], jobs: int | None, progress: Calla
     for target, items in by_target.items():
         env = project.environment(m, target)
         with ProcessPoolExecutor(min(jobs, len(items)), mp_context=ctx, initializer=_worker_init,
-                                 initargs=(m.file, m.cache_dir, m.targets, env)) as pool:  # fmt: skip
+                                 initargs=(m.file, m.cache_dir, m.targets, env, target)) as pool:  # fmt: skip
             futures = {pool.submit(_worker_compile, t.kernel, t.index): t for t in items}
             for fut in as_completed(futures):
                 item = futures[fut]
@@ -235,7 +250,8 @@ def _run_tasks(m: Manifest, tasks: list[Item], jobs: int | None, progress: Calla
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_init(manifest_path: str, cache_dir: str | None, targets: list[str], env: dict[str, str]) -> None:
+def _worker_init(manifest_path: str, cache_dir: str | None, targets: list[str], env: dict[str, str],
+                 target: str) -> None:  # fmt: skip
     os.environ.update(env)
     os.environ.setdefault("QD_LOG_LEVEL", "warn")
     from quadrants.cache.pipeline import KernelCache
@@ -245,7 +261,7 @@ def _worker_init(manifest_path: str, cache_dir: str | None, targets: list[str], 
     modules = project.import_modules(m)
     _WORKER["manifest"] = m
     _WORKER["found"] = project.discover(modules)
-    _WORKER["cache"] = KernelCache(program.get().config, load=False)
+    _WORKER["cache"] = KernelCache(target_config(program.get().config, target), load=False)
     _WORKER["calls"] = {}
 
 

@@ -81,7 +81,7 @@ class KernelCache:
         self._session_objects: dict[str, bytes] = {}  # offline key -> object code compiled by this process
         self._session_fast: dict[str, dict[str, Any]] = {}  # fastcache entries written by this process
         self._bundles_checked: dict[str, bool] = {}  # bundle key -> whole (probe)
-        self._alternates: dict[str, KernelCache] = {}  # portable CPU target -> its cache (_lookup_baselines)
+        self._alternates: dict[str, KernelCache] = {}  # another target -> its cache (_lookup_baselines)
         self._baseline_targets: list[str] | None = None
         if self.store is not None and load:
             atexit.register(self.finish_session)
@@ -106,7 +106,7 @@ class KernelCache:
                 fast_key = keys.fastcache_digest(*inputs, config)
                 t0 = time.perf_counter()
                 art = self._fastcache_lookup(kernel, fast_key)
-                if art is None and self.load and config.cpu_target == "host":
+                if art is None and self._may_use_baselines():
                     art = self._lookup_baselines(kernel, inputs)
                 STATS.time("fastcache_lookup", time.perf_counter() - t0)
                 if art is not None:
@@ -181,14 +181,34 @@ class KernelCache:
     def _alternate(self, target: str) -> KernelCache:
         sub = self._alternates.get(target)
         if sub is None:
-            sub = self._alternates[target] = KernelCache(dataclasses.replace(self.config, cpu_target=target))
+            if self.config.arch.name == "cuda":
+                config = dataclasses.replace(self.config, cuda_arch=target)
+            else:
+                config = dataclasses.replace(self.config, cpu_target=target)
+            sub = self._alternates[target] = KernelCache(config, device=self.device)
         return sub
 
+    def _may_use_baselines(self) -> bool:
+        """Whether another target's code can serve this process: a `host` CPU program (portable x86-64
+        levels), or a real GPU (an older architecture's cubin of the same major version, or PTX)."""
+        if not self.load:
+            return False
+        if self.config.arch.name == "cuda":
+            return self.device is not None and not self.device.emulated
+        return self.config.cpu_target == "host"
+
     def _baselines(self) -> list[str]:
+        """The targets `qd precompile` recorded in this cache that this machine can run, best first."""
         if self._baseline_targets is None:
             assert self.store is not None
-            listed = self.store.read_json("targets.json").get("cpu", [])
-            self._baseline_targets = [t for t in listed if t != "host" and keys.host_runs(t)]
+            listed = self.store.read_json("targets.json")
+            if self.config.arch.name == "cuda":
+                own = _sm(self.config.cuda_arch)
+                archs = [a for a in listed.get("cuda", []) if a != self.config.cuda_arch and 0 < _sm(a) <= own]
+                self._baseline_targets = sorted(archs, key=_sm, reverse=True)
+            else:
+                cpu = listed.get("cpu", [])
+                self._baseline_targets = [t for t in cpu if t != "host" and keys.host_runs(t)]
         return self._baseline_targets
 
     def probe(self, kernel: Any, spec: Any) -> tuple[str | None, str | None]:
@@ -475,7 +495,7 @@ class KernelCache:
                     art = self.memory[okey] = Artifact(KernelABI.from_json(entry.meta["abi"]), None, okey)
                     return art, True
                 return self._load(okey, entry), True
-            if self.load and self.config.cpu_target == "host":
+            if self._may_use_baselines():
                 art = self._offline_baselines(fe, ir_text)
                 if art is not None:
                     self.memory[okey] = art
@@ -525,6 +545,12 @@ class KernelCache:
             if entry is not None and "cuda" in entry.meta:
                 STATS.count("offline_hits")
                 return self._load(okey, entry), True
+            if self._may_use_baselines():
+                art = self._offline_baselines(fe, ir_text)
+                if art is not None:
+                    self.memory[okey] = art
+                    STATS.count("offline_hits")
+                    return art, True
             STATS.count("offline_misses")
         from quadrants import driver
 
@@ -586,9 +612,16 @@ def index_of(entries: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {k: {kk: vv for kk, vv in meta.items() if kk not in INDEX_OMITS} for k, meta in entries.items()}
 
 
+def _sm(arch: str) -> int:
+    """`sm_86` -> 86 (0 when not a GPU architecture)."""
+    digits = arch.removeprefix("sm_")
+    return int(digits) if digits.isdigit() else 0
+
+
 def describe(kernel: Any, config: Config) -> dict[str, str]:
     """What `qd cache ls` shows of an entry: the kernel as module:qualname and the CPU target."""
-    return {"name": f"{kernel.fn.__module__}:{kernel.fn.__qualname__}", "target": config.cpu_target}
+    target = f"cuda:{config.cuda_arch}" if config.arch.name == "cuda" else config.cpu_target
+    return {"name": f"{kernel.fn.__module__}:{kernel.fn.__qualname__}", "target": target}
 
 
 def _try_dlopen(path: str, symbol: str) -> Loaded | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from quadrants.errors import QuadrantsRuntimeTypeError
+from quadrants.errors import QuadrantsRuntimeError, QuadrantsRuntimeTypeError
 from quadrants.runtime.abi import CTYPES, KernelABI
 from quadrants.runtime.context import RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.device import Device, LoadedCuda
@@ -76,10 +76,13 @@ class CudaLauncher(Launcher):
                 params.append((CTYPES[spec.prim], scalar_arg(flat[leaf.path][leaf.info], spec.prim, spec.name)))
             else:
                 params.append((CTYPES[spec.prim], scalar_arg(v, spec.prim, spec.name)))
-        for fn, (grid, block) in zip(self.functions, self._grids):
-            self.device.launch(fn, grid, block, params)
-        if copies or self.abi.rets or self.check_errors or self.abi.has_print:
-            self.device.sync()  # (printf output is flushed at a sync)
+        try:
+            for fn, (grid, block) in zip(self.functions, self._grids):
+                self.device.launch(fn, grid, block, params)
+            if copies or self.abi.rets or self.check_errors or self.abi.has_print:
+                self.device.sync()  # (printf output is flushed at a sync)
+        except QuadrantsRuntimeError as e:
+            raise type(e)(f"kernel {self.abi.symbol}: {e}") from None
         for host, dev in copies:
             host[...] = dev
         if self.check_errors and self.ctx.error:

@@ -78,8 +78,8 @@ def test_the_same_in_pyproject(tmp_path: Path) -> None:
         ("modules = []\n", 1, '"modules" is empty'),
         ('modules = ["a/b.py"]\n', 1, "is not a module name"),
         ('modules = ["a"]\ncache_dir = 3\n', 2, '"cache_dir" must be a folder path'),
-        ('modules = ["a"]\ntargets = ["host",\n  "X86 64"]\n', 3, 'expected "host" or a CPU name'),
-        ('modules = ["a"]\ntargets = ["cuda:sm_80"]\n', 2, "CUDA targets are not supported yet"),
+        ('modules = ["a"]\ntargets = ["host",\n  "X86 64"]\n', 3, 'expected "host", a CPU name'),
+        ('modules = ["a"]\ntargets = ["cuda:ampere"]\n', 2, 'expected "cuda:sm_80" or "cuda:sm_80,sm_90"'),
         ('modules = ["a"]\n[init]\ndefault_fp = "f64"\nfast_maths = true\n', 4, "unknown qd.init option 'fast_maths'"),
         ('modules = ["a"]\n[init]\noffline_cache_file_path = "x"\n', 3, "is set by qd precompile"),
         ('modules = ["a"]\nkernel = "a:k"\n', 2, "must be an array of tables"),
@@ -100,6 +100,11 @@ def test_errors_name_the_line_and_what_was_expected(tmp_path: Path, text: str, l
     assert e.line == line
     assert str(e).startswith(f"{e.file}:{line}: " if line else f"{e.file}: ")
     assert e.file.endswith("qd.toml")
+
+
+def test_gpu_targets_expand_per_architecture(tmp_path: Path) -> None:
+    m = manifest.load(write(tmp_path, 'modules = ["a"]\ntargets = ["host", "cuda:sm_80,sm_90", "cuda:sm_80"]\n'))
+    assert m.targets == ["host", "cuda:sm_80", "cuda:sm_90"]
 
 
 def test_pyproject_without_a_tool_table(tmp_path: Path) -> None:

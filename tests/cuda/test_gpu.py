@@ -1,0 +1,162 @@
+"""Kernels on a real NVIDIA GPU (skipped without one: the rest of tests/cuda runs everywhere).
+
+Run on a GPU machine with `pytest -m gpu tests/cuda` (benchmarks/gpu_check.sh does that and the GPU benchmarks).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import quadrants as qd
+from quadrants.lang import program
+
+
+def _gpu_reason() -> str | None:
+    if not program.gpu_available():
+        return "no CUDA driver"
+    try:
+        from quadrants.runtime.cuda_driver import CudaDevice
+
+        CudaDevice()
+    except Exception as e:  # noqa: BLE001 - whatever stops the device is the skip reason
+        return f"the CUDA device cannot start: {e}"
+    return None
+
+
+REASON = _gpu_reason()
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(REASON is not None, reason=REASON or "")]
+Nd = qd.types.NDArray
+
+
+@pytest.fixture(autouse=True)
+def on_gpu(session_cache_dir: str) -> None:
+    qd.init(arch=qd.cuda, log_level="warn", offline_cache_file_path=session_cache_dir)
+    assert program.get().device is not None and not program.get().device.emulated
+
+
+def test_saxpy_matches_numpy() -> None:
+    @qd.kernel
+    def saxpy(a: qd.f32, x: Nd[qd.f32, 1], y: Nd[qd.f32, 1]):
+        for i in range(x.shape[0]):
+            y[i] = a * x[i] + y[i]
+
+    n = 1 << 20
+    x = qd.ndarray(qd.f32, (n,))
+    y = qd.ndarray(qd.f32, (n,))
+    xs = np.random.default_rng(0).random(n, dtype=np.float32)
+    x.from_numpy(xs)
+    y.fill(1.0)
+    saxpy(2.0, x, y)
+    np.testing.assert_allclose(y.to_numpy(), 2 * xs + 1, rtol=1e-6)
+
+
+def test_reductions_and_serial_tasks() -> None:
+    @qd.kernel
+    def stats(x: Nd[qd.i32, 1]) -> tuple[qd.i32, qd.i32, qd.i32]:
+        s = 0
+        m = -(1 << 30)
+        for i in range(x.shape[0]):
+            s += x[i]
+            qd.atomic_max(m, x[i])
+        twice = s * 2
+        return s, m, twice
+
+    x = np.random.default_rng(1).integers(-1000, 1000, 100_003).astype(np.int32)
+    assert stats(x) == (int(x.sum()), int(x.max()), 2 * int(x.sum()))
+
+
+def test_math_multi_dimensional_loops_and_vectors() -> None:
+    @qd.kernel
+    def k(a: Nd[qd.f64, 2], v: Nd[qd.math.vec3, 1]):
+        for i, j in a:
+            a[i, j] = qd.sin(i * 0.1) * qd.exp(j * 0.01) + qd.atan2(i, j + 1.0)
+        for i in range(v.shape[0]):
+            v[i] = qd.math.vec3(i, 2 * i, 3 * i).normalized() if i > 0 else qd.math.vec3(0.0, 0.0, 0.0)
+
+    a = np.zeros((300, 200))
+    v = qd.Vector.ndarray(3, qd.f32, (50,))
+    k(a, v)
+    i, j = np.meshgrid(np.arange(300), np.arange(200), indexing="ij")
+    np.testing.assert_allclose(a, np.sin(i * 0.1) * np.exp(j * 0.01) + np.arctan2(i, j + 1.0), rtol=1e-12)
+    want = np.array([[i, 2 * i, 3 * i] for i in range(50)], dtype=np.float64)
+    want[1:] /= np.linalg.norm(want[1:], axis=1, keepdims=True)
+    np.testing.assert_allclose(v.to_numpy(), want, rtol=1e-6, atol=1e-7)
+
+
+def test_fields_and_print(capfd: pytest.CaptureFixture[str]) -> None:
+    f = qd.field(qd.i32, (64,))
+
+    @qd.kernel
+    def k():
+        for i in f:
+            f[i] = i * i
+        print("done", f[7])
+
+    k()
+    np.testing.assert_array_equal(f.to_numpy(), np.arange(64) ** 2)
+    assert "done 49" in capfd.readouterr().out
+
+
+def test_bounds_errors_in_debug_mode() -> None:
+    qd.init(arch=qd.cuda, debug=True, log_level="warn", offline_cache=False)
+
+    @qd.kernel
+    def k(x: Nd[qd.f32, 1], n: qd.i32):
+        for i in range(n):
+            x[i] = 1.0
+
+    with pytest.raises(qd.QuadrantsIndexError, match="out of bounds"):
+        k(np.zeros(4, np.float32), 8)
+
+
+def test_torch_cuda_tensors_are_passed_by_pointer() -> None:
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch without CUDA")
+
+    @qd.kernel
+    def k(x: Nd[qd.f32, 1]):
+        for i in range(x.shape[0]):
+            x[i] = x[i] * 2 + i
+
+    t = torch.ones(1000, device="cuda")
+    k(t)
+    torch.cuda.synchronize()
+    np.testing.assert_allclose(t.cpu().numpy(), 2 + np.arange(1000))
+
+
+def test_fastcache_across_processes_on_the_gpu(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text(textwrap.dedent('''
+        import json, sys
+        import numpy as np
+        import quadrants as qd
+        qd.init(arch=qd.cuda)
+
+        @qd.kernel(fastcache=True)
+        def k(x: qd.types.NDArray[qd.f32, 1]) -> qd.f32:
+            s = 0.0
+            for i in range(x.shape[0]):
+                s += qd.sqrt(x[i])
+            return s
+
+        r = k(np.full(1000, 4.0, np.float32))
+        o = k._primal.src_ll_cache_observations
+        print(json.dumps({"r": r, "loaded": o.cache_loaded, "stored": o.cache_stored, "compiles": qd.stats()["compiles"],
+                          "llvmlite": "llvmlite" in sys.modules}))
+    '''))
+    env = {**os.environ, "QD_CACHE_DIR": str(tmp_path / "cache"), "QD_LOG_LEVEL": "warn"}
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "app.py"], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    assert runs[0]["r"] == 2000.0 and runs[0]["stored"]
+    assert runs[1]["r"] == 2000.0 and runs[1]["loaded"] and runs[1]["compiles"] == 0 and not runs[1]["llvmlite"]
