@@ -411,8 +411,16 @@ def _lower_range_for(lw: CudaLowering, s: ir.RangeFor) -> None:
     b.branch(head)
     b.position_at_end(out)
     for sl in lw.slots:
-        value = b.load(sl.acc, typ=mem(sl.reduction.dtype))
-        lw.atomic_update(sl.reduction.op, lw.values[id(sl.reduction.ptr)], value, sl.reduction.dtype)
+        r = sl.reduction
+        value = b.load(sl.acc, typ=mem(r.dtype))
+        if lw.emulated or not _warp_reducible(r.dtype):
+            lw.atomic_update(r.op, lw.values[id(r.ptr)], value, r.dtype)
+            continue
+        # Combine the warp's 32 partial results with shuffles first: one atomic per warp instead of per thread.
+        value = _warp_reduce(lw, "add" if r.op == "sub" else r.op, value, r.dtype)
+        lane = b.and_(_sreg(lw, "tid.x"), ll.Constant(I32, 31))
+        with b.if_then(b.icmp_unsigned("==", lane, ll.Constant(I32, 0))):
+            lw.atomic_update(r.op, lw.values[id(r.ptr)], value, r.dtype)
 
 
 def _lower_print(lw: CudaLowering, s: ir.Print) -> None:
@@ -437,6 +445,33 @@ def _lower_print(lw: CudaLowering, s: ir.Print) -> None:
             b.store(a, b.gep(buf, [ll.Constant(I32, 0), ll.Constant(I32, k)], source_etype=struct))
     vprintf = lw.m.globals.get("vprintf") or ll.Function(lw.m, ll.FunctionType(I32, [PTR, PTR]), "vprintf")
     b.call(vprintf, [fmt, buf])
+
+
+def _warp_reducible(t: PrimitiveType) -> bool:
+    return t.bits in (32, 64) and t.kind != "bool"
+
+
+def _shuffle_down(lw: CudaLowering, value: ll.Value, delta: int) -> ll.Value:
+    """`value` of the lane `delta` above (32-bit: one shuffle; 64-bit: two)."""
+    b = lw.b
+    name = "llvm.nvvm.shfl.sync.down.i32"
+    fn = lw.m.globals.get(name) or ll.Function(lw.m, ll.FunctionType(I32, [I32, I32, I32, I32]), name)
+    full, clamp = ll.Constant(I32, -1), ll.Constant(I32, 31)
+    width = value.type.width if isinstance(value.type, ll.IntType) else (64 if value.type == ll.DoubleType() else 32)
+    as_int = value if isinstance(value.type, ll.IntType) else b.bitcast(value, ll.IntType(width))
+    if width == 32:
+        moved = b.call(fn, [full, as_int, ll.Constant(I32, delta), clamp])
+    else:
+        lo = b.call(fn, [full, b.trunc(as_int, I32), ll.Constant(I32, delta), clamp])
+        hi = b.call(fn, [full, b.trunc(b.lshr(as_int, ll.Constant(I64, 32)), I32), ll.Constant(I32, delta), clamp])
+        moved = b.or_(b.zext(lo, I64), b.shl(b.zext(hi, I64), ll.Constant(I64, 32)))
+    return moved if isinstance(value.type, ll.IntType) else b.bitcast(moved, value.type)
+
+
+def _warp_reduce(lw: CudaLowering, op: str, value: ll.Value, t: PrimitiveType) -> ll.Value:
+    for delta in (16, 8, 4, 2, 1):
+        value = lw.binop(op, value, _shuffle_down(lw, value, delta), t)
+    return value
 
 
 def _define_record_error(module: ll.Module) -> None:

@@ -68,6 +68,20 @@ def test_serial_code_and_shared_locals_become_tasks_and_temps() -> None:
     assert out.plan.temps == 2  # `c` (shared by tasks) and `m` (computed in one, used in two)
 
 
+@pytest.mark.parametrize("dtype", [qd.f32, qd.f64, qd.i32, qd.u64])
+def test_reductions_combine_a_warp_before_one_atomic(dtype) -> None:  # type: ignore[no-untyped-def]
+    @qd.kernel
+    def k(x: Nd[dtype, 1]) -> dtype:  # noqa: B023
+        s = qd.cast(0, dtype)  # noqa: B023
+        for i in range(x.shape[0]):
+            s += x[i]
+        return s
+
+    out = compiled(k, np.ones(8, dtype.np_dtype))
+    ptx = out.ptx["sm_80"]
+    assert ptx.count("shfl.sync.down") >= 5  # five shuffle steps (twice as many shuffles for 64 bits)
+
+
 def test_constants_and_arguments_are_recomputed_not_launched() -> None:
     @qd.kernel
     def k(x: Nd[qd.f32, 2], s: qd.f32):
