@@ -1,0 +1,126 @@
+"""The CUDA runtime path on the CPU emulator: what the language tests (run with --backend cuda-emulated) do not
+already cover - arguments copied in and out, errors, the caches across processes, memory of another program."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import quadrants as qd
+from quadrants.lang import program
+
+Nd = qd.types.NDArray
+
+
+@pytest.fixture(autouse=True)
+def emulated() -> None:
+    qd.init(arch=qd.cuda, cuda_emulate=True, log_level="warn")
+    dev = program.get().device
+    assert dev is not None and dev.emulated
+
+
+def test_numpy_arguments_are_copied_in_and_out() -> None:
+    @qd.kernel
+    def k(x: Nd[qd.f64, 2], s: qd.f64):
+        for i, j in x:
+            x[i, j] = x[i, j] * s + i
+
+    a = np.arange(12.0).reshape(3, 4)
+    want = a * 2 + np.arange(3)[:, None]
+    k(a, 2.0)
+    np.testing.assert_array_equal(a, want)
+    view = np.zeros((6, 4))[::2]  # not contiguous
+    k(view, 1.0)
+    np.testing.assert_array_equal(view, np.arange(3)[:, None] * np.ones(4))
+
+
+def test_results_and_vectors_come_back() -> None:
+    @qd.kernel
+    def k(x: Nd[qd.f32, 1]) -> tuple[qd.f32, qd.math.vec2]:
+        lo = 1e30
+        for i in range(x.shape[0]):
+            qd.atomic_min(lo, x[i])
+        return lo, qd.math.vec2(lo, lo * 2)
+
+    lo, v = k(np.array([3.0, -2.5, 7.0], np.float32))
+    assert lo == -2.5 and v.to_numpy().tolist() == [-2.5, -5.0]
+
+
+def test_bounds_errors_in_debug_mode_name_the_ndarray() -> None:
+    qd.init(arch=qd.cuda, cuda_emulate=True, debug=True, log_level="warn")
+
+    @qd.kernel
+    def k(x: Nd[qd.f32, 1], n: qd.i32):
+        for i in range(n):
+            x[i] = 1.0
+
+    with pytest.raises(qd.QuadrantsIndexError, match="out of bounds for axis 0 with size 4 of 'x'"):
+        k(np.zeros(4, np.float32), 9)
+    k(np.zeros(4, np.float32), 4)  # the error record was cleared
+
+
+def test_an_ndarray_of_another_program_is_refused() -> None:
+    qd.init(arch=qd.cpu, log_level="warn")
+    cpu_array = qd.ndarray(qd.f32, (4,))
+    qd.init(arch=qd.cuda, cuda_emulate=True, log_level="warn")
+
+    @qd.kernel
+    def k(x: Nd[qd.f32, 1]):
+        for i in range(x.shape[0]):
+            x[i] = 1.0
+
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="allocated for another backend"):
+        k(cpu_array)
+
+
+def test_fastcache_across_processes_through_the_cuda_backend(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text(textwrap.dedent('''
+        import json, sys
+        import numpy as np
+        import quadrants as qd
+        qd.init(arch=qd.cuda, cuda_emulate=True)
+
+        @qd.kernel(fastcache=True)
+        def k(x: qd.types.NDArray[qd.f32, 1]) -> qd.f32:
+            s = 0.0
+            for i in range(x.shape[0]):
+                s += qd.sqrt(x[i])
+            return s
+
+        r = k(np.full(1000, 4.0, np.float32))
+        o = k._primal.src_ll_cache_observations
+        print(json.dumps({"r": r, "loaded": o.cache_loaded, "stored": o.cache_stored, "compiles": qd.stats()["compiles"]}))
+    '''))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QD_")}
+    env.update({"QD_CACHE_DIR": str(tmp_path / "cache"), "QD_LOG_LEVEL": "warn"})
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "app.py"], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    assert runs[0]["r"] == 2000.0 and runs[0]["stored"] and runs[0]["compiles"] == 1
+    assert runs[1]["r"] == 2000.0 and runs[1]["loaded"] and runs[1]["compiles"] == 0
+
+
+def test_cpu_and_cuda_entries_of_one_kernel_coexist(tmp_path: Path) -> None:
+    cache = str(tmp_path / "cache")
+
+    @qd.kernel(fastcache=True)
+    def twice(x: Nd[qd.i32, 1]):
+        for i in range(x.shape[0]):
+            x[i] *= 2
+
+    for arch in (dict(arch=qd.cpu), dict(arch=qd.cuda, cuda_emulate=True)):
+        qd.init(**arch, offline_cache_file_path=cache, log_level="warn")  # type: ignore[arg-type]
+        a = np.arange(5, dtype=np.int32)
+        twice(a)
+        assert a.tolist() == [0, 2, 4, 6, 8]
+    targets = {p.name for p in (tmp_path / "cache" / "v1" / "fast").rglob("*.qd")}
+    assert len(targets) == 2  # one fastcache entry per backend
