@@ -487,21 +487,9 @@ class KernelCache:
             return art, True
         if self.config.arch.name == "cuda":
             return self._cuda_artifact(okey, fe, ir_text, kernel)
-        if self.store is not None:
-            entry = self.store.read("artifact", okey)
-            if entry is not None:
-                STATS.count("offline_hits")
-                if not self.load:
-                    art = self.memory[okey] = Artifact(KernelABI.from_json(entry.meta["abi"]), None, okey)
-                    return art, True
-                return self._load(okey, entry), True
-            if self._may_use_baselines():
-                art = self._offline_baselines(fe, ir_text)
-                if art is not None:
-                    self.memory[okey] = art
-                    STATS.count("offline_hits")
-                    return art, True
-            STATS.count("offline_misses")
+        found = self._offline_lookup(okey, fe, ir_text)
+        if found is not None:
+            return found, True
         from quadrants import driver
 
         compiled = driver.generate(fe, ir_text, kernel.fn.__qualname__, self.config)
@@ -537,21 +525,32 @@ class KernelCache:
             self._session_objects[okey] = compiled.object_code
         return art, False
 
+    def _offline_lookup(self, okey: str, fe: Any, ir_text: str) -> Artifact | None:
+        """The offline cache: this key's entry, else (a portable CPU target's or an older GPU's) compatible one."""
+        if self.store is None:
+            return None
+        entry = self.store.read("artifact", okey)
+        if entry is not None:
+            STATS.count("offline_hits")
+            if not self.load:  # qd precompile: known to be there, nothing to load
+                known = self.memory[okey] = Artifact(KernelABI.from_json(entry.meta["abi"]), None, okey)
+                return known
+            return self._load(okey, entry)
+        if self._may_use_baselines():
+            other = self._offline_baselines(fe, ir_text)
+            if other is not None:
+                self.memory[okey] = other
+                STATS.count("offline_hits")
+                return other
+        STATS.count("offline_misses")
+        return None
+
     def _cuda_artifact(self, okey: str, fe: Any, ir_text: str, kernel: Any) -> tuple[Artifact, bool]:
         """The offline cache for the CUDA backend: an entry holds the kernel's images (cubins, PTX; or host code
         for the emulator) and its launch plan."""
-        if self.store is not None:
-            entry = self.store.read("artifact", okey)
-            if entry is not None and "cuda" in entry.meta:
-                STATS.count("offline_hits")
-                return self._load(okey, entry), True
-            if self._may_use_baselines():
-                art = self._offline_baselines(fe, ir_text)
-                if art is not None:
-                    self.memory[okey] = art
-                    STATS.count("offline_hits")
-                    return art, True
-            STATS.count("offline_misses")
+        found = self._offline_lookup(okey, fe, ir_text)
+        if found is not None:
+            return found, True
         from quadrants import driver
 
         arch = self.config.cuda_arch or "sm_80"

@@ -39,7 +39,7 @@ from quadrants.codegen.llvm_types import (
     abi,
     mem,
 )
-from quadrants.codegen.lower import BASE_DISPATCH, CodegenOptions, FnLowering, Loop, NdInfo, Slot, reduction_identity
+from quadrants.codegen.lower import BASE_DISPATCH, CodegenOptions, FnLowering, Loop, NdInfo
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
 
@@ -372,10 +372,7 @@ def _lower_range_for(lw: CudaLowering, s: ir.RangeFor) -> None:
         lw.counted_loop(s, lw.v(s.begin), lw.v(s.end))
         return
     b = lw.b
-    for r in s.reductions:
-        acc = lw.alloca(mem(r.dtype), "acc")
-        b.store(reduction_identity(r.op, r.dtype), acc)
-        lw.slots.append(Slot(acc=acc, reduction=r))
+    lw.start_reductions(s)
     gid = b.add(b.mul(_sreg(lw, "ctaid.x"), _sreg(lw, "ntid.x")), _sreg(lw, "tid.x"))
     stride = b.mul(_sreg(lw, "nctaid.x"), _sreg(lw, "ntid.x"))
     begin, end = lw.v(s.begin), lw.v(s.end)

@@ -19,7 +19,7 @@ from llvmlite import ir as ll
 
 from quadrants.codegen import runtime_ir
 from quadrants.codegen.llvm_types import CTX_ERROR, CTX_NUM_THREADS, CTX_REGIONS, I32, I64, PTR, abi, mem
-from quadrants.codegen.lower import CodegenOptions, FnLowering, NdInfo, Slot, reduction_identity, register
+from quadrants.codegen.lower import CodegenOptions, FnLowering, NdInfo, register
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
 
@@ -185,10 +185,7 @@ def _build_task(
         else:
             assert isinstance(v.type, PrimitiveType)
             tl.values[id(v)] = tl.to_reg(get(mem(v.type)), v.type)
-    for r in loop.reductions:
-        acc = tl.alloca(mem(r.dtype), "acc")
-        b.store(reduction_identity(r.op, r.dtype), acc)
-        tl.slots.append(Slot(acc=acc, reduction=r))
+    tl.start_reductions(loop)
     tl.counted_loop(loop, b.trunc(lo, I32), b.trunc(hi, I32))
     for sl in tl.slots:
         value = b.load(sl.acc, typ=mem(sl.reduction.dtype))

@@ -276,6 +276,13 @@ class FnLowering(MathLowering):
         b.position_at_end(done)
         return b.bitcast(old, mem(t)) if t.is_float else old
 
+    def start_reductions(self, loop: ir.RangeFor) -> None:
+        """A thread-local accumulator per reduction of a parallel loop, at its identity (`Reduce` updates it)."""
+        for r in loop.reductions:
+            acc = self.alloca(mem(r.dtype), "acc")
+            self.b.store(reduction_identity(r.op, r.dtype), acc)
+            self.slots.append(Slot(acc=acc, reduction=r))
+
     def reduce(self, s: ir.Reduce) -> None:
         slot = self.slots[s.slot]
         t = slot.reduction.dtype

@@ -3,11 +3,6 @@ already cover - arguments copied in and out, errors, the caches across processes
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +10,7 @@ import pytest
 
 import quadrants as qd
 from quadrants.lang import program
+from tests.cuda.apps import run_twice
 
 Nd = qd.types.NDArray
 
@@ -81,30 +77,7 @@ def test_an_ndarray_of_another_program_is_refused() -> None:
 
 
 def test_fastcache_across_processes_through_the_cuda_backend(tmp_path: Path) -> None:
-    (tmp_path / "app.py").write_text(textwrap.dedent('''
-        import json, sys
-        import numpy as np
-        import quadrants as qd
-        qd.init(arch=qd.cuda, cuda_emulate=True)
-
-        @qd.kernel(fastcache=True)
-        def k(x: qd.types.NDArray[qd.f32, 1]) -> qd.f32:
-            s = 0.0
-            for i in range(x.shape[0]):
-                s += qd.sqrt(x[i])
-            return s
-
-        r = k(np.full(1000, 4.0, np.float32))
-        o = k._primal.src_ll_cache_observations
-        print(json.dumps({"r": r, "loaded": o.cache_loaded, "stored": o.cache_stored, "compiles": qd.stats()["compiles"]}))
-    '''))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("QD_")}
-    env.update({"QD_CACHE_DIR": str(tmp_path / "cache"), "QD_LOG_LEVEL": "warn"})
-    runs = []
-    for _ in range(2):
-        proc = subprocess.run([sys.executable, "app.py"], cwd=tmp_path, env=env, capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stderr
-        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    runs = run_twice(tmp_path, "arch=qd.cuda, cuda_emulate=True")
     assert runs[0]["r"] == 2000.0 and runs[0]["stored"] and runs[0]["compiles"] == 1
     assert runs[1]["r"] == 2000.0 and runs[1]["loaded"] and runs[1]["compiles"] == 0
 

@@ -5,11 +5,6 @@ Run on a GPU machine with `pytest -m gpu tests/cuda` (benchmarks/gpu_check.sh do
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +12,7 @@ import pytest
 
 import quadrants as qd
 from quadrants.lang import program
+from tests.cuda.apps import run_twice
 
 
 def _gpu_reason() -> str | None:
@@ -134,29 +130,6 @@ def test_torch_cuda_tensors_are_passed_by_pointer() -> None:
 
 
 def test_fastcache_across_processes_on_the_gpu(tmp_path: Path) -> None:
-    (tmp_path / "app.py").write_text(textwrap.dedent('''
-        import json, sys
-        import numpy as np
-        import quadrants as qd
-        qd.init(arch=qd.cuda)
-
-        @qd.kernel(fastcache=True)
-        def k(x: qd.types.NDArray[qd.f32, 1]) -> qd.f32:
-            s = 0.0
-            for i in range(x.shape[0]):
-                s += qd.sqrt(x[i])
-            return s
-
-        r = k(np.full(1000, 4.0, np.float32))
-        o = k._primal.src_ll_cache_observations
-        print(json.dumps({"r": r, "loaded": o.cache_loaded, "stored": o.cache_stored, "compiles": qd.stats()["compiles"],
-                          "llvmlite": "llvmlite" in sys.modules}))
-    '''))
-    env = {**os.environ, "QD_CACHE_DIR": str(tmp_path / "cache"), "QD_LOG_LEVEL": "warn"}
-    runs = []
-    for _ in range(2):
-        proc = subprocess.run([sys.executable, "app.py"], cwd=tmp_path, env=env, capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stderr
-        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    runs = run_twice(tmp_path, "arch=qd.cuda")
     assert runs[0]["r"] == 2000.0 and runs[0]["stored"]
     assert runs[1]["r"] == 2000.0 and runs[1]["loaded"] and runs[1]["compiles"] == 0 and not runs[1]["llvmlite"]
