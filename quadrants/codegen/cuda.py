@@ -330,16 +330,6 @@ def _lower_arg(lw: CudaLowering, s: ir.Arg) -> None:
         lw.values[id(s)] = lw.from_abi(arg, s.type)
 
 
-def _lower_global_nd(lw: CudaLowering, s: ir.GlobalNd) -> None:
-    from quadrants.codegen.llvm_types import CTX_REGIONS
-
-    b = lw.b
-    table = b.load(lw.ctx_field(CTX_REGIONS), typ=PTR)
-    base = b.load(b.gep(table, [ll.Constant(I64, s.region)], source_etype=PTR), typ=PTR)
-    data = b.gep(base, [ll.Constant(I64, s.offset)], inbounds=True, source_etype=ll.IntType(8))
-    lw.nd[id(s)] = NdInfo(data, [ll.Constant(I64, n) for n in s.shape])
-
-
 def _lower_alloca(lw: CudaLowering, s: ir.Alloca) -> None:
     if id(s) in lw.promoted:
         return  # never read through memory (_lower_load)
@@ -497,7 +487,6 @@ def _define_record_error(module: ll.Module) -> None:
 _DISPATCH: dict[type, Any] = {
     **BASE_DISPATCH,
     ir.Arg: _lower_arg,
-    ir.GlobalNd: _lower_global_nd,
     ir.Alloca: _lower_alloca,
     ir.Load: _lower_load,
     ir.Store: _lower_store,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from llvmlite import ir as ll
 
 from quadrants.codegen import runtime_ir
-from quadrants.codegen.llvm_types import CTX_ERROR, CTX_NUM_THREADS, CTX_REGIONS, I32, I64, PTR, abi, mem
+from quadrants.codegen.llvm_types import CTX_ERROR, CTX_NUM_THREADS, I32, I64, PTR, abi, mem
 from quadrants.codegen.lower import CodegenOptions, FnLowering, NdInfo, register
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
@@ -68,14 +68,6 @@ def _lower_arg(lw: FnLowering, s: ir.Arg) -> None:
     else:
         assert isinstance(t, PrimitiveType)
         lw.values[id(s)] = lw.from_abi(arg, t)
-
-
-def _lower_global_nd(lw: FnLowering, s: ir.GlobalNd) -> None:
-    b = lw.b
-    table = b.load(lw.ctx_field(CTX_REGIONS), typ=PTR)
-    base = b.load(b.gep(table, [ll.Constant(I64, s.region)], source_etype=PTR), typ=PTR)
-    data = b.gep(base, [ll.Constant(I64, s.offset)], inbounds=True, source_etype=ll.IntType(8))
-    lw.nd[id(s)] = NdInfo(data, [ll.Constant(I64, n) for n in s.shape])
 
 
 def _lower_range_for(lw: FnLowering, s: ir.RangeFor) -> None:
@@ -176,7 +168,7 @@ def _build_task(
     tl.ctx = get(PTR)
     for v in captures:
         if isinstance(v, ir.GlobalNd):
-            _lower_global_nd(tl, v)  # recomputed from the context: its shape stays a constant
+            tl.global_nd(v)  # recomputed from the context: its shape stays a constant
         elif isinstance(v.type, ir.NdType):
             data = get(PTR)
             tl.nd[id(v)] = NdInfo(data, [get(I64) for _ in range(v.type.ndim)])
@@ -207,5 +199,4 @@ def _cost(block: ir.Block) -> int:
 
 
 register(ir.Arg, _lower_arg)
-register(ir.GlobalNd, _lower_global_nd)
 register(ir.RangeFor, _lower_range_for)

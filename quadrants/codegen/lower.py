@@ -15,6 +15,7 @@ from llvmlite import ir as ll
 
 from quadrants.codegen import runtime_ir
 from quadrants.codegen.llvm_types import (
+    CTX_REGIONS,
     CTX_RESULT,
     CTX_TYPE,
     ERROR_ASSERT,
@@ -214,6 +215,14 @@ class FnLowering(MathLowering):
         t = s.value.type
         assert isinstance(t, PrimitiveType)
         self.b.store(self.to_mem(self.v(s.value), t), self.v(s.ptr))
+
+    def global_nd(self, s: ir.GlobalNd) -> None:
+        """A field: its region's base address from the context's region table, plus its offset."""
+        b = self.b
+        table = b.load(self.ctx_field(CTX_REGIONS), typ=PTR)
+        base = b.load(b.gep(table, [ll.Constant(I64, s.region)], source_etype=PTR), typ=PTR)
+        data = b.gep(base, [ll.Constant(I64, s.offset)], inbounds=True, source_etype=I8)
+        self.nd[id(s)] = NdInfo(data, [ll.Constant(I64, n) for n in s.shape])
 
     def ext_ptr(self, s: ir.ExtPtr) -> None:
         b = self.b
@@ -475,6 +484,7 @@ class FnLowering(MathLowering):
 _DISPATCH: dict[type, Callable[[FnLowering, Any], None]] = {
     ir.Const: FnLowering.const,
     ir.NdShape: FnLowering.nd_shape,
+    ir.GlobalNd: FnLowering.global_nd,
     ir.Cast: FnLowering.cast,
     ir.Select: FnLowering.select,
     ir.Binary: FnLowering.binary,
