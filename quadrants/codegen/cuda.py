@@ -94,6 +94,7 @@ def _promotable(kernel: ir.Kernel) -> dict[int, ir.Value]:
     loads read that value directly, so they need neither a task nor a slot. Returns alloca id -> value."""
     stores: dict[int, list[ir.Store]] = {}
     written: set[int] = set()
+    allocas = {id(s) for s in kernel.body.stmts if isinstance(s, ir.Alloca)}
     for s in ir.walk(kernel.body):
         if isinstance(s, ir.Store):
             stores.setdefault(id(s.ptr), []).append(s)
@@ -108,7 +109,8 @@ def _promotable(kernel: ir.Kernel) -> dict[int, ir.Value]:
     for s in top:
         if isinstance(s, ir.Store):
             st = stores.get(id(s.ptr), [])
-            if len(st) == 1 and id(s.ptr) not in written and id(s) in top_ids and id(s.value) in remat:
+            if (id(s.ptr) in allocas and len(st) == 1 and id(s.ptr) not in written and id(s) in top_ids
+                    and id(s.value) in remat):  # fmt: skip
                 out[id(s.ptr)] = s.value
         elif isinstance(s, ir.Load) and id(s.ptr) in out:
             remat.add(id(s))

@@ -37,6 +37,26 @@ def test_numpy_arguments_are_copied_in_and_out() -> None:
     np.testing.assert_array_equal(view, np.arange(3)[:, None] * np.ones(4))
 
 
+def test_serial_stores_of_constants_to_ndarrays_are_kept() -> None:
+    """A store of a constant at the top level is a task of its own, not a local to promote (a regression: the
+    cloth's `pin` kernel lost its velocity stores)."""
+
+    @qd.kernel
+    def pin(x: Nd[qd.math.vec3, 1], v: Nd[qd.math.vec3, 1]):
+        x[0] = qd.math.vec3(1.0, 2.0, 3.0)
+        v[0] = qd.math.vec3(0.0, 0.0, 0.0)
+        v[2][1] = 7.0
+        n = 5
+        x[1][0] = n * 2.0
+
+    x = qd.Vector.ndarray(3, qd.f32, (3,))
+    v = qd.Vector.ndarray(3, qd.f32, (3,))
+    v.fill(1.0)
+    pin(x, v)
+    assert x.to_numpy()[0].tolist() == [1, 2, 3] and x.to_numpy()[1, 0] == 10.0
+    assert v.to_numpy().tolist() == [[0, 0, 0], [1, 1, 1], [1, 7, 1]]
+
+
 def test_results_and_vectors_come_back() -> None:
     @qd.kernel
     def k(x: Nd[qd.f32, 1]) -> tuple[qd.f32, qd.math.vec2]:

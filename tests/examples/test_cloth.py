@@ -22,13 +22,14 @@ from tests.cache.conftest import make_read_only
 CLOTH = Path(__file__).resolve().parents[2] / "examples" / "cloth"
 
 
-def test_kernels_match_the_numpy_reference() -> None:
+@pytest.mark.parametrize("init", ["arch=qd.cpu", "arch=qd.cuda, cuda_emulate=True"], ids=["cpu", "cuda-emulated"])
+def test_kernels_match_the_numpy_reference(init: str) -> None:
     code = f"""
 import sys, json
 import numpy as np
 sys.path.insert(0, {str(CLOTH)!r})
 import quadrants as qd
-qd.init(arch=qd.cpu, offline_cache=False, log_level="warn")
+qd.init({init}, offline_cache=False, log_level="warn")
 from cloth.model import Cloth
 from cloth import reference
 c = Cloth(16)
