@@ -117,3 +117,71 @@ def test_cpu_and_cuda_entries_of_one_kernel_coexist(tmp_path: Path) -> None:
         assert a.tolist() == [0, 2, 4, 6, 8]
     targets = {p.name for p in (tmp_path / "cache" / "v1" / "fast").rglob("*.qd")}
     assert len(targets) == 2  # one fastcache entry per backend
+
+
+def _both(make, *args_factory):  # type: ignore[no-untyped-def]
+    """Run a kernel made by `make()` on the CPU and through the emulated CUDA backend; return both results and
+    the arguments after each run."""
+    out = []
+    for init in (dict(arch=qd.cpu), dict(arch=qd.cuda, cuda_emulate=True)):
+        qd.init(**init, offline_cache=False, log_level="warn")  # type: ignore[arg-type]
+        kernel = make()
+        args = [f() for f in args_factory]
+        r = kernel(*args)
+        out.append((r, [np.array(a.to_numpy() if hasattr(a, "to_numpy") else a) for a in args]))
+    return out
+
+
+def _same(pairs) -> None:  # type: ignore[no-untyped-def]
+    (r1, a1), (r2, a2) = pairs
+    if isinstance(r1, tuple):
+        assert list(r1) == list(r2)
+    else:
+        assert r1 == r2
+    for x, y in zip(a1, a2):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_values_flow_between_tasks_like_on_the_cpu() -> None:
+    def make():  # type: ignore[no-untyped-def]
+        @qd.kernel
+        def k(x: Nd[qd.i32, 1], y: Nd[qd.i32, 1]) -> tuple[qd.i32, qd.i32]:
+            total = 0
+            for i in range(x.shape[0]):
+                total += x[i]
+            m = total % 7 + 1  # serial, from the first loop's result
+            count = 0
+            while count * m < 20:  # a serial loop
+                count += 1
+            y[0] = count
+            if total > 10:
+                y[1] = m
+            else:
+                y[1] = -m
+            for j in range(1, m + 1):  # bounds computed on the device
+                y[j + 1] = x[j] * count
+            last = y[m + 1]
+            return total, last
+
+        return k
+
+    _same(_both(make, lambda: np.arange(20, dtype=np.int32), lambda: np.zeros(12, np.int32)))
+
+
+def test_reductions_into_ndarray_and_field_elements() -> None:
+    def make():  # type: ignore[no-untyped-def]
+        f = qd.field(qd.f64, (2,))
+
+        @qd.kernel
+        def k(x: Nd[qd.f64, 1], s: Nd[qd.f64, 1]) -> qd.f64:
+            for i in range(x.shape[0]):
+                s[0] += x[i]
+                f[1] += 2 * x[i]
+                qd.atomic_max(s[1], x[i])
+            return f[1]
+
+        return k
+
+    pairs = _both(make, lambda: np.arange(100, dtype=np.float64), lambda: np.zeros(2))
+    _same(pairs)
+    assert pairs[0][0] == 2 * 4950.0
