@@ -31,12 +31,11 @@ class FieldMemory:
     regions: list[Region] = field(default_factory=list)
     table: np.ndarray = field(init=False)  # region base addresses, read by kernels
 
+    table_address: int = field(init=False)  # passed with every launch
+
     def __post_init__(self) -> None:
         self.table = self.memory.zeros(MAX_REGIONS * 8)[: MAX_REGIONS * 8].view(np.uint64)
-
-    @property
-    def table_address(self) -> int:
-        return int(self.table.ctypes.data)
+        self.table_address = int(self.table.ctypes.data)
 
     def place(self, nbytes: int) -> tuple[int, int]:
         """Reserve `nbytes` for a new field: (region id, byte offset)."""

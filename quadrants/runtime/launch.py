@@ -25,6 +25,7 @@ from quadrants.runtime.ndarray import Ndarray, descriptor
 from quadrants.types import dtypes
 
 MISS = object()  # returned by a fast path that does not apply to the arguments it was given
+_PROTOTYPES: dict[tuple[Any, ...], Any] = {}  # ctypes function types by argument types (kernels share them)
 
 
 class Launcher:
@@ -32,8 +33,11 @@ class Launcher:
                  make_matrix: Callable[[np.ndarray], Any] = np.asarray) -> None:  # fmt: skip
         self.abi = abi
         self.loaded = loaded
-        argtypes = [ctypes.c_void_p] + [ctypes.c_void_p if a.kind == "ndarray" else CTYPES[a.prim] for a in abi.args]
-        self.cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(loaded.address)
+        argtypes = (ctypes.c_void_p,) + tuple(ctypes.c_void_p if a.kind == "ndarray" else CTYPES[a.prim] for a in abi.args)
+        proto = _PROTOTYPES.get(argtypes)
+        if proto is None:
+            proto = _PROTOTYPES[argtypes] = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)
+        self.cfunc = proto(loaded.address)
         self.ctx = RuntimeContext()
         self.ctx.num_threads = num_threads
         self.ctx.regions = regions_table
