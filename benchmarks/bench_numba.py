@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -12,7 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import emit, median_time, per_call  # noqa: E402
+from common import emit, median_time, per_call, selection  # noqa: E402
 
 N_SAXPY = 1 << 24
 STENCIL = 4096
@@ -89,14 +88,9 @@ def cold_compile(count: int = 5) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--only", default="")
-    only = set(filter(None, ap.parse_args().only.split(",")))
+    want = selection()
     rng = np.random.default_rng(0)
     out: dict[str, float] = {"threads": numba.get_num_threads()}
-
-    def want(name: str) -> bool:
-        return not only or name in only
 
     if want("saxpy"):
         x, y = rng.random(N_SAXPY, np.float32), rng.random(N_SAXPY, np.float32)

@@ -6,7 +6,6 @@ Quadrants 1.3.3 (same source: the API is compatible). Prints JSON: {workload: se
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -14,7 +13,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from common import emit, median_time, per_call  # noqa: E402
+from common import emit, median_time, per_call, selection  # noqa: E402
 
 import quadrants as qd  # noqa: E402
 
@@ -115,16 +114,10 @@ def cold_compile(count: int = 9) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--only", default="")
-    args = ap.parse_args()
-    only = set(filter(None, args.only.split(",")))
+    want = selection()
     qd.init(arch=qd.cpu, offline_cache=False, log_level="error")
     rng = np.random.default_rng(0)
     out: dict[str, float] = {}
-
-    def want(name: str) -> bool:
-        return not only or name in only
 
     if want("saxpy"):
         x, y = nd(rng.random(N_SAXPY, np.float32)), nd(rng.random(N_SAXPY, np.float32))

@@ -35,6 +35,16 @@ def per_call(fn: Callable[[], Any], calls: int = 20000, repeat: int = 7) -> floa
     return statistics.median(samples)
 
 
+def selection() -> Callable[[str], bool]:
+    """`--only a,b` on the command line -> whether to run a workload (all when not given)."""
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default="")
+    only = set(filter(None, ap.parse_args().only.split(",")))
+    return lambda name: not only or name in only
+
+
 def emit(results: dict[str, Any]) -> None:
     json.dump(results, sys.stdout)
     sys.stdout.write("\n")

@@ -14,28 +14,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from common import median_time  # noqa: E402
 
 
 def timed(fn, repeat: int = 20) -> float:  # type: ignore[no-untyped-def]
+    """Median seconds of `fn` plus the wait for the GPU to finish it."""
     import quadrants as qd
 
-    fn()
-    qd.sync()
-    samples = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        qd.sync()
-        samples.append(time.perf_counter() - t)
-    return statistics.median(samples)
+    return median_time(lambda: (fn(), qd.sync()), repeat=repeat)
 
 
 def kernels_bench() -> dict[str, float]:

@@ -15,6 +15,7 @@ from quadrants_cli.common import console, fail_usage
 
 def run_explain(kernel_name: str, manifest_path: str | None, signature: str | None, target: str | None,
                 cache_dir: str | None, as_json: bool) -> None:  # fmt: skip
+    from quadrants._config import with_target
     from quadrants.aot import inventory, project
     from quadrants.aot import manifest as manifest_mod
     from quadrants.aot import precompile as pc
@@ -25,7 +26,8 @@ def run_explain(kernel_name: str, manifest_path: str | None, signature: str | No
     try:
         path = manifest_path or manifest_mod.find()
         m = manifest_mod.load(path) if path else None
-        env = project.environment(m, target or m.targets[0]) if m else {"QD_CPU_TARGET": target or "host"}
+        target = target or (m.targets[0] if m else "host")
+        env = project.environment(m, target) if m else {}
         if cache_dir:
             env["QD_CACHE_DIR"] = os.path.abspath(cache_dir)
         with pc.environment(env):
@@ -51,7 +53,7 @@ def run_explain(kernel_name: str, manifest_path: str | None, signature: str | No
                 pseudo = Manifest("(annotations)", [], [], None, ["host"], {}, [])
                 calls = [project.example_args(pseudo, kernel, kernel.params, Signature({}, ()))]
             config = program.get().config
-            cache = KernelCache(dataclasses.replace(config, cpu_target=env.get("QD_CPU_TARGET", "host")), load=False)
+            cache = KernelCache(with_target(config, target), load=False)
             results = [inventory.explain(kernel, args, cache) for args in calls]
     except (ManifestError, project.ProjectError) as e:
         fail_usage(str(e), as_json)

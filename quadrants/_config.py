@@ -200,6 +200,16 @@ def cache_root(config: Config, environ: dict[str, str] | None = None) -> str:
     return os.path.join(base, "quadrants-fastcache")
 
 
+def with_target(config: Config, target: str) -> Config:
+    """`config` compiling for another target: `cuda:sm_80` (the CUDA backend for that GPU; no GPU needed to
+    compile), else a CPU target (`host`, `x86-64-v3`, ...)."""
+    import dataclasses
+
+    if target.startswith("cuda:"):
+        return dataclasses.replace(config, arch=cuda, cuda_arch=target[5:], cuda_emulate=False)
+    return dataclasses.replace(config, cpu_target=target)
+
+
 def compile_relevant(config: Config) -> dict[str, str]:
     """The options that change generated code, as printable strings: the cache keys' config part."""
     out = {}

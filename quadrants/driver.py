@@ -142,7 +142,7 @@ def generate_cuda(fe: FrontendResult, ir_text: str, name: str, config: Config, a
                   cubin: bool = True) -> CompiledCuda:  # fmt: skip
     """Stages 3 and 4 for the GPU: lower to NVPTX, PTX per architecture, and cubins with `ptxas` when it is
     installed (`cubin=True`). With `config.cuda_emulate`, host object code for the emulator instead. Raises
-    codegen.cuda.CudaUnsupported or codegen.nvptx.NvptxError."""
+    codegen.nvptx.NvptxError."""
     from quadrants.codegen.cuda import lower_cuda_kernel
     from quadrants.codegen.lower import CodegenOptions
 
@@ -181,25 +181,20 @@ def generate_cuda(fe: FrontendResult, ir_text: str, name: str, config: Config, a
     return CompiledCuda(abi, plan, images, llvm_ir, timings, fe, ir_text)
 
 
-def check_ptx(fe: FrontendResult, ir_text: str, name: str, config: Config) -> str | None:
-    """`ptx_check`: compile the kernel for the GPU archs listed and assemble each with ptxas. Returns why the
-    kernel is not CUDA-eligible (None when it compiled); a codegen or ptxas failure is a compilation error."""
+def check_ptx(fe: FrontendResult, ir_text: str, name: str, config: Config) -> None:
+    """`ptx_check`: compile the kernel for the GPU archs listed and assemble each with ptxas; a codegen or ptxas
+    failure is a compilation error."""
     import dataclasses
 
-    from quadrants.codegen.cuda import CudaUnsupported
     from quadrants.codegen.nvptx import NvptxError
     from quadrants.errors import QuadrantsCompilationError
 
     archs = tuple(a.strip() for a in config.ptx_check.split(",") if a.strip())
     try:
         generate_cuda(fe, ir_text, name, dataclasses.replace(config, cuda_emulate=False), archs)
-    except CudaUnsupported as e:
-        STATS.count("ptx_unsupported")
-        return str(e)
     except NvptxError as e:
         raise QuadrantsCompilationError(f"the CUDA backend failed on kernel {name!r}: {e}") from None
     STATS.count("ptx_checked")
-    return None
 
 
 def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelABI:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quadrants.aot import project
-from quadrants.cache.purity import PurityReport, _judge, _pure_callee
+from quadrants.cache.purity import PurityReport, judge, pure_callee
 from quadrants.errors import QuadrantsCompilationError, SourceLoc
 from quadrants.frontend.records import Capture
 from quadrants.frontend.source import FunctionSource, read_function
@@ -168,14 +168,14 @@ def _scan(src: FunctionSource, fn: Any, owner: str, purity: PurityReport, seen_f
             continue
         call = parents.get(top)
         if isinstance(call, ast.Call) and call.func is top and _compile_time_call(value):
-            if not _pure_callee(value):
+            if not pure_callee(value):
                 label = getattr(value, "__qualname__", repr(value))
                 purity.warnings.append((f"fastcache is off for this kernel: it calls the Python function {label!r} "
                                         "at compile time, whose result cannot be checked by the cache",
                                         src.loc(node)))  # fmt: skip
             continue
         capture = Capture(node.id, value, where, fn, src.loc(node), _in_static(top, parents, fn), tuple(chain))
-        _judge(capture, owner, purity)
+        judge(capture, owner, purity)
 
 
 def _local_names(tree: ast.FunctionDef) -> set[str]:

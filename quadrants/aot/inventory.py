@@ -180,7 +180,7 @@ def explain(kernel: Any, args: list[Any], cache: Any) -> Explanation:
 
     name = f"{kernel.fn.__module__}:{kernel.fn.__qualname__}"
     spec = kernel.specialize(tuple(args), {}, cache.config)
-    inputs = cache._fastcache_inputs(kernel, spec)
+    inputs = cache.fastcache_inputs(kernel, spec)
     if inputs is None:
         return Explanation(name, None, {}, False, "fastcache does not apply (see the warning above)")
     text, signature = inputs

@@ -21,6 +21,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
+from quadrants._config import with_target
 from quadrants.aot import manifest as manifest_mod
 from quadrants.aot import project
 from quadrants.aot.manifest import Manifest, ManifestError
@@ -99,16 +100,6 @@ def environment(env: dict[str, str]) -> Iterator[None]:
                 os.environ[k] = v
 
 
-def target_config(base: Any, target: str) -> Any:
-    """The config a target compiles under: `cuda:sm_80` is the CUDA backend for that GPU (no GPU needed to
-    compile); anything else a CPU target."""
-    from quadrants import _config
-
-    if target.startswith("cuda:"):
-        return dataclasses.replace(base, arch=_config.cuda, cuda_arch=target[5:], cuda_emulate=False)
-    return dataclasses.replace(base, cpu_target=target)
-
-
 def load_manifest(path: str | None, cache_dir: str | None = None, targets: list[str] | None = None) -> Manifest:
     """The manifest at `path` (else found from the current folder), with command-line overrides."""
     path = path or manifest_mod.find()
@@ -145,7 +136,7 @@ def precompile(
         _reconcile(m, found, report)
         tasks: list[Item] = []
         for target in m.targets:
-            cache = KernelCache(target_config(base, target), load=False)
+            cache = KernelCache(with_target(base, target), load=False)
             if check and not target.startswith("cuda:") and not _runtime_cached(cache):
                 report.notes.append(f"target {target}: the native runtime library is not cached")
             for entry in m.kernels:
@@ -176,7 +167,7 @@ def precompile(
             for target in m.targets:
                 if target.startswith("cuda:"):
                     continue  # GPU code loads per kernel (a module each): nothing to link
-                cache = KernelCache(target_config(base, target), load=False)
+                cache = KernelCache(with_target(base, target), load=False)
                 bundle = _bundle(cache, [i for i in report.items if i.target == target], report)
                 if bundle:
                     report.bundles[target] = bundle
@@ -261,7 +252,7 @@ def _worker_init(manifest_path: str, cache_dir: str | None, targets: list[str], 
     modules = project.import_modules(m)
     _WORKER["manifest"] = m
     _WORKER["found"] = project.discover(modules)
-    _WORKER["cache"] = KernelCache(target_config(program.get().config, target), load=False)
+    _WORKER["cache"] = KernelCache(with_target(program.get().config, target), load=False)
     _WORKER["calls"] = {}
 
 
@@ -294,7 +285,8 @@ def _worker_compile(kernel_name: str, index: int) -> tuple[str, str, float]:
 
 def _bundle(cache: Any, items: list[Item], report: Report) -> str | None:
     """Link every fastcache kernel of one target into one library and point their entries at it."""
-    from quadrants.cache.pipeline import BundleError
+    from quadrants.cache import bundle
+    from quadrants.cache.pipeline import object_code
 
     store = cache.store
     entries: dict[str, dict[str, Any]] = {}
@@ -305,8 +297,8 @@ def _bundle(cache: Any, items: list[Item], report: Report) -> str | None:
     if not entries:
         return None
     okeys = sorted({meta["artifact"] for meta in entries.values()})
-    pack = cache.linker is None
-    bkey = cache.bundle_key(okeys, pack=pack)
+    linker = cache.linker
+    bkey = bundle.bundle_key(cache.config, okeys, pack=linker is None)
     existing = store.read("bundle", bkey)
     if existing is not None and all(store.read("fast", k).meta.get("bundle") == bkey for k in entries):
         return existing.path  # nothing changed since the last run
@@ -316,14 +308,12 @@ def _bundle(cache: Any, items: list[Item], report: Report) -> str | None:
         if art is None:
             report.notes.append(f"artifact {okey[:12]} vanished before bundling")
             return None
-        so_size, obj_size = art.meta["so"], art.meta["obj"]
-        objects[okey] = art.body[so_size : so_size + obj_size]
+        objects[okey] = object_code(art)
+    if linker is None:
+        report.notes.append(f"target {cache.config.cpu_target}: no linker (ld) found; made an object pack "
+                            "(linked in-process with llvmlite at start) instead of a shared library")  # fmt: skip
     try:
-        if pack:
-            report.notes.append(f"target {cache.config.cpu_target}: no linker (ld) found; made an object pack "
-                                "(linked in-process with llvmlite at start) instead of a shared library")  # fmt: skip
-            return cache.publish_pack(entries, objects)
-        return cache.publish_bundle(entries, objects)
-    except BundleError as e:
+        return bundle.publish(store, cache.config, entries, objects, linker)
+    except bundle.BundleError as e:
         report.notes.append(f"target {cache.config.cpu_target}: no bundle ({e}); kernels load one by one")
         return None

@@ -123,7 +123,7 @@ def discover(modules: list[Any]) -> dict[str, Found]:
                 name = f"{k.fn.__module__}:{k.fn.__qualname__}"
                 if name not in out:
                     code = k.fn.__code__
-                    out[name] = Found(name, k, code.co_filename, _decorator_line(k.fn))
+                    out[name] = Found(name, k, code.co_filename, code.co_firstlineno)
     return dict(sorted(out.items()))
 
 
@@ -134,10 +134,6 @@ def _kernels_in(value: Any, module: str) -> Iterator[Kernel]:
         for attr in vars(value).values():
             if isinstance(attr, Kernel):
                 yield attr
-
-
-def _decorator_line(fn: Any) -> int:
-    return fn.__code__.co_firstlineno
 
 
 def _display(path: str) -> str:

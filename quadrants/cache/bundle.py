@@ -8,8 +8,81 @@ kernels a process compiled when it exits; `qd precompile` makes one per target.
 from __future__ import annotations
 
 import os
+from typing import Any
 
-from quadrants.runtime.loader import SharedObjectLoader
+from quadrants import _logging
+from quadrants._config import Config
+from quadrants.cache import keys
+from quadrants.cache.store import CacheStore, Entry
+from quadrants.runtime.loader import Loaded, SharedObjectLoader
+
+
+class BundleError(RuntimeError):
+    pass
+
+
+INDEX_OMITS = ("bundle", "parts", "name", "target")  # descriptive fields: in fast entries, not in bundle indexes
+
+
+def index_of(entries: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A bundle's index: each fastcache entry with only what a lookup needs (parsed at every start)."""
+    return {k: {kk: vv for kk, vv in meta.items() if kk not in INDEX_OMITS} for k, meta in entries.items()}
+
+
+def bundle_key(config: Config, artifact_keys: list[str], pack: bool = False) -> str:
+    parts = {**keys.runtime_parts(config), "kernels": ",".join(artifact_keys), "pack": str(pack)}
+    return keys.KeyParts("bundle", parts).digest()
+
+
+def publish(store: CacheStore, config: Config, fast: dict[str, dict[str, Any]], objects: dict[str, bytes],
+            linker: str | None) -> str:  # fmt: skip
+    """One entry for the kernels of the fastcache entries `fast` (object code in `objects`, by artifact key),
+    with their index, and the entries pointed at it: a shared library linked by `linker`, or where there is none
+    an object pack (the objects concatenated; a process links them in-process in one go). Returns its path;
+    raises BundleError."""
+    from quadrants.cache.link import LinkError
+
+    okeys = sorted({m["artifact"] for m in fast.values()})
+    meta: dict[str, Any] = {"kernels": okeys, "index": index_of(fast)}
+    if linker is None:
+        body, layout = bytearray(), []
+        for okey in okeys:
+            layout.append([okey, len(body), len(objects[okey])])
+            body += objects[okey]
+        data, meta["pack"] = bytes(body), layout
+    else:
+        try:
+            data = link_bundle([objects[k] for k in okeys], linker)
+        except (LinkError, OSError) as e:
+            raise BundleError(str(e)) from None
+        meta["so"] = len(data)
+    bkey = bundle_key(config, okeys, pack=linker is None)
+    path = store.write("bundle", bkey, data, meta)
+    if path is None:
+        raise BundleError("the cache refused the write")
+    for fast_key, m in fast.items():
+        store.write("fast", fast_key, b"", {**m, "bundle": bkey})
+    return path
+
+
+def load_pack(entry: Entry) -> dict[str, tuple[dict[str, Any], Loaded]]:
+    """Link an object pack's kernels in-process (llvmlite) in one go: artifact key -> (ABI dict, loaded code).
+    Empty, with a warning, when it does not link (its kernels then load one by one)."""
+    from quadrants.runtime.loader import OrcLoader
+
+    by_okey = {m["artifact"]: m for m in entry.meta.get("index", {}).values()}
+    objects, symbols = [], []
+    for okey, offset, size in entry.meta["pack"]:
+        if okey in by_okey:
+            objects.append(entry.body[offset : offset + size])
+            symbols.append(by_okey[okey]["symbol"])
+    try:
+        addresses, keep = OrcLoader.load_pack(objects, symbols)
+    except Exception as e:  # noqa: BLE001 - a pack that does not link: its kernels load one by one
+        _logging.warn(f"the object pack {entry.path} did not link ({e}); loading its kernels one by one", tag="cache")
+        return {}
+    return {okey: (m["abi"], Loaded(addresses[m["symbol"]], keep)) for okey, m in by_okey.items()
+            if m["symbol"] in addresses}  # fmt: skip
 
 
 def link_bundle(objects: list[bytes], linker: str) -> bytes:

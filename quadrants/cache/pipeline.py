@@ -14,25 +14,20 @@ An artifact entry holds the linked shared object (opened with ctypes: no llvmlit
 from __future__ import annotations
 
 import atexit
-import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from quadrants import _logging
-from quadrants._config import Config, cache_root
+from quadrants._config import Config, cache_root, with_target
 from quadrants._stats import STATS
-from quadrants.cache import keys
+from quadrants.cache import bundle, keys
+from quadrants.cache.runtime_lib import load_runtime_so, try_dlopen
 from quadrants.cache.source import FuncRecord, func_record, func_unchanged, resolve, source_text
 from quadrants.cache.store import CacheStore, Entry
 from quadrants.errors import QuadrantsCompilationError
 from quadrants.runtime.abi import KernelABI
 from quadrants.runtime.loader import Loaded, OrcLoader, SharedObjectLoader
-
-
-class BundleError(RuntimeError):
-    pass
-
 
 PACK = "<object pack>"  # KernelCache._bundles marker: a pack is loaded whole, not opened by path
 
@@ -101,7 +96,7 @@ class KernelCache:
         fast_key = None
         inputs: tuple[str, str] | None = None
         if kernel.fastcache and config.src_ll_cache and self.store is not None:
-            inputs = self._fastcache_inputs(kernel, spec)
+            inputs = self.fastcache_inputs(kernel, spec)
             if inputs is not None:
                 fast_key = keys.fastcache_digest(*inputs, config)
                 t0 = time.perf_counter()
@@ -136,10 +131,10 @@ class KernelCache:
     # ---- fastcache ----------------------------------------------------------------------------------
 
     def _fastcache_key(self, kernel: Any, spec: Any) -> str | None:
-        inputs = self._fastcache_inputs(kernel, spec)
+        inputs = self.fastcache_inputs(kernel, spec)
         return keys.fastcache_digest(*inputs, self.config) if inputs is not None else None
 
-    def _fastcache_inputs(self, kernel: Any, spec: Any) -> tuple[str, str] | None:
+    def fastcache_inputs(self, kernel: Any, spec: Any) -> tuple[str, str] | None:
         """The kernel's source text and the signature text of `spec`: with the config, the fastcache key."""
         from quadrants.lang.args import signature_text
 
@@ -181,11 +176,8 @@ class KernelCache:
     def _alternate(self, target: str) -> KernelCache:
         sub = self._alternates.get(target)
         if sub is None:
-            if self.config.arch.name == "cuda":
-                config = dataclasses.replace(self.config, cuda_arch=target)
-            else:
-                config = dataclasses.replace(self.config, cpu_target=target)
-            sub = self._alternates[target] = KernelCache(config, device=self.device)
+            full = f"cuda:{target}" if self.config.arch.name == "cuda" else target
+            sub = self._alternates[target] = KernelCache(with_target(self.config, full), device=self.device)
         return sub
 
     def _may_use_baselines(self) -> bool:
@@ -220,17 +212,22 @@ class KernelCache:
         fast_key = self._fastcache_key(kernel, spec)
         if fast_key is None:
             return None, "fastcache does not apply to these arguments"
+        return fast_key, self._findable(kernel, fast_key)[1]
+
+    def _findable(self, kernel: Any, fast_key: str) -> tuple[dict[str, Any] | None, str | None]:
+        """(the fastcache entry's metadata, None) when a lookup would find its code, else (None, why not)."""
+        assert self.store is not None
         entry = self.store.read("fast", fast_key)
         if entry is None:
-            return fast_key, "no fastcache entry"
+            return None, "no fastcache entry"
         if not self._valid(kernel, entry.meta):
-            return fast_key, "a func or a value the kernel reads changed since it was compiled"
+            return None, "a func or a value the kernel reads changed since it was compiled"
         meta = entry.meta
         if "bundle" in meta and self._bundle_ok(meta["bundle"]):
-            return fast_key, None
+            return meta, None
         if self.store.read("artifact", meta["artifact"]) is None:
-            return fast_key, "the compiled code is missing or damaged"
-        return fast_key, None
+            return None, "the compiled code is missing or damaged"
+        return meta, None
 
     def probe_offline(self, spec_ir: Any) -> str | None:
         """For a kernel without fastcache: is its lowered IR (from `spec_ir()`, the frontend) in the offline
@@ -273,21 +270,13 @@ class KernelCache:
         if art_entry is None:
             return None
         if "bundle" in meta:  # the bundle is gone or damaged: this session's bundle will hold the kernel again
-            so_size, obj_size = art_entry.meta["so"], art_entry.meta["obj"]
-            self._session_objects[okey] = art_entry.body[so_size : so_size + obj_size]
+            self._session_objects[okey] = object_code(art_entry)
             self._session_fast[fast_key] = {k: v for k, v in meta.items() if k != "bundle"}
         return self._load(okey, art_entry)
 
     def _fastcache_lookup_unloaded(self, kernel: Any, fast_key: str) -> Artifact | None:
-        assert self.store is not None
-        entry = self.store.read("fast", fast_key)
-        if entry is None or not self._valid(kernel, entry.meta):
-            return None
-        meta = entry.meta
-        if not ("bundle" in meta and self._bundle_ok(meta["bundle"])):
-            if self.store.read("artifact", meta["artifact"]) is None:
-                return None
-        return Artifact(KernelABI.from_dict(meta["abi"]), None, meta["artifact"])
+        meta, _ = self._findable(kernel, fast_key)
+        return Artifact(KernelABI.from_dict(meta["abi"]), None, meta["artifact"]) if meta is not None else None
 
     def _valid(self, kernel: Any, meta: dict[str, Any]) -> bool:
         """The funcs the kernel reached and the outside values it read are as they were when compiled."""
@@ -304,8 +293,6 @@ class KernelCache:
     def _from_bundle(self, fast_key: str, meta: dict[str, Any]) -> Artifact | None:
         """The kernel from the bundle its entry names: one dlopen per bundle and process, then a lookup. Opening
         a bundle also loads its index of fastcache entries, so its other kernels need no file read at all."""
-        from quadrants.cache.bundle import open_bundle
-
         assert self.store is not None
         okey = meta["artifact"]
         art = self.memory.get(okey)
@@ -319,7 +306,7 @@ class KernelCache:
                 return None
             if entry.meta.get("pack"):
                 path = self._bundles[bkey] = PACK
-                self._load_pack(bkey, entry)
+                self._load_pack(entry)
             elif not self._ensure_runtime_so():
                 return None
             else:
@@ -329,7 +316,7 @@ class KernelCache:
         if path == PACK:
             return self.memory.get(okey)  # every kernel of the pack was loaded with it
         try:
-            handle = open_bundle(path)
+            handle = bundle.open_bundle(path)
             address = SharedObjectLoader.symbol(handle, meta["symbol"], path)
         except OSError as e:
             _logging.debug(f"bundle {path}: {e}", tag="cache")
@@ -338,24 +325,10 @@ class KernelCache:
         self.memory[okey] = art
         return art
 
-    def _load_pack(self, bkey: str, entry: Entry) -> None:
-        """An object pack: link all its kernels in-process at once (llvmlite), and keep each in memory."""
-        index = entry.meta.get("index", {})
-        by_okey = {m["artifact"]: m for m in index.values()}
-        objects, symbols = [], []
-        for okey, offset, size in entry.meta["pack"]:
-            if okey in by_okey:
-                objects.append(entry.body[offset : offset + size])
-                symbols.append(by_okey[okey]["symbol"])
-        try:
-            addresses, keep = OrcLoader.load_pack(objects, symbols)
-        except Exception as e:  # noqa: BLE001 - a pack that does not link: its kernels load one by one
-            _logging.warn(f"the object pack {entry.path} did not link ({e}); loading its kernels one by one",
-                          tag="cache")  # fmt: skip
-            return
-        for okey, m in by_okey.items():
-            if m["symbol"] in addresses:
-                self.memory[okey] = Artifact(KernelABI.from_dict(m["abi"]), Loaded(addresses[m["symbol"]], keep), okey)
+    def _load_pack(self, entry: Entry) -> None:
+        """An object pack: all its kernels linked in-process at once (llvmlite), each kept in memory."""
+        for okey, (abi, loaded) in bundle.load_pack(entry).items():
+            self.memory[okey] = Artifact(KernelABI.from_dict(abi), loaded, okey)
 
     def _fastcache_store(self, kernel: Any, fast_key: str, inputs: tuple[str, str], okey: str, fe: Any, records: list[Any]) -> bool:
         """Write the fastcache entry: what a lookup needs (artifact key, symbol, ABI, funcs and reads to re-check)
@@ -392,9 +365,12 @@ class KernelCache:
         fast = {k: m for k, m in self._session_fast.items() if m["artifact"] in objs}
         if self.store is None or len(fast) < 2:
             return None
+        linker = self.linker
+        if linker is None:
+            return None  # no session bundle: the kernels load one by one
         try:
-            path = self.publish_bundle(fast, objs)
-        except BundleError as e:
+            path = bundle.publish(self.store, self.config, fast, objs, linker)
+        except bundle.BundleError as e:
             _logging.debug(f"no session bundle: {e}", tag="cache")
             return None
         self._session_objects.clear()
@@ -417,51 +393,6 @@ class KernelCache:
         totals["processes"] = int(totals.get("processes", 0)) + 1
         totals["compiles"] = int(totals.get("compiles", 0)) + STATS.compiles
         store.write_json("stats.json", totals)
-
-    def bundle_key(self, artifact_keys: list[str], pack: bool = False) -> str:
-        parts = {**keys.runtime_parts(self.config), "kernels": ",".join(artifact_keys), "pack": str(pack)}
-        return keys.KeyParts("bundle", parts).digest()
-
-    def publish_pack(self, fast: dict[str, dict[str, Any]], objects: dict[str, bytes]) -> str:
-        """Where no linker exists: the kernels' object code concatenated (an object pack) with the same index;
-        a process links it in-process in one go (llvmlite) instead of kernel by kernel."""
-        assert self.store is not None
-        okeys = sorted({m["artifact"] for m in fast.values()})
-        body, layout = bytearray(), []
-        for okey in okeys:
-            layout.append([okey, len(body), len(objects[okey])])
-            body += objects[okey]
-        bkey = self.bundle_key(okeys, pack=True)
-        meta = {"pack": layout, "kernels": okeys, "index": index_of(fast)}
-        path = self.store.write("bundle", bkey, bytes(body), meta)
-        if path is None:
-            raise BundleError("the cache refused the write")
-        for fast_key, m in fast.items():
-            self.store.write("fast", fast_key, b"", {**m, "bundle": bkey})
-        return path
-
-    def publish_bundle(self, fast: dict[str, dict[str, Any]], objects: dict[str, bytes]) -> str:
-        """Link the kernels of the fastcache entries `fast` (object code in `objects`, by artifact key) into one
-        library, store it with their index, and point the entries at it. Returns its path; raises BundleError."""
-        from quadrants.cache.bundle import link_bundle
-        from quadrants.cache.link import LinkError
-
-        assert self.store is not None
-        linker = self.linker
-        if linker is None:
-            raise BundleError("no linker (ld) found")
-        okeys = sorted({m["artifact"] for m in fast.values()})
-        try:
-            so = link_bundle([objects[k] for k in okeys], linker)
-        except (LinkError, OSError) as e:
-            raise BundleError(str(e)) from None
-        bkey = self.bundle_key(okeys)
-        path = self.store.write("bundle", bkey, so, {"so": len(so), "kernels": okeys, "index": index_of(fast)})
-        if path is None:
-            raise BundleError("the cache refused the write")
-        for fast_key, meta in fast.items():
-            self.store.write("fast", fast_key, b"", {**meta, "bundle": bkey})
-        return path
 
     def _apply_purity(self, kernel: Any, report: Any) -> None:
         for message, loc in report.warnings:
@@ -515,7 +446,7 @@ class KernelCache:
         if not self.load:
             self._ensure_runtime_so()  # built and cached for the target, not loaded
         elif so and path is not None and self._ensure_runtime_so():
-            loaded = _try_dlopen(path, compiled.abi.symbol)
+            loaded = try_dlopen(path, compiled.abi.symbol)
         if loaded is None and self.load:
             loaded = OrcLoader.load(compiled.object_code, compiled.abi.symbol)
         art = Artifact(compiled.abi, loaded, okey)
@@ -584,12 +515,11 @@ class KernelCache:
             STATS.time("load", time.perf_counter() - t0)
             return art
         abi = KernelABI.from_json(meta["abi"])
-        so_size, obj_size = meta["so"], meta["obj"]
         loaded = None
-        if so_size and self._ensure_runtime_so():
-            loaded = _try_dlopen(entry.path, abi.symbol)
+        if meta["so"] and self._ensure_runtime_so():
+            loaded = try_dlopen(entry.path, abi.symbol)
         if loaded is None:
-            loaded = OrcLoader.load(entry.body[so_size : so_size + obj_size], abi.symbol)
+            loaded = OrcLoader.load(object_code(entry), abi.symbol)
         art = Artifact(abi, loaded, okey)
         self.memory[okey] = art
         STATS.time("load", time.perf_counter() - t0)
@@ -599,16 +529,14 @@ class KernelCache:
         """Load the native runtime as a shared library (global symbols) so cached kernels can be opened with
         ctypes. Built once per machine and version, and cached like a kernel."""
         if self.runtime_so is None:
-            self.runtime_so = _load_runtime_so(self.store, lambda: self.linker, self.config, self.load)
+            self.runtime_so = load_runtime_so(self.store, lambda: self.linker, self.config, self.load)
         return self.runtime_so
 
 
-INDEX_OMITS = ("bundle", "parts", "name", "target")  # descriptive fields: in fast entries, not in bundle indexes
-
-
-def index_of(entries: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """A bundle's index: each fastcache entry with only what a lookup needs (parsed at every start)."""
-    return {k: {kk: vv for kk, vv in meta.items() if kk not in INDEX_OMITS} for k, meta in entries.items()}
+def object_code(entry: Entry) -> bytes:
+    """The relocatable object stored after the shared object in a CPU artifact entry."""
+    so_size, obj_size = entry.meta["so"], entry.meta["obj"]
+    return entry.body[so_size : so_size + obj_size]
 
 
 def _sm(arch: str) -> int:
@@ -621,65 +549,6 @@ def describe(kernel: Any, config: Config) -> dict[str, str]:
     """What `qd cache ls` shows of an entry: the kernel as module:qualname and the CPU target."""
     target = f"cuda:{config.cuda_arch}" if config.arch.name == "cuda" else config.cpu_target
     return {"name": f"{kernel.fn.__module__}:{kernel.fn.__qualname__}", "target": target}
-
-
-def _try_dlopen(path: str, symbol: str) -> Loaded | None:
-    try:
-        return SharedObjectLoader.load(path, symbol)
-    except (OSError, AttributeError) as e:
-        _logging.debug(f"cannot open {path} ({e}); linking in-process instead", tag="cache")
-        return None
-
-
-_RUNTIME_LOADED: set[str] = set()
-_RECORDED: set[str] = set()  # cache roots whose stats.json this process has updated
-
-
-def _load_runtime_so(store: CacheStore | None, get_linker: Any, config: Config, load: bool = True) -> bool:
-    """Find (or build and cache) the native runtime .so for this config and, if `load`, load it globally."""
-    import ctypes
-
-    from quadrants.runtime.loader import RUNTIME_SYMBOL_PROBE
-
-    if store is None:
-        return False
-    rkey = keys.KeyParts("runtime", keys.runtime_parts(config)).digest()
-    if rkey in _RUNTIME_LOADED:
-        return True
-    entry = store.read("runtime", rkey)
-    path = entry.path if entry is not None and entry.meta.get("so") else None
-    if path is None:
-        linker = get_linker()
-        if linker is None:
-            return False
-        from quadrants.cache.link import LinkError, link_shared
-        from quadrants.codegen.compile import compile_ir
-        from quadrants.codegen.cpu import cpu_target, target_machine
-        from quadrants.codegen.runtime_ir import runtime_module_text
-
-        target = cpu_target(config.cpu_target)
-        tm = target_machine(target, 2)
-        obj = compile_ir(runtime_module_text(target.triple, str(tm.target_data)), "qd_runtime", target, 2).object_code
-        try:
-            so = link_shared(obj, linker)
-        except (LinkError, OSError):
-            return False
-        path = store.write("runtime", rkey, so, {"so": len(so)})
-        if path is None:
-            return False
-    if not load:
-        return True
-    try:
-        lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
-        getattr(lib, RUNTIME_SYMBOL_PROBE)
-    except (OSError, AttributeError):
-        return False
-    _RUNTIME_LIBS.append(lib)
-    _RUNTIME_LOADED.add(rkey)
-    return True
-
-
-_RUNTIME_LIBS: list[Any] = []
 
 
 def _capture_unchanged(raw: dict[str, Any], kernel_fn: Any) -> bool:
@@ -696,6 +565,7 @@ def _capture_unchanged(raw: dict[str, Any], kernel_fn: Any) -> bool:
     return fingerprint(value) == rec.fingerprint
 
 
+_RECORDED: set[str] = set()  # cache roots whose stats.json this process has updated
 _CACHES: dict[int, KernelCache] = {}
 
 

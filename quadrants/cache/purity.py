@@ -71,7 +71,7 @@ def _root_module(c: Capture) -> str | None:
     return root.__name__ if isinstance(root, types.ModuleType) else None
 
 
-def _pure_callee(fn: Any) -> bool:
+def pure_callee(fn: Any) -> bool:
     """Compile-time calls whose result depends only on their arguments."""
     if fn is None:
         return False
@@ -94,9 +94,9 @@ def check(fe: FrontendResult, kernel_fn: Any) -> PurityReport:
         if ident in seen:
             continue
         seen.add(ident)
-        _judge(c, owner, report)
+        judge(c, owner, report)
     for call in fe.static_calls:
-        if not _pure_callee(call.callee):
+        if not pure_callee(call.callee):
             name = getattr(call.callee, "__qualname__", repr(call.callee))
             report.fallback = report.fallback or (
                 f"it calls the Python function {name!r} at compile time, whose result cannot be checked by the cache"
@@ -105,7 +105,8 @@ def check(fe: FrontendResult, kernel_fn: Any) -> PurityReport:
     return report
 
 
-def _judge(c: Capture, owner: str, report: PurityReport) -> None:
+def judge(c: Capture, owner: str, report: PurityReport) -> None:
+    """Apply the rules table to one outside read `c` of `owner` (the compiler's captures, or `qd audit`'s)."""
     v = c.value
     root_module = _root_module(c)
     label = ".".join((c.name, *c.chain))
@@ -148,4 +149,4 @@ def _judge(c: Capture, owner: str, report: PurityReport) -> None:
     ))  # fmt: skip
 
 
-__all__ = ["check", "fingerprint", "PurityReport", "CaptureRecord", "math"]
+__all__ = ["check", "judge", "pure_callee", "fingerprint", "PurityReport", "CaptureRecord", "math"]

@@ -25,8 +25,8 @@ from llvmlite import ir as ll
 
 from quadrants.codegen import nvptx, runtime_ir
 from quadrants.codegen.cuda_plan import CudaPlan, CudaTask
-from quadrants.codegen.llvm_types import CTX_DIM as CTX_DIM_FIELD
 from quadrants.codegen.llvm_types import (
+    CTX_DIM,
     CTX_ERROR,
     CTX_EXTENT,
     CTX_INDEX,
@@ -38,8 +38,9 @@ from quadrants.codegen.llvm_types import (
     VOID,
     abi,
     mem,
+    reg,
 )
-from quadrants.codegen.lower import BASE_DISPATCH, CodegenOptions, FnLowering, Loop, NdInfo
+from quadrants.codegen.lower import BASE_DISPATCH, CodegenOptions, FnLowering, NdInfo
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
 
@@ -48,11 +49,6 @@ REMAT = (ir.Const, ir.Arg, ir.NdShape, ir.GlobalNd, ir.Cast, ir.Binary, ir.Unary
 # llvm intrinsics NVPTX cannot lower -> libdevice functions (f32 name; f64 drops the `f`).
 LIBDEVICE = {"llvm.sin": "__nv_sinf", "llvm.cos": "__nv_cosf", "llvm.exp": "__nv_expf", "llvm.log": "__nv_logf",
              "llvm.pow": "__nv_powf", "llvm.round": "__nv_roundf"}  # fmt: skip
-
-
-class CudaUnsupported(Exception):
-    """A kernel uses something the CUDA backend does not compile (yet): the message says what. (The frontend
-    already rejects what no backend supports, e.g. `return` inside runtime control flow.)"""
 
 
 @dataclass
@@ -250,8 +246,6 @@ class CudaLowering(FnLowering):
         return self._device_call(f"__nv_{name}" + ("f" if t.bits == 32 else ""), args, t)
 
     def _device_call(self, symbol: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
-        from quadrants.codegen.llvm_types import reg
-
         if self.emulated:
             symbol = symbol.removeprefix("__nv_")  # libm has the same functions under the C names
         ty = reg(t)
@@ -367,37 +361,21 @@ def _lower_range_for(lw: CudaLowering, s: ir.RangeFor) -> None:
     lw.start_reductions(s)
     gid = b.add(b.mul(_sreg(lw, "ctaid.x"), _sreg(lw, "ntid.x")), _sreg(lw, "tid.x"))
     stride = b.mul(_sreg(lw, "nctaid.x"), _sreg(lw, "ntid.x"))
-    begin, end = lw.v(s.begin), lw.v(s.end)
     extents = [lw.v(e) for e in s.extents]
-    start = b.add(begin, gid)
-    pre = b.block
-    head = lw.fn.append_basic_block("gs")
-    body_bb = lw.fn.append_basic_block("gs.body")
-    latch = lw.fn.append_basic_block("gs.next")
+
+    def bind(i: ll.Value) -> None:
+        lw.values[id(s)] = i
+        if extents:  # a multi-dimensional loop: each thread unravels its own flat index
+            coords: list[ll.Value] = []
+            rest = i
+            for e in reversed(extents):
+                q = b.sdiv(rest, e)
+                coords.append(b.sub(rest, b.mul(q, e)))
+                rest = q
+            lw.coords[id(s)] = list(reversed(coords))
+
     out = lw.fn.append_basic_block("gs.end")
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(I32)
-    i.add_incoming(start, pre)
-    b.cbranch(b.icmp_signed("<", i, end), body_bb, out)
-    b.position_at_end(body_bb)
-    lw.values[id(s)] = i
-    if extents:
-        coords: list[ll.Value] = []
-        rest = i
-        for e in reversed(extents):
-            q = b.sdiv(rest, e)
-            coords.append(b.sub(rest, b.mul(q, e)))
-            rest = q
-        lw.coords[id(s)] = list(reversed(coords))
-    lw.loops.append(Loop(cont=latch, brk=out))
-    lw.block(s.body)
-    lw.loops.pop()
-    if not b.block.is_terminated:
-        b.branch(latch)
-    b.position_at_end(latch)
-    i.add_incoming(b.add(i, stride, flags=["nsw"]), latch)
-    b.branch(head)
+    lw.step_loop(s.body, b.add(lw.v(s.begin), gid), lw.v(s.end), bind, brk=out, done=out, step=stride)
     b.position_at_end(out)
     for sl in lw.slots:
         r = sl.reduction
@@ -479,7 +457,7 @@ def _define_record_error(module: ll.Module) -> None:
     res = b.cmpxchg(field(CTX_ERROR), ll.Constant(I32, 0), code, "seq_cst", "seq_cst")
     b.cbranch(b.extract_value(res, 1), write, done)
     b.position_at_end(write)
-    for i, v in ((CTX_SITE, site), (CTX_INDEX, index), (CTX_DIM_FIELD, dim), (CTX_EXTENT, extent)):
+    for i, v in ((CTX_SITE, site), (CTX_INDEX, index), (CTX_DIM, dim), (CTX_EXTENT, extent)):
         b.store(v, field(i))
     b.branch(done)
     b.position_at_end(done)

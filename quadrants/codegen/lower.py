@@ -341,13 +341,13 @@ class FnLowering(MathLowering):
         def bind(i: ll.Value) -> None:
             self.values[id(s)] = i
 
-        self._step_loop(s.body, begin, end, bind, brk=out, done=out)
+        self.step_loop(s.body, begin, end, bind, brk=out, done=out)
         self.b.position_at_end(out)
 
-    def _step_loop(self, body: ir.Block, begin: ll.Value, end: ll.Value, bind: Callable[[ll.Value], None],
-                   brk: ll.Block, done: ll.Block) -> None:  # fmt: skip
-        """Branch into a loop lowering `body` for i in [begin, end) (i32, step 1): it leaves to `done` when the
-        range is exhausted and to `brk` on `break`."""
+    def step_loop(self, body: ir.Block, begin: ll.Value, end: ll.Value, bind: Callable[[ll.Value], None],
+                   brk: ll.Block, done: ll.Block, step: ll.Value | None = None) -> None:  # fmt: skip
+        """Branch into a loop lowering `body` for i in [begin, end) (i32, by `step`, default 1): it leaves to
+        `done` when the range is exhausted and to `brk` on `break`."""
         b = self.b
         pre = b.block
         head = self.fn.append_basic_block("for")
@@ -366,7 +366,7 @@ class FnLowering(MathLowering):
         if not b.block.is_terminated:
             b.branch(latch)
         b.position_at_end(latch)
-        i.add_incoming(b.add(i, ll.Constant(I32, 1), flags=["nsw"]), latch)
+        i.add_incoming(b.add(i, step if step is not None else ll.Constant(I32, 1), flags=["nsw"]), latch)
         b.branch(head)
 
     def rows_loop(self, s: ir.RangeFor, begin: ll.Value, end: ll.Value) -> None:
@@ -403,7 +403,7 @@ class FnLowering(MathLowering):
             self.values[id(s)] = b.add(row_base, j)
             self.coords[id(s)] = [*coords, j]
 
-        self._step_loop(s.body, j0, jn, bind, brk=out, done=row_end)  # `break` leaves all rows
+        self.step_loop(s.body, j0, jn, bind, brk=out, done=row_end)  # `break` leaves all rows
         b.position_at_end(row_end)
         idx.add_incoming(b.add(idx, b.sub(jn, j0)), row_end)
         b.branch(head)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quadrants.errors import SourceLoc
-from quadrants.frontend.source import FunctionSource
-from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
+
+if TYPE_CHECKING:  # annotations only: specializing a call must not load the frontend or the IR
+    from quadrants.frontend.source import FunctionSource
+    from quadrants.ir import nodes as ir
 
 
 @dataclass(frozen=True)

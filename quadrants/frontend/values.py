@@ -12,9 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from quadrants.types.compound import Shaped
+
 
 @dataclass(eq=False)
-class Matrix:
+class Matrix(Shaped):
     shape: tuple[int, ...]
     elements: list[Any]
 
@@ -23,18 +25,6 @@ class Matrix:
         for s in self.shape:
             n *= s
         assert len(self.elements) == n, (self.shape, len(self.elements))
-
-    @property
-    def is_vector(self) -> bool:
-        return len(self.shape) == 1
-
-    @property
-    def n(self) -> int:
-        return self.shape[0]
-
-    @property
-    def m(self) -> int:
-        return self.shape[1] if len(self.shape) == 2 else 1
 
     def __len__(self) -> int:
         return self.shape[0]

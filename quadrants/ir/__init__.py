@@ -1,5 +1,2 @@
-"""Typed IR: node classes (`nodes`), the builder, the printer and the verifier."""
-
-from quadrants.ir.nodes import *  # noqa: F401,F403
-from quadrants.ir.printer import format_kernel  # noqa: F401
-from quadrants.ir.verifier import IRVerifyError, verify  # noqa: F401
+"""Typed IR: value types (`types`), node classes (`nodes`), the builder (`builder`), the printer (`printer`) and
+the verifier (`verifier`). The package loads none of them: the runtime needs only `types`, the compiler the rest."""

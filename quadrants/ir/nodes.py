@@ -14,32 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 
 from quadrants.errors import SourceLoc
+from quadrants.ir.types import NdType, PtrType
 from quadrants.types.dtypes import PrimitiveType, i32, u1
-
-
-@dataclass(frozen=True, slots=True)
-class NdType:
-    """An ndarray handle: `dtype` scalars, `ndim` indexed dimensions, then a fixed element shape
-    (`()` for scalars, `(n,)` for vectors, `(n, m)` for matrices)."""
-
-    dtype: PrimitiveType
-    ndim: int
-    elem_shape: tuple[int, ...] = ()
-
-    def __repr__(self) -> str:
-        el = "" if not self.elem_shape else ", elem=" + "x".join(map(str, self.elem_shape))
-        return f"ndarray[{self.dtype}, {self.ndim}{el}]"
-
-
-@dataclass(frozen=True, slots=True)
-class PtrType:
-    """The address of one `pointee` scalar (an ndarray element or a local variable)."""
-
-    pointee: PrimitiveType
-
-    def __repr__(self) -> str:
-        return f"ptr<{self.pointee}>"
-
 
 IRType = PrimitiveType | NdType | PtrType
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from quadrants.errors import QuadrantsRuntimeTypeError
 from quadrants.frontend.records import ParamSpec
-from quadrants.ir.nodes import NdType
+from quadrants.ir.types import NdType
 from quadrants.lang._fast_caching import FIELD_METADATA_CACHE_VALUE
 from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.runtime.launch import external_array

@@ -125,23 +125,18 @@ class Kernel:
             program.register(self)
             self._generation = prog.generation
             self._returns = self._resolve_returns(config)
-        params = self.params
-        values = self._bind(params, args, kwargs)
-        try:
-            spec = Specializer(self.fn.__qualname__, config.default_ip, config.default_fp).specialize(params, values)
-        except QuadrantsRuntimeTypeError as e:
-            raise QuadrantsRuntimeTypeError(e.message, e.loc or self.def_loc()) from None
+        values, spec = self._specialize(args, kwargs, config)
         entry = self._launchers.get(spec.key)
         if entry is None:
             if config.record:
                 from quadrants.aot.record import record_call  # `qd record` is running this program
 
-                record_call(config.record, self, params, values)
+                record_call(config.record, self, self.params, values)
             entry = self._compile(spec, prog)
             self._launchers[spec.key] = entry
         if isinstance(entry, QuadrantsCompilationError):
             raise type(entry)(entry.message, entry.loc) from None
-        self._fast = entry.fast_path(len(params), spec.leaves, spec.guards)
+        self._fast = entry.fast_path(len(values), spec.leaves, spec.guards)
         return entry.call(values, spec.leaves)
 
     def _resolve_returns(self, config: Any) -> tuple[Any, ...]:
@@ -188,8 +183,17 @@ class Kernel:
 
     def specialize(self, args: tuple[Any, ...], kwargs: dict[str, Any], config: Any) -> Specialization:
         """The specialization a call with these arguments selects under `config` (what its keys are made of)."""
-        values = self._bind(self.params, tuple(args), dict(kwargs))
-        return Specializer(self.fn.__qualname__, config.default_ip, config.default_fp).specialize(self.params, values)
+        return self._specialize(tuple(args), dict(kwargs), config)[1]
+
+    def _specialize(self, args: tuple[Any, ...], kwargs: dict[str, Any], config: Any) -> tuple[list[Any], Specialization]:
+        """The call's argument values (bound to the parameters) and the specialization they select."""
+        params = self.params
+        values = self._bind(params, args, kwargs)
+        try:
+            spec = Specializer(self.fn.__qualname__, config.default_ip, config.default_fp).specialize(params, values)
+        except QuadrantsRuntimeTypeError as e:
+            raise QuadrantsRuntimeTypeError(e.message, e.loc or self.def_loc()) from None
+        return values, spec
 
     def _compile(self, spec: Specialization, prog: program.Program) -> Launcher | QuadrantsCompilationError:
         from quadrants.cache.pipeline import cache_for

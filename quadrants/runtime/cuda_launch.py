@@ -19,8 +19,7 @@ from quadrants.errors import QuadrantsRuntimeError, QuadrantsRuntimeTypeError
 from quadrants.runtime.abi import CTYPES, KernelABI
 from quadrants.runtime.context import RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.device import Device, LoadedCuda
-from quadrants.runtime.launch import Launcher, _flatten, _reader, _result_builder, _walk, scalar_arg
-from quadrants.types import dtypes
+from quadrants.runtime.launch import Launcher, _flatten, _walk, external_array, scalar_arg
 
 
 class CudaLauncher(Launcher):
@@ -41,9 +40,7 @@ class CudaLauncher(Launcher):
         self.ctx.result = self._result_mem.ctypes.data
         self.ctx.regions = regions_table
         self.ctx_addr = self._ctx_mem.ctypes.data
-        self.readers = [_reader(self.result, k, dtypes.BY_NAME[r]) for k, r in enumerate(abi.rets)]
-        rets = [dtypes.BY_NAME[r] for r in abi.rets]
-        self.results = _result_builder(self.readers, rets, abi.ret_shapes or tuple(() for _ in abi.rets), make_matrix)
+        self._read_results_from(self.result, make_matrix)
         self._grids = [device.grid(t) for t in self.plan.tasks]
 
     def fast_path(self, nparams: int, leaves: list[Any], guards: list[Any]) -> Callable[..., Any] | None:
@@ -96,8 +93,6 @@ class CudaLauncher(Launcher):
                 if not v.is_contiguous():
                     raise QuadrantsRuntimeTypeError("a CUDA torch tensor argument must be contiguous")
                 return int(v.data_ptr()), tuple(v.shape[:ndim])
-        from quadrants.runtime.launch import external_array
-
         host = external_array(v)
         dev = self.device.zeros(host.nbytes)[: host.nbytes].view(host.dtype).reshape(host.shape)
         dev[...] = host

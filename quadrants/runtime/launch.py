@@ -44,7 +44,12 @@ class Launcher:
         self.result = ctypes.create_string_buffer(max(1, len(abi.rets)) * RESULT_SLOT_BYTES)
         self.ctx.result = ctypes.addressof(self.result)
         self.ctx_addr = ctypes.addressof(self.ctx)
-        self.readers = [_reader(self.result, k, dtypes.BY_NAME[r]) for k, r in enumerate(abi.rets)]
+        self._read_results_from(self.result, make_matrix)
+
+    def _read_results_from(self, buf: ctypes.Array, make_matrix: Callable[[np.ndarray], Any]) -> None:  # type: ignore[type-arg]
+        """`self.results()`: the kernel's return value, read from the result slots in `buf`."""
+        abi = self.abi
+        self.readers = [_reader(buf, k, dtypes.BY_NAME[r]) for k, r in enumerate(abi.rets)]
         rets = [dtypes.BY_NAME[r] for r in abi.rets]
         self.results = _result_builder(self.readers, rets, abi.ret_shapes or tuple(() for _ in abi.rets), make_matrix)
 

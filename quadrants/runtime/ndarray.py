@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from quadrants._logging import warn
-from quadrants.ir.nodes import NdType
+from quadrants.ir.types import NdType
 from quadrants.runtime import device
 from quadrants.types import dtypes
 from quadrants.types.dtypes import PrimitiveType

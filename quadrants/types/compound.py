@@ -13,7 +13,26 @@ from typing import Any
 from quadrants.types.dtypes import PrimitiveType, to_dtype
 
 
-class MatrixType:
+class Shaped:
+    """`n`, `m` and `is_vector` of a vector (`shape == (n,)`) or matrix (`(n, m)`): its type or its value."""
+
+    __slots__ = ()
+    shape: tuple[int, ...]
+
+    @property
+    def is_vector(self) -> bool:
+        return len(self.shape) == 1
+
+    @property
+    def n(self) -> int:
+        return self.shape[0]
+
+    @property
+    def m(self) -> int:
+        return self.shape[1] if len(self.shape) == 2 else 1
+
+
+class MatrixType(Shaped):
     """A fixed-shape vector (`shape == (n,)`) or matrix (`shape == (n, m)`) of one scalar dtype."""
 
     __slots__ = ("shape", "dtype")
@@ -47,18 +66,6 @@ class MatrixType:
     @property
     def element_dtype(self) -> Any:
         return self.dtype
-
-    @property
-    def is_vector(self) -> bool:
-        return len(self.shape) == 1
-
-    @property
-    def n(self) -> int:
-        return self.shape[0]
-
-    @property
-    def m(self) -> int:
-        return self.shape[1] if len(self.shape) == 2 else 1
 
     @property
     def size(self) -> int:

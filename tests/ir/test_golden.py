@@ -12,7 +12,7 @@ import pytest
 import quadrants as qd
 from quadrants.driver import build_ir
 from quadrants.frontend.visitor import ParamSpec
-from quadrants.ir import format_kernel
+from quadrants.ir.printer import format_kernel
 from quadrants.runtime.ndarray import nd_type
 
 GOLDEN = Path(__file__).parent.parent / "golden"
