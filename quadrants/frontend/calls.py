@@ -19,7 +19,7 @@ from quadrants.frontend.func import BoundFunc, Func
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.records import StaticCall
-from quadrants.frontend.scope import Frame, Scope, Var, closure_of
+from quadrants.frontend.scope import Alias, Fixed, Frame, MatVar, Scope, Var, closure_of
 from quadrants.frontend.values import Matrix, Struct
 from quadrants.ir import nodes as ir
 from quadrants.types import annotations as ann
@@ -217,14 +217,6 @@ class CallMixin:
         if any(fr.source is src for fr in self.frames):
             raise self.error(node, f"qd.func {src.name!r} calls itself: recursion is not supported")
         self.funcs_seen.setdefault(id(src), src)
-        args, kwargs = self.call_args(node)
-        if bound_self is not None:
-            args = [bound_self, *args]
-        try:
-            bound = inspect.signature(src.fn).bind(*args, **kwargs)
-        except TypeError as e:
-            raise self.error(node, f"calling qd.func {src.name!r}: {e}", QuadrantsTypeError) from None
-        bound.apply_defaults()
         hints = getattr(src.fn, "__annotations__", {})
         closure = closure_of(src.fn)
         g = src.fn.__globals__
@@ -232,6 +224,17 @@ class CallMixin:
 
         def resolve(a: Any) -> Any:
             return ann.normalize(ann.resolve(a, g, names))
+
+        sig = inspect.signature(src.fn)
+        by_ref = self._reference_params(sig, hints, resolve, bound_self is not None)
+        args, kwargs = self.func_call_args(node, by_ref)
+        if bound_self is not None:
+            args = [bound_self, *args]
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise self.error(node, f"calling qd.func {src.name!r}: {e}", QuadrantsTypeError) from None
+        bound.apply_defaults()
 
         ret_ann = hints.get("return")
         frame = Frame(
@@ -258,8 +261,66 @@ class CallMixin:
             self.loops = saved_loops
         return None if frame.returned is _missing() else frame.returned
 
+    @staticmethod
+    def _reference_params(sig: inspect.Signature, hints: dict[str, Any], resolve: Any, bound_self: bool) -> set[Any]:
+        """Which call arguments bind `qd.template()` parameters, by position (after any bound `self`) and by name:
+        those are passed by reference, as in Quadrants."""
+        out: set[Any] = set()
+        positional = True
+        for k, (name, p) in enumerate(sig.parameters.items()):
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                positional = False
+                continue
+            if name in hints and ann.is_template(resolve(hints[name])):
+                if positional and p.kind != p.KEYWORD_ONLY:
+                    out.add(k - 1 if bound_self else k)
+                out.add(name)
+        return out
+
+    def func_call_args(self: Visitor, node: ast.Call, by_ref: set[Any]) -> tuple[list[Any], dict[str, Any]]:
+        """`call_args` for a qd.func: an argument bound to a template parameter that names a local variable or
+        an element (`x`, `v`, `a[i]`, `v[1]`) is passed as that location (a `Var`, `MatVar` or `Alias`)."""
+        if not by_ref:
+            return self.call_args(node)
+        args: list[Any] = []
+        for k, a in enumerate(node.args):
+            if isinstance(a, ast.Starred):
+                v = self.expr(a.value)
+                args.extend(v.unpack_values() if isinstance(v, Matrix) else v)
+            else:
+                args.append(self._reference_arg(a) if k in by_ref and len(args) == k else self.expr(a))
+        kwargs: dict[str, Any] = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                kwargs.update(self.expr(kw.value))
+            else:
+                kwargs[kw.arg] = self._reference_arg(kw.value) if kw.arg in by_ref else self.expr(kw.value)
+        return args, kwargs
+
+    def _reference_arg(self: Visitor, a: ast.expr) -> Any:
+        if isinstance(a, ast.Name):
+            _, binding = self.frame.scope.find(a.id)
+            if isinstance(binding, (Var, MatVar, Alias)):
+                return binding
+            return self.expr(a)
+        if isinstance(a, (ast.Subscript, ast.Attribute)) and _rooted_at_name(a):
+            try:
+                ref = self.resolve_ref(a)
+            except QuadrantsCompilationError:  # not a location (a struct member, an item of a tuple...): a value
+                ref = None
+            if ref is not None:
+                return Alias(ref, a)
+        value = self.expr(a)
+        return _ByValue(value) if is_runtime(value) else value
+
     def _bind_func_param(self: Visitor, name: str, value: Any, annotation: Any, loc: Any) -> None:
         scope = self.frame.scope
+        if isinstance(value, (Var, MatVar, Alias)):  # a template parameter given a location: by reference
+            scope.names[name] = value
+            return
+        if isinstance(value, _ByValue):
+            scope.names[name] = Fixed(value.value, "template parameter given a value (not a variable or an element):")
+            return
         if annotation is None or ann.is_template(annotation):
             if isinstance(value, ir.Value) and isinstance(value.type, PrimitiveType) and annotation is None:
                 value = self._copy_to_var(name, value)
@@ -300,6 +361,22 @@ class CallMixin:
 
             return to_dtype(a, self.options.default_ip, self.options.default_fp)
         return None  # a vector/matrix or other annotation: returned as computed
+
+
+def _rooted_at_name(node: ast.expr) -> bool:
+    """Attributes and subscripts of a name (`a[i]`, `v[i][0]`, `self.state.pos`)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+class _ByValue:
+    """A runtime value (not a variable or an element) given to a template parameter: readable, not assignable."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
 def _missing() -> Any:

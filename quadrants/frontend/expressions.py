@@ -18,7 +18,7 @@ import numpy as np
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.records import Capture, StaticCall
-from quadrants.frontend.scope import MISSING, Fixed, MatVar, Var
+from quadrants.frontend.scope import MISSING, Alias, Fixed, MatVar, Var
 from quadrants.frontend.values import Matrix, Struct
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType, i32, u1
@@ -81,7 +81,7 @@ class ExprMixin:
                 if record and (n.id in self.frame.closure or n.id in self.frame.globals):
                     self.lookup(n.id, n, static=True)  # records the capture
                 continue
-            if isinstance(binding, (Var, MatVar, Fixed)) or is_runtime(binding):
+            if isinstance(binding, (Var, MatVar, Fixed, Alias)) or is_runtime(binding):
                 raise self.error(
                     n, f"qd.static() needs compile-time values, but {n.id!r} is a runtime value", QuadrantsTypeError
                 )

@@ -17,7 +17,7 @@ from quadrants.errors import QuadrantsTypeError
 from quadrants.frontend.calls import Grouped
 from quadrants.frontend.expressions import is_runtime
 from quadrants.frontend.intrinsics import _NdRange
-from quadrants.frontend.scope import Fixed, MatVar
+from quadrants.frontend.scope import Alias, Fixed, MatVar
 from quadrants.frontend.values import Matrix
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType, i32
@@ -140,7 +140,7 @@ class LoopMixin:
             raise self.error(call, "for ... in qd.static(...) takes one iterable")
         arg = call.args[0]
         bound = self.frame.scope.find(arg.id)[1] if isinstance(arg, ast.Name) else None
-        if isinstance(bound, (MatVar, Fixed)):  # unrolling over the elements of a runtime vector
+        if isinstance(bound, (MatVar, Fixed, Alias)):  # unrolling over the elements of a runtime vector
             m = self.as_matrix(self.read(bound), arg)
             if m is None:
                 raise self.error(arg, "qd.static(...) needs a compile-time iterable or a vector")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.matrix_ops import COMPONENTS, is_swizzle
-from quadrants.frontend.scope import Fixed, MatVar, Var
+from quadrants.frontend.scope import Alias, Fixed, MatVar, Var
 from quadrants.frontend.values import Matrix
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
@@ -61,6 +61,8 @@ class LValueMixin:
                 return self.var_ref(binding)
             if isinstance(binding, MatVar):
                 return MatrixRef(binding.shape, [self.var_ref(v) for v in binding.vars])
+            if isinstance(binding, Alias):
+                return binding.ref  # type: ignore[no-any-return]
             if isinstance(binding, Fixed):
                 raise self.error(node, f"cannot assign to {binding.what} {node.id!r}")
             return None
@@ -98,6 +100,8 @@ class LValueMixin:
                 return MatrixRef(binding.shape, [self.var_ref(v) for v in binding.vars])
             if isinstance(binding, Var):
                 return self.var_ref(binding)
+            if isinstance(binding, Alias):
+                return binding.ref  # type: ignore[no-any-return]
             return None
         if isinstance(node, ast.Subscript):
             return self.resolve_ref(node)

@@ -1,7 +1,7 @@
 """Name bindings inside kernels and funcs.
 
 A name is bound to one of: a `Var` (a mutable local variable, i.e. an IR alloca) or a `MatVar` (a vector/matrix
-of them), a `Fixed` runtime value that
+of them), an `Alias` of a memory location (a template func parameter passed an element), a `Fixed` runtime value that
 cannot be reassigned (kernel arguments, loop indices), or any Python object known at compile time (template
 arguments, `qd.static` results, modules, tuples of values...). Scopes nest per runtime block, as in Quadrants:
 a variable first assigned inside an `if` or a loop body is not visible after it.
@@ -31,6 +31,16 @@ class MatVar:
 
     shape: tuple[int, ...]
     vars: list[Var]
+
+
+@dataclass(eq=False, slots=True)
+class Alias:
+    """A `qd.template()` func parameter given an ndarray/field element (or a vector component): the name
+    refers to that memory, as in Quadrants: reads load it, assignments and `+=` write it (`ref` is a frontend
+    `Ref` from lvalues.py)."""
+
+    ref: Any
+    node: Any  # the call argument it came from (locations of reads through a runtime index)
 
 
 @dataclass(eq=False, slots=True)

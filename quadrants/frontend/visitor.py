@@ -26,7 +26,7 @@ from quadrants.frontend.lvalues import LValueMixin, MatrixRef
 from quadrants.frontend.matrix_ops import MatrixMixin
 from quadrants.frontend.ops import TypedOps, is_static_number
 from quadrants.frontend.records import Capture, FrontendOptions, FrontendResult, ParamSpec, StaticCall
-from quadrants.frontend.scope import MISSING, Fixed, Frame, MatVar, Scope, Var, closure_of
+from quadrants.frontend.scope import MISSING, Alias, Fixed, Frame, MatVar, Scope, Var, closure_of
 from quadrants.frontend.source import FunctionSource
 from quadrants.frontend.values import Matrix, Struct
 from quadrants.ir import nodes as ir
@@ -179,6 +179,8 @@ class Visitor(ExprMixin, CallMixin, LoopMixin, MatrixMixin, LValueMixin):
             return Matrix(binding.shape, [self.b.load(v.ptr) for v in binding.vars])
         if isinstance(binding, Fixed):
             return binding.value
+        if isinstance(binding, Alias):
+            return self.load_ref(binding.ref, binding.node)
         return binding
 
     def define_matrix_var(self, name: str, value: Matrix, node: ast.AST) -> MatVar:
@@ -226,6 +228,11 @@ class Visitor(ExprMixin, CallMixin, LoopMixin, MatrixMixin, LValueMixin):
             return
         if isinstance(binding, MatVar) and not static:
             self.store_ref(MatrixRef(binding.shape, [self.var_ref(v) for v in binding.vars]), value, node)
+            return
+        if isinstance(binding, Alias):
+            if static:
+                raise self.error(node, f"cannot bind a compile-time value to {name!r}, a reference parameter")
+            self.store_ref(binding.ref, value, node)
             return
         if static or not _becomes_variable(value):
             (scope or self.frame.scope).names[name] = value

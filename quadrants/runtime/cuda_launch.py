@@ -4,12 +4,14 @@ Consumes a `KernelABI`, the kernel's tasks loaded on a `Device` (`LoadedCuda`) a
 produces a launcher with the CPU launcher's surface (`call`, `raise_error`, `results`). The runtime context,
 temps and result slots are device memory that Python also addresses (managed memory), so reading a result or
 an error is a sync and a load. numpy arrays and CPU torch tensors passed to a GPU kernel are copied to device
-memory and back; qd.ndarrays, fields and CUDA torch tensors are passed by pointer.
+memory and back; qd.ndarrays, fields and CUDA torch tensors are passed by pointer. Calls from several Python
+threads take turns (one context, temps and result slots per kernel; the GPU runs one stream anyway).
 """
 
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -40,13 +42,18 @@ class CudaLauncher(Launcher):
         self.ctx.result = self._result_mem.ctypes.data
         self.ctx.regions = regions_table
         self.ctx_addr = self._ctx_mem.ctypes.data
-        self._read_results_from(self.result, make_matrix)
+        self.results = self._results_reader(self.result, make_matrix)
         self._grids = [device.grid(t) for t in self.plan.tasks]
+        self._lock = threading.Lock()
 
     def fast_path(self, nparams: int, leaves: list[Any], guards: list[Any]) -> Callable[..., Any] | None:
         return None  # the general path: a GPU launch costs more than marshalling
 
     def call(self, values: list[Any], leaves: list[Any]) -> Any:
+        with self._lock:
+            return self._call(values, leaves)
+
+    def _call(self, values: list[Any], leaves: list[Any]) -> Any:
         if len(leaves) != len(self.abi.args):
             raise ValueError(f"{len(leaves)} argument leaves for {len(self.abi.args)} native arguments")
         params: list[tuple[Any, Any]] = [(ctypes.c_void_p, self.ctx_addr), (ctypes.c_void_p, self._temps.ctypes.data)]
@@ -83,7 +90,7 @@ class CudaLauncher(Launcher):
         for host, dev in copies:
             host[...] = dev
         if self.check_errors and self.ctx.error:
-            self.raise_error(self.ctx.error)
+            self.raise_error(self.ctx.error, self.ctx)
         return self.results()
 
     def _external(self, v: Any, ndim: int, copies: list[tuple[np.ndarray, np.ndarray]]) -> tuple[int, tuple[int, ...]]:

@@ -5,12 +5,17 @@ comes from in the Python arguments) and guards (the compiled-in values); produce
 `Launcher.call(values)` is the general path; `Launcher.fast_path()` generates a small Python function for this
 specialization that the kernel object tries first on later calls: identity checks, one attribute read per
 ndarray, one ctypes call (under a microsecond in all).
+
+Threads: the runtime context (error reports) and the result slots are per calling thread. The thread that
+made the launcher uses the ones the fast path has bound in; any other thread gets its own on first use, so
+concurrent calls never read each other's results or errors.
 """
 
 from __future__ import annotations
 
 import ctypes
 import sys
+import threading
 import types
 from collections.abc import Callable
 from typing import Any
@@ -28,6 +33,18 @@ MISS = object()  # returned by a fast path that does not apply to the arguments 
 _PROTOTYPES: dict[tuple[Any, ...], Any] = {}  # ctypes function types by argument types (kernels share them)
 
 
+class CallState:
+    """One calling thread's runtime context and result slots, and the reader of its return value."""
+
+    __slots__ = ("ctx", "ctx_addr", "result", "results")
+
+    def __init__(self, ctx: RuntimeContext, ctx_addr: int, result: ctypes.Array, results: Callable[[], Any]) -> None:  # type: ignore[type-arg]
+        self.ctx = ctx
+        self.ctx_addr = ctx_addr
+        self.result = result
+        self.results = results
+
+
 class Launcher:
     def __init__(self, abi: KernelABI, loaded: Loaded, num_threads: int, regions_table: int = 0,
                  make_matrix: Callable[[np.ndarray], Any] = np.asarray) -> None:  # fmt: skip
@@ -38,20 +55,36 @@ class Launcher:
         if proto is None:
             proto = _PROTOTYPES[argtypes] = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)
         self.cfunc = proto(loaded.address)
-        self.ctx = RuntimeContext()
-        self.ctx.num_threads = num_threads
-        self.ctx.regions = regions_table
-        self.result = ctypes.create_string_buffer(max(1, len(abi.rets)) * RESULT_SLOT_BYTES)
-        self.ctx.result = ctypes.addressof(self.result)
-        self.ctx_addr = ctypes.addressof(self.ctx)
-        self._read_results_from(self.result, make_matrix)
+        self._num_threads = num_threads
+        self._regions = regions_table
+        self._make_matrix = make_matrix
+        self._owner = threading.get_ident()
+        self._local = threading.local()
+        self.main = self._new_state()
 
-    def _read_results_from(self, buf: ctypes.Array, make_matrix: Callable[[np.ndarray], Any]) -> None:  # type: ignore[type-arg]
-        """`self.results()`: the kernel's return value, read from the result slots in `buf`."""
+    def _new_state(self) -> CallState:
+        ctx = RuntimeContext()
+        ctx.num_threads = self._num_threads
+        ctx.regions = self._regions
+        result = ctypes.create_string_buffer(max(1, len(self.abi.rets)) * RESULT_SLOT_BYTES)
+        ctx.result = ctypes.addressof(result)
+        return CallState(ctx, ctypes.addressof(ctx), result, self._results_reader(result, self._make_matrix))
+
+    def state(self) -> CallState:
+        """The calling thread's context and result slots."""
+        if threading.get_ident() == self._owner:
+            return self.main
+        st: CallState | None = getattr(self._local, "state", None)
+        if st is None:
+            st = self._local.state = self._new_state()
+        return st
+
+    def _results_reader(self, buf: ctypes.Array, make_matrix: Callable[[np.ndarray], Any]) -> Callable[[], Any]:  # type: ignore[type-arg]
+        """A function returning the kernel's return value, read from the result slots in `buf`."""
         abi = self.abi
-        self.readers = [_reader(buf, k, dtypes.BY_NAME[r]) for k, r in enumerate(abi.rets)]
+        readers = [_reader(buf, k, dtypes.BY_NAME[r]) for k, r in enumerate(abi.rets)]
         rets = [dtypes.BY_NAME[r] for r in abi.rets]
-        self.results = _result_builder(self.readers, rets, abi.ret_shapes or tuple(() for _ in abi.rets), make_matrix)
+        return _result_builder(readers, rets, abi.ret_shapes or tuple(() for _ in abi.rets), make_matrix)
 
     # ---- general path -----------------------------------------------------------------------------------
 
@@ -60,7 +93,8 @@ class Launcher:
         say where each native argument comes from (one per ABI argument)."""
         if len(leaves) != len(self.abi.args):
             raise ValueError(f"{len(leaves)} argument leaves for {len(self.abi.args)} native arguments")
-        call_args: list[Any] = [self.ctx_addr]
+        st = self.state()
+        call_args: list[Any] = [st.ctx_addr]
         keep: list[Any] = []
         writeback: list[tuple[np.ndarray, np.ndarray]] = []
         flat: dict[tuple[Any, ...], list[Any]] = {}
@@ -89,11 +123,12 @@ class Launcher:
         for orig, tmp in writeback:
             orig[...] = tmp
         if rc:
-            self.raise_error(rc)
-        return self.results()
+            self.raise_error(rc, st.ctx)
+        return st.results()
 
-    def raise_error(self, rc: int) -> None:
-        ctx = self.ctx
+    def raise_error(self, rc: int, ctx: RuntimeContext | None = None) -> None:
+        """Raise the error the kernel reported in `ctx` (the owner thread's by default)."""
+        ctx = ctx if ctx is not None else self.main.ctx
         site_index, index, dim, extent = ctx.site, ctx.index, ctx.dim, ctx.extent
         ctx.error = 0
         site = self.abi.sites[site_index] if 0 <= site_index < len(self.abi.sites) else None
@@ -117,10 +152,11 @@ class Launcher:
         """A function of the kernel's `nparams` arguments that launches directly when they still match the
         specialization `leaves`/`guards` describe (guards hold, ndarrays of the same kinds and types), and
         returns MISS otherwise."""
-        env: dict[str, Any] = {"CALL": self.cfunc, "CTX": self.ctx_addr, "MISS": MISS, "ND": Ndarray,
+        env: dict[str, Any] = {"CALL": self.cfunc, "CTX": self.main.ctx_addr, "MISS": MISS, "ND": Ndarray,
                                "NP": np.ndarray, "NPDESC": _numpy_descriptor, "RAISE": self.raise_error,
                                "ArgumentError": ctypes.ArgumentError, "FLUSH": sys.stdout.flush,
-                               "FLAT": _flatten, "RESULTS": self.results}  # fmt: skip
+                               "FLAT": _flatten, "RESULTS": self.main.results, "TID": threading.get_ident,
+                               "OWNER": self._owner, "OTHER": lambda *a: self.call(list(a), leaves)}  # fmt: skip
         checks: list[str] = []
         pre: list[str] = []
         call: list[str] = ["CTX"]
@@ -164,6 +200,7 @@ class Launcher:
                 call.append(acc)
         names = ", ".join(f"a{i}" for i in range(nparams))
         lines = [f"def fast({names}):", f"    if not ({' and '.join(checks) or 'True'}):", "        return MISS"]
+        lines += ["    if TID() != OWNER:", f"        return OTHER({names})"]
         lines += [f"    {p}" for p in pre]
         if self.abi.has_print:
             lines.append("    FLUSH()")

@@ -137,3 +137,115 @@ def test_loops_in_funcs_called_at_top_level_are_parallel() -> None:
     np.testing.assert_array_equal(np.sort(o), np.arange(100_000))
     loops = [s for s in kernel_ir(k).body.stmts if isinstance(s, ir.RangeFor)]
     assert loops and loops[0].parallel
+
+
+# ---- template parameters are references (as in Quadrants) ----------------------------------------------------
+
+
+@qd.func
+def add_one(ret: qd.template()):
+    ret += 1.0
+
+
+@qd.func
+def scale_set(v: qd.template(), k: qd.i32):
+    v[k] = 7.0
+    v = v * 2.0
+
+
+@qd.func
+def add_one_copy(r):
+    r += 1.0
+
+
+def test_template_param_given_a_local_writes_the_callers_variable() -> None:
+    @qd.kernel
+    def k(n: qd.i32) -> qd.f32:
+        ret = 0.0
+        for _ in range(n):
+            add_one(ret)
+        return ret
+
+    @qd.kernel
+    def copied() -> qd.f32:
+        ret = 0.0
+        add_one_copy(ret)  # an unannotated parameter is a copy
+        return ret
+
+    assert k(3) == 3.0
+    assert copied() == 0.0
+
+
+def test_template_param_given_a_vector_is_assigned_through() -> None:
+    @qd.kernel
+    def k(i: qd.i32) -> qd.math.vec3:
+        v = qd.math.vec3(1.0, 2.0, 3.0)
+        scale_set(v, i)
+        return v
+
+    np.testing.assert_allclose(k(1).to_numpy(), [2.0, 14.0, 6.0])
+
+
+def test_template_param_given_elements_writes_memory() -> None:
+    @qd.func
+    def swap(a: qd.template(), b: qd.template()):
+        t = a
+        a = b
+        b = t
+
+    @qd.kernel
+    def k(x: Nd[qd.f32, 1], v: Nd[qd.math.vec2, 1]):
+        for i in range(x.shape[0]):
+            add_one(x[i])
+            swap(v[i][0], v[i][1])
+
+    @qd.kernel
+    def comp(i: qd.i32) -> qd.math.vec3:
+        w = qd.math.vec3(0.0)
+        add_one(w.y)
+        add_one(w[i])  # a runtime index: the element it selects
+        return w
+
+    x = np.arange(4, dtype=np.float32)
+    v = np.stack([np.arange(4), -np.arange(4)], axis=1).astype(np.float32)
+    k(x, v)
+    np.testing.assert_allclose(x, np.arange(4) + 1.0)
+    np.testing.assert_allclose(v, np.stack([-np.arange(4), np.arange(4)], axis=1))
+    np.testing.assert_allclose(comp(2).to_numpy(), [0.0, 1.0, 1.0])
+
+
+def test_template_reference_through_nested_funcs_and_keywords() -> None:
+    @qd.func
+    def twice(r: qd.template()):
+        add_one(ret=r)
+        add_one(r)
+
+    @qd.kernel
+    def k() -> qd.i32:
+        c = 0
+        twice(c)
+        return c
+
+    assert k() == 2
+
+
+def test_template_reference_in_a_parallel_loop_is_atomic() -> None:
+    @qd.kernel
+    def count(x: Nd[qd.f32, 1]) -> qd.f32:
+        total = 0.0
+        for i in range(x.shape[0]):
+            add_one(total)
+        return total
+
+    assert count(np.zeros(10_000, np.float32)) == 10_000.0
+
+
+def test_template_param_given_a_value_cannot_be_assigned() -> None:
+    @qd.kernel
+    def k(x: Nd[qd.f32, 1]):
+        for i in range(x.shape[0]):
+            add_one(x[i] * 2.0)
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="cannot assign to template parameter") as e:
+        k(np.zeros(2, np.float32))
+    assert "ret += 1.0" in str(e.value)
