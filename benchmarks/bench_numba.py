@@ -73,6 +73,12 @@ def tiny(a, b, c):
         c[i] = a[i] + b[i]
 
 
+@njit
+def tiny_args(x, n, s):
+    for i in range(x.shape[0]):
+        x[i] = s * n
+
+
 def cold_compile(count: int = 5) -> float:
     times = []
     for k in range(count + 1):
@@ -107,6 +113,9 @@ def main() -> None:
     if want("launch"):
         a, b, c = (np.ones(1, np.float32) for _ in range(3))
         out["launch"] = per_call(lambda: tiny(a, b, c))
+    if want("launch_args"):
+        x = np.ones(1, np.float32)
+        out["launch_args"] = per_call(lambda: tiny_args(x, 3, 0.5))
     if want("compile"):
         out["compile"] = cold_compile()
     emit(out)

@@ -80,6 +80,12 @@ def tiny(a: Nd[qd.f32, 1], b: Nd[qd.f32, 1], c: Nd[qd.f32, 1]):
         c[i] = a[i] + b[i]
 
 
+@qd.kernel
+def tiny_args(x: Nd[qd.f32, 1], n: qd.i32, s: qd.f32):
+    for i in range(x.shape[0]):
+        x[i] = s * n
+
+
 def nd(arr: np.ndarray):
     out = qd.ndarray(qd.f32, arr.shape)
     out.from_numpy(arr)
@@ -145,6 +151,9 @@ def main() -> None:
     if want("launch"):
         a, b, c = (nd(np.ones(1, np.float32)) for _ in range(3))
         out["launch"] = per_call(lambda: tiny(a, b, c))
+    if want("launch_args"):
+        x = np.ones(1, np.float32)
+        out["launch_args"] = per_call(lambda: tiny_args(x, 3, 0.5))
     if want("compile"):
         out["compile"] = cold_compile()
     emit(out)

@@ -97,6 +97,7 @@ ROWS = [
     ("nbody", "n-body all pairs, 4096 bodies (ms)"),
     ("nbody_vec3", "n-body, vec3 ndarrays, 4096 bodies (ms)"),
     ("launch", "launch, 1 element, 3 ndarray args (µs)"),
+    ("launch_args", "launch, 1 element, a numpy array, an i32 and an f32 (µs)"),
     ("compile", "cold compile + first call, simple kernel (ms)"),
 ]
 
@@ -104,7 +105,7 @@ ROWS = [
 def fmt(key: str, v: float | None) -> str:
     if v is None:
         return "–"
-    if key == "launch":
+    if key.startswith("launch"):
         return f"{v * 1e6:.2f}"
     return f"{v * 1e3:.2f}"
 
@@ -225,7 +226,7 @@ def plot(cols: dict[str, dict[str, float]], startup: dict[str, dict[str, dict[st
     fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.4 * nrow), squeeze=False)
     for ax, key in zip(axes.flat, keys):
         names = [n for n in cols if key in cols[n]]
-        scale, unit = (1e6, "µs") if key == "launch" else (1e3, "ms")
+        scale, unit = (1e6, "µs") if key.startswith("launch") else (1e3, "ms")
         vals = [cols[n][key] * scale for n in names]
         colors = ["#2b7bba" if n.startswith("quadrants (") else "#aaaaaa" for n in names]
         bars = ax.bar(range(len(names)), vals, color=colors)

@@ -201,9 +201,10 @@ def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelA
     """The kernel's calling convention. Check sites only matter when checks are compiled in (`debug`,
     `check_out_of_bound`); without them the ABI stays small (it is read at every cache hit)."""
     args = []
-    for p in kernel.params:
+    written = written_params(kernel)
+    for k, p in enumerate(kernel.params):
         if isinstance(p.type, ir.NdType):
-            args.append(ArgABI(p.name, "ndarray", p.type.dtype.name, p.type.ndim, p.type.elem_shape))
+            args.append(ArgABI(p.name, "ndarray", p.type.dtype.name, p.type.ndim, p.type.elem_shape, k in written))
         else:
             args.append(ArgABI(p.name, "scalar", p.type.name))
     sites = []
@@ -217,6 +218,23 @@ def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelA
     has_print = any(isinstance(s, ir.Print) for s in ir.walk(kernel.body))
     return KernelABI(symbol=symbol, args=tuple(args), rets=tuple(t.name for t in kernel.ret_types),
                      sites=tuple(sites), has_print=has_print, ret_shapes=kernel.ret_shapes)  # fmt: skip
+
+
+def written_params(kernel: ir.Kernel) -> set[int]:
+    """Indices of the ndarray parameters the kernel may write (stores, atomics, reductions into them)."""
+    out: set[int] = set()
+
+    def mark(ptr: ir.Value) -> None:
+        if isinstance(ptr, ir.ExtPtr) and isinstance(ptr.arr, ir.Arg):  # an element of an ndarray argument
+            out.add(ptr.arr.index)
+
+    for s in ir.walk(kernel.body):
+        if isinstance(s, (ir.Store, ir.AtomicRMW)):
+            mark(s.ptr)
+        elif isinstance(s, ir.RangeFor):
+            for r in s.reductions:
+                mark(r.ptr)
+    return out
 
 
 def _dump(config: Config, symbol: str, texts: dict[str, Any]) -> None:

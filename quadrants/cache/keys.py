@@ -41,7 +41,7 @@ except ImportError:
     except ImportError:
         from hashlib import sha256  # type: ignore[assignment]
 
-FORMAT = 1  # bump when the entry layout or a key's recipe changes
+FORMAT = 2  # bump when the entry layout or a key's recipe changes
 RUNTIME_ABI = 1  # must match codegen/runtime_ir.RUNTIME_ABI (checked in tests; not imported: that loads llvmlite)
 
 

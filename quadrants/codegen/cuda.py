@@ -353,6 +353,17 @@ def _sreg(lw: CudaLowering, name: str) -> ll.Value:
     return lw.b.call(fn, [])
 
 
+def _unravel(b: ll.IRBuilder, flat: ll.Value, extents: list[ll.Value]) -> list[ll.Value]:
+    """The coordinates of a flat index over `extents` (row-major), in the index's type."""
+    coords: list[ll.Value] = []
+    rest = flat
+    for e in reversed(extents):
+        q = b.sdiv(rest, e)
+        coords.append(b.sub(rest, b.mul(q, e)))
+        rest = q
+    return list(reversed(coords))
+
+
 def _lower_range_for(lw: CudaLowering, s: ir.RangeFor) -> None:
     if not s.parallel:
         lw.counted_loop(s, lw.v(s.begin), lw.v(s.end))
@@ -362,17 +373,36 @@ def _lower_range_for(lw: CudaLowering, s: ir.RangeFor) -> None:
     gid = b.add(b.mul(_sreg(lw, "ctaid.x"), _sreg(lw, "ntid.x")), _sreg(lw, "tid.x"))
     stride = b.mul(_sreg(lw, "nctaid.x"), _sreg(lw, "ntid.x"))
     extents = [lw.v(e) for e in s.extents]
+    wide = lw.v(s.begin).type == I64
+    if wide:
+        gid, stride = b.sext(gid, I64), b.sext(stride, I64)
+        fits = b.icmp_signed("<", lw.v(s.end), ll.Constant(I64, 2**31))  # then unravel with 32-bit divisions
 
     def bind(i: ll.Value) -> None:
         lw.values[id(s)] = i
-        if extents:  # a multi-dimensional loop: each thread unravels its own flat index
-            coords: list[ll.Value] = []
-            rest = i
-            for e in reversed(extents):
-                q = b.sdiv(rest, e)
-                coords.append(b.sub(rest, b.mul(q, e)))
-                rest = q
-            lw.coords[id(s)] = list(reversed(coords))
+        if not extents:
+            return
+        # a multi-dimensional loop: each thread unravels its own flat index
+        if not wide:
+            lw.coords[id(s)] = _unravel(b, i, extents)
+            return
+        narrow_bb, wide_bb = lw.fn.append_basic_block("unravel.i32"), lw.fn.append_basic_block("unravel.i64")
+        merge = lw.fn.append_basic_block("unravel.end")
+        b.cbranch(fits, narrow_bb, wide_bb)
+        b.position_at_end(narrow_bb)
+        narrow = [b.sext(c, I64) for c in _unravel(b, b.trunc(i, I32), [b.trunc(e, I32) for e in extents])]
+        b.branch(merge)
+        b.position_at_end(wide_bb)
+        wide_coords = _unravel(b, i, extents)
+        b.branch(merge)
+        b.position_at_end(merge)
+        coords = []
+        for n, w in zip(narrow, wide_coords):
+            phi = b.phi(I64)
+            phi.add_incoming(n, narrow_bb)
+            phi.add_incoming(w, wide_bb)
+            coords.append(phi)
+        lw.coords[id(s)] = coords
 
     out = lw.fn.append_basic_block("gs.end")
     lw.step_loop(s.body, b.add(lw.v(s.begin), gid), lw.v(s.end), bind, brk=out, done=out, step=stride)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from llvmlite import ir as ll
 
 from quadrants.codegen import runtime_ir
-from quadrants.codegen.llvm_types import CTX_ERROR, CTX_NUM_THREADS, I32, I64, PTR, abi, mem
+from quadrants.codegen.llvm_types import CTX_ERROR, CTX_NUM_THREADS, I32, I64, PTR, abi, mem, reg
 from quadrants.codegen.lower import CodegenOptions, FnLowering, NdInfo, register
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
@@ -107,9 +107,8 @@ def _lower_range_for(lw: FnLowering, s: ir.RangeFor) -> None:
     nthreads = b.load(lw.ctx_field(CTX_NUM_THREADS), typ=I32)
     grain = ll.Constant(I64, max(1, PARALLEL_WORK_THRESHOLD // _cost(s.body)))
     pf = runtime_ir.declare_parallel_for(lw.m)
-    b.call(
-        pf, [task.bitcast(PTR), frame, b.sext(lw.v(s.begin), I64), b.sext(lw.v(s.end), I64), nthreads, grain, lw.ctx]
-    )
+    begin, end = (lw.v(x) if lw.v(x).type == I64 else b.sext(lw.v(x), I64) for x in (s.begin, s.end))
+    b.call(pf, [task.bitcast(PTR), frame, begin, end, nthreads, grain, lw.ctx])
     if lw.opts.bounds_checked:
         err = b.load(lw.ctx_field(CTX_ERROR), typ=I32)
         ok = lw.fn.append_basic_block("after_task")
@@ -178,7 +177,8 @@ def _build_task(
             assert isinstance(v.type, PrimitiveType)
             tl.values[id(v)] = tl.to_reg(get(mem(v.type)), v.type)
     tl.start_reductions(loop)
-    tl.counted_loop(loop, b.trunc(lo, I32), b.trunc(hi, I32))
+    index_t = reg(loop.type)  # type: ignore[arg-type]
+    tl.counted_loop(loop, *((x if index_t == I64 else b.trunc(x, index_t)) for x in (lo, hi)))
     for sl in tl.slots:
         value = b.load(sl.acc, typ=mem(sl.reduction.dtype))
         tl.atomic_update(sl.reduction.op, tl.values[id(sl.reduction.ptr)], value, sl.reduction.dtype)

@@ -332,7 +332,7 @@ class FnLowering(MathLowering):
         self.counted_loop(s, self.v(s.begin), self.v(s.end))
 
     def counted_loop(self, s: ir.RangeFor, begin: ll.Value, end: ll.Value) -> None:
-        """`for i in range(begin, end)` with an i32 induction variable bound to `s` in the body."""
+        """`for i in range(begin, end)` with an induction variable of the loop's type bound to `s` in the body."""
         if s.extents:
             self.rows_loop(s, begin, end)
             return
@@ -346,8 +346,8 @@ class FnLowering(MathLowering):
 
     def step_loop(self, body: ir.Block, begin: ll.Value, end: ll.Value, bind: Callable[[ll.Value], None],
                    brk: ll.Block, done: ll.Block, step: ll.Value | None = None) -> None:  # fmt: skip
-        """Branch into a loop lowering `body` for i in [begin, end) (i32, by `step`, default 1): it leaves to
-        `done` when the range is exhausted and to `brk` on `break`."""
+        """Branch into a loop lowering `body` for i in [begin, end) (of begin's type, by `step`, default 1): it
+        leaves to `done` when the range is exhausted and to `brk` on `break`."""
         b = self.b
         pre = b.block
         head = self.fn.append_basic_block("for")
@@ -355,7 +355,7 @@ class FnLowering(MathLowering):
         latch = self.fn.append_basic_block("for.next")
         b.branch(head)
         b.position_at_end(head)
-        i = b.phi(I32)
+        i = b.phi(begin.type)
         i.add_incoming(begin, pre)
         b.cbranch(b.icmp_signed("<", i, end), body_bb, done)
         b.position_at_end(body_bb)
@@ -366,7 +366,7 @@ class FnLowering(MathLowering):
         if not b.block.is_terminated:
             b.branch(latch)
         b.position_at_end(latch)
-        i.add_incoming(b.add(i, step if step is not None else ll.Constant(I32, 1), flags=["nsw"]), latch)
+        i.add_incoming(b.add(i, step if step is not None else ll.Constant(begin.type, 1), flags=["nsw"]), latch)
         b.branch(head)
 
     def rows_loop(self, s: ir.RangeFor, begin: ll.Value, end: ll.Value) -> None:
@@ -382,7 +382,7 @@ class FnLowering(MathLowering):
         out = self.fn.append_basic_block("rows.end")
         b.branch(head)
         b.position_at_end(head)
-        idx = b.phi(I32)
+        idx = b.phi(begin.type)
         idx.add_incoming(begin, pre)
         b.cbranch(b.icmp_signed("<", idx, end), row_bb, out)
         b.position_at_end(row_bb)
@@ -410,7 +410,9 @@ class FnLowering(MathLowering):
         b.position_at_end(out)
 
     def loop_coord(self, s: ir.LoopCoord) -> None:
-        self.values[id(s)] = self.coords[id(s.loop)][s.dim]
+        c = self.coords[id(s.loop)][s.dim]
+        want = reg(s.type)  # type: ignore[arg-type]
+        self.values[id(s)] = c if c.type == want else self.b.trunc(c, want)  # an i32 coordinate of an i64 flat loop
 
     def break_stmt(self, s: ir.Break) -> None:
         self.b.branch(self.loops[-1].brk)

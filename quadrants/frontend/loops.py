@@ -20,7 +20,7 @@ from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.scope import Alias, Fixed, MatVar
 from quadrants.frontend.values import Matrix
 from quadrants.ir import nodes as ir
-from quadrants.types.dtypes import PrimitiveType, i32
+from quadrants.types.dtypes import PrimitiveType, i32, i64
 
 if TYPE_CHECKING:
     from quadrants.frontend.visitor import Visitor
@@ -64,6 +64,7 @@ class LoopMixin:
     # ---- runtime loops ----------------------------------------------------------------------------------
 
     def _bound(self: Visitor, v: Any, node: ast.AST) -> Any:
+        """A loop bound: a Python int, or an integer IR value (not yet cast to the loop's type)."""
         if not is_runtime(v):
             if isinstance(v, float) and v != int(v):
                 raise self.error(node, "loop bounds must be integers", QuadrantsTypeError)
@@ -72,23 +73,42 @@ class LoopMixin:
         assert isinstance(val.type, PrimitiveType)
         if val.type.is_float:
             raise self.error(node, f"loop bounds must be integers, not {val.type}", QuadrantsTypeError)
-        return self.b.cast(val, i32)
+        return val
+
+    def _as_index(self: Visitor, v: Any, t: PrimitiveType, loc: Any) -> Any:
+        """A bound as a value of the index type `t` (Python ints stay Python ints: they fold)."""
+        return v if not is_runtime(v) else self.ops.cast(v, t, loc)
+
+    def _index_value(self: Visitor, v: Any, t: PrimitiveType, loc: Any) -> ir.Value:
+        """An IR value of the index type `t`."""
+        if is_runtime(v):
+            return self.ops.cast(v, t, loc)
+        with self.b.at(loc):
+            return self.b.const(int(v), t)
 
     def range_loop(self: Visitor, node: ast.For, bounds: list[tuple[Any, Any]], grouped: bool) -> None:
         it_node = node.iter
         loc = self.loc(it_node)
-        begins = [self._bound(b, it_node) for b, _ in bounds]
-        ends = [self._bound(e, it_node) for _, e in bounds]
+        raw = [(self._bound(b, it_node), self._bound(e, it_node)) for b, e in bounds]
+        # Indices are i32 as in Quadrants, unless a bound is 64-bit (or a constant beyond i32): then i64, so a
+        # loop over more than 2**31 elements runs them all. The flat index of a multi-dimensional loop is i64
+        # unless its extents are constants whose product fits in i32.
+        dim_types = [i64 if _wide(b) or _wide(e) else i32 for b, e in raw]
+        begins = [self._as_index(b, t, loc) for (b, _), t in zip(raw, dim_types)]
+        ends = [self._as_index(e, t, loc) for (_, e), t in zip(raw, dim_types)]
         extents: list[Any] = []
         if len(bounds) == 1:
-            begin_v, end_v = self.ops.value(begins[0], loc), self.ops.value(ends[0], loc)
+            flat_t = dim_types[0]
+            begin_v, end_v = self._index_value(begins[0], flat_t, loc), self._index_value(ends[0], flat_t, loc)
         else:
-            total: Any = None
             for b0, e0 in zip(begins, ends):
-                ext = self.binary("max", self.binary("sub", e0, b0, it_node) if b0 != 0 else e0, 0, it_node)
-                extents.append(ext)
+                extents.append(self.binary("max", self.binary("sub", e0, b0, it_node) if b0 != 0 else e0, 0, it_node))
+            flat_t = i64 if any(is_runtime(e) for e in extents) or _product(extents) >= 2**31 else i32
+            extents = [self._as_index(e, flat_t, loc) for e in extents]
+            total: Any = None
+            for ext in extents:  # in the flat type: the product of i32 extents may not fit in i32
                 total = ext if total is None else self.binary("mul", total, ext, it_node)
-            begin_v, end_v = self.ops.value(0, loc), self.ops.value(total, loc)
+            begin_v, end_v = self._index_value(0, flat_t, loc), self._index_value(total, flat_t, loc)
         targets = _target_names(node.target, self)
         if grouped and len(targets) != 1:
             raise self.error(node.target, "qd.grouped(...) binds the whole index to a single name")
@@ -96,10 +116,10 @@ class LoopMixin:
             raise self.error(node.target, f"this loop has {len(bounds)} indices but binds {len(targets)} name(s)")
 
         parallel = self.runtime_depth == 0 and self.parallel_id == 0
-        ext_values = tuple(self.ops.value(e, self.loc(it_node)) for e in extents)
+        ext_values = tuple(self._index_value(e, flat_t, loc) for e in extents)
         loop = self.b.emit(
             ir.RangeFor(
-                begin=begin_v, end=end_v, parallel=parallel, type=i32, name=",".join(targets), extents=ext_values
+                begin=begin_v, end=end_v, parallel=parallel, type=flat_t, name=",".join(targets), extents=ext_values
             )
         )
         scope = self.new_scope()
@@ -111,7 +131,7 @@ class LoopMixin:
             self.parallel_id = self._next_parallel_id
         try:
             with self.b.into(loop.body):
-                coords = [loop] if len(bounds) == 1 else self._coords(loop, begins, it_node)
+                coords = [loop] if len(bounds) == 1 else self._coords(loop, begins, dim_types, it_node)
                 if grouped:
                     scope.names[targets[0]] = Fixed(Matrix((len(coords),), list(coords)), "loop index")
                 else:
@@ -124,10 +144,10 @@ class LoopMixin:
             self.runtime_depth -= 1
             self.pop_scope(scope)
 
-    def _coords(self: Visitor, loop: ir.RangeFor, begins: list[Any], node: ast.AST) -> list[Any]:
+    def _coords(self: Visitor, loop: ir.RangeFor, begins: list[Any], types: list[PrimitiveType], node: ast.AST) -> list[Any]:
         coords: list[Any] = []
         for k, b0 in enumerate(begins):
-            c = self.b.emit(ir.LoopCoord(loop=loop, dim=k, type=i32))
+            c = self.b.emit(ir.LoopCoord(loop=loop, dim=k, type=types[k]))
             coords.append(self.binary("add", c, b0, node) if (is_runtime(b0) or b0) else c)
         return coords
 
@@ -198,3 +218,18 @@ def _target_names(target: ast.expr, v: Visitor) -> list[str]:
     if isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts):
         return [e.id for e in target.elts]  # type: ignore[attr-defined]
     raise v.error(target, "loop targets must be names")
+
+
+def _wide(bound: Any) -> bool:
+    """A loop bound that needs a 64-bit index: a 64-bit (or u32) integer value, or a constant beyond i32."""
+    if isinstance(bound, int):
+        return not -(2**31) <= bound < 2**31
+    t = bound.type
+    return t.bits == 64 or (t.bits == 32 and t.kind == "uint")
+
+
+def _product(values: list[int]) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out

@@ -29,6 +29,7 @@ class ArgABI:
     dtype: str
     ndim: int = 0
     elem_shape: tuple[int, ...] = ()
+    writes: bool = True  # an ndarray the kernel may store to (a read-only array is refused there)
 
     @property
     def prim(self) -> PrimitiveType:
@@ -74,7 +75,10 @@ class KernelABI:
     def from_dict(cls, d: dict[str, Any]) -> KernelABI:
         return cls(
             symbol=d["symbol"],
-            args=tuple(ArgABI(a["name"], a["kind"], a["dtype"], a["ndim"], tuple(a["elem_shape"])) for a in d["args"]),
+            args=tuple(
+                ArgABI(a["name"], a["kind"], a["dtype"], a["ndim"], tuple(a["elem_shape"]), a.get("writes", True))
+                for a in d["args"]
+            ),
             rets=tuple(d["rets"]),
             sites=LazySites(d["sites"]),
             has_print=d["has_print"],

@@ -21,7 +21,7 @@ from quadrants.errors import QuadrantsRuntimeError, QuadrantsRuntimeTypeError
 from quadrants.runtime.abi import CTYPES, KernelABI
 from quadrants.runtime.context import RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.device import Device, LoadedCuda
-from quadrants.runtime.launch import Launcher, _flatten, _walk, external_array, scalar_arg
+from quadrants.runtime.launch import Launcher, _flatten, _walk, check_external, external_array, scalar_arg
 
 
 class CudaLauncher(Launcher):
@@ -71,7 +71,7 @@ class CudaLauncher(Launcher):
                 params.append((ctypes.c_void_p, v._arr.ctypes.data))
                 params += [(ctypes.c_int64, n) for n in v.shape]
             elif leaf.kind in ("numpy", "external"):
-                address, shape = self._external(v, spec.ndim, copies)
+                address, shape = self._external(v, spec, copies)
                 params.append((ctypes.c_void_p, address))
                 params += [(ctypes.c_int64, n) for n in shape]
             elif leaf.kind == "element":
@@ -93,14 +93,16 @@ class CudaLauncher(Launcher):
             self.raise_error(self.ctx.error, self.ctx)
         return self.results()
 
-    def _external(self, v: Any, ndim: int, copies: list[tuple[np.ndarray, np.ndarray]]) -> tuple[int, tuple[int, ...]]:
+    def _external(self, v: Any, spec: Any, copies: list[tuple[np.ndarray, np.ndarray]]) -> tuple[int, tuple[int, ...]]:
         """A numpy array or torch tensor: by pointer when it is already on the GPU, else through a device copy."""
+        ndim = spec.ndim
         if type(v).__module__.startswith("torch") and getattr(v.device, "type", "cpu") == "cuda":
             if not self.device.emulated:
                 if not v.is_contiguous():
                     raise QuadrantsRuntimeTypeError("a CUDA torch tensor argument must be contiguous")
                 return int(v.data_ptr()), tuple(v.shape[:ndim])
         host = external_array(v)
+        check_external(host, spec)
         dev = self.device.zeros(host.nbytes)[: host.nbytes].view(host.dtype).reshape(host.shape)
         dev[...] = host
         copies.append((host, dev))

@@ -104,9 +104,11 @@ class Launcher:
                 call_args.append(getattr(v, "_unwrap", lambda v=v: v)()._desc)
             elif leaf.kind in ("numpy", "external"):
                 arr = external_array(getattr(v, "_unwrap", lambda v=v: v)())
+                check_external(arr, spec)
                 if not arr.flags.c_contiguous:
                     tmp = np.ascontiguousarray(arr)
-                    writeback.append((arr, tmp))
+                    if spec.writes:
+                        writeback.append((arr, tmp))
                     arr = tmp
                 d = descriptor(arr.ctypes.data, arr.shape[: spec.ndim])
                 keep.append((arr, d))
@@ -159,6 +161,7 @@ class Launcher:
                                "OWNER": self._owner, "OTHER": lambda *a: self.call(list(a), leaves)}  # fmt: skip
         checks: list[str] = []
         pre: list[str] = []
+        ranges: list[str] = []  # integer arguments within their type's range (else the general path explains)
         call: list[str] = ["CTX"]
         flats: dict[tuple[Any, ...], str] = {}
         for k, g in enumerate(guards):
@@ -176,7 +179,7 @@ class Launcher:
             else:
                 env[f"GT{k}"] = type(g.value)
                 checks.append(f"{acc}.__class__ is GT{k} and {acc} == G{k}")
-        for k, leaf in enumerate(leaves):
+        for k, (leaf, spec) in enumerate(zip(leaves, self.abi.args)):
             acc = _accessor(leaf.path)
             if acc is None or leaf.kind == "external":
                 return None
@@ -184,24 +187,34 @@ class Launcher:
                 env[f"S{k}"] = leaf.info
                 checks.append(f"{acc}.__class__ is ND and {acc}._spec is S{k}")
                 call.append(f"{acc}._desc")
-            elif leaf.kind == "numpy":
+                continue
+            if leaf.kind == "numpy":
+                ndim, elem_shape = leaf.info[1], leaf.info[2].elem_shape
                 env[f"D{k}"] = leaf.info[0]
-                checks.append(
-                    f"{acc}.__class__ is NP and {acc}.dtype == D{k} and {acc}.ndim == {leaf.info[1] + len(leaf.info[2].elem_shape)}"
-                )
-                pre += [f"d{k} = NPDESC({acc}, {leaf.info[1]})", f"if d{k} is None: return MISS"]
+                checks.append(f"{acc}.__class__ is NP and {acc}.dtype == D{k} and {acc}.ndim == {ndim + len(elem_shape)}")
+                if elem_shape:
+                    env[f"E{k}"] = elem_shape
+                    checks.append(f"{acc}.shape[{ndim}:] == E{k}")
+                pre += [f"d{k} = NPDESC({acc}, {ndim}, {spec.writes})", f"if d{k} is None: return MISS"]
                 call.append(f"d{k}")
-            elif leaf.kind == "element":
+                continue
+            if leaf.kind == "element":
                 if leaf.path not in flats:
                     flats[leaf.path] = f"e{len(flats)}"
                     pre.append(f"{flats[leaf.path]} = FLAT({acc})")
-                call.append(f"{flats[leaf.path]}[{leaf.info}]")
+                value = f"{flats[leaf.path]}[{leaf.info}]"
             else:
-                call.append(acc)
+                value = acc
+            call.append(value)
+            lo_hi = int_range(spec.prim)
+            if lo_hi is not None:
+                ranges.append(f"{lo_hi[0]} <= {value} <= {lo_hi[1]}")
         names = ", ".join(f"a{i}" for i in range(nparams))
         lines = [f"def fast({names}):", f"    if not ({' and '.join(checks) or 'True'}):", "        return MISS"]
         lines += ["    if TID() != OWNER:", f"        return OTHER({names})"]
         lines += [f"    {p}" for p in pre]
+        if ranges:
+            lines += [f"    if not ({' and '.join(ranges)}):", "        return MISS"]
         if self.abi.has_print:
             lines.append("    FLUSH()")
         lines += [
@@ -256,10 +269,32 @@ def _flatten(v: Any) -> list[Any]:
     return (arr if arr is not None else np.asarray(v)).reshape(-1).tolist()  # type: ignore[no-any-return]
 
 
-def _numpy_descriptor(arr: np.ndarray, ndim: int) -> Any:
-    if not arr.flags.c_contiguous:
+def _numpy_descriptor(arr: np.ndarray, ndim: int, writes: bool) -> Any:
+    flags = arr.flags
+    if not flags.c_contiguous or (writes and not flags.writeable):
         return None
     return descriptor(arr.ctypes.data, arr.shape[:ndim])
+
+
+def check_external(arr: np.ndarray, spec: Any) -> None:
+    """A numpy array or tensor argument fits the compiled kernel: its element shape, and writable where the
+    kernel stores to it."""
+    if spec.elem_shape and tuple(arr.shape[spec.ndim :]) != tuple(spec.elem_shape):
+        raise QuadrantsRuntimeTypeError(
+            f"argument {spec.name!r}: element shape {tuple(arr.shape[spec.ndim :])} != {tuple(spec.elem_shape)}"
+        )
+    if spec.writes and not arr.flags.writeable:
+        raise QuadrantsRuntimeTypeError(
+            f"argument {spec.name!r} is a read-only array, but the kernel writes to it "
+            "(pass a writable array, e.g. a copy)"
+        )
+
+
+def int_range(t: Any) -> tuple[int, int] | None:
+    """(min, max) of an integer type, None for floats and bool."""
+    if t.is_float or t is dtypes.u1:
+        return None
+    return t.min_max()  # type: ignore[no-any-return]
 
 
 def external_array(a: Any) -> np.ndarray:
@@ -284,7 +319,13 @@ def scalar_arg(a: Any, dtype: Any, name: str) -> Any:
         raise QuadrantsRuntimeTypeError(
             f"Argument {name!r} (type={type(a)}) cannot be converted into required type {dtype}"
         )
-    return int(a)
+    v = int(a)
+    lo_hi = int_range(dtype)
+    if lo_hi is not None and not lo_hi[0] <= v <= lo_hi[1]:
+        raise QuadrantsRuntimeTypeError(
+            f"Argument {name!r} = {v} is out of range for {dtype} [{lo_hi[0]}, {lo_hi[1]}]"
+        )
+    return v
 
 
 def _reader(buf: ctypes.Array, slot: int, t: Any) -> Callable[[], Any]:  # type: ignore[type-arg]

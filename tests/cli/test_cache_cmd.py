@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from quadrants.cache.keys import FORMAT
 from tests.cli.test_precompile import SIGNATURES, Proj, check_results
 from tests.cli.test_precompile import proj as proj  # noqa: F401 - the fixture
 
@@ -29,7 +30,7 @@ def entries(p: Proj) -> list[Path]:
 
 def test_ls_lists_kernels_signatures_and_targets(built: Proj) -> None:
     rc, data = cache_json(built, "ls")
-    assert rc == 0 and data["root"].endswith("build/cache/v1")
+    assert rc == 0 and data["root"].endswith(f"build/cache/v{FORMAT}")
     kinds = [r["kind"] for r in data["entries"]]
     assert kinds.count("fastcache") == SIGNATURES - 1 and kinds.count("offline") == 1
     assert kinds.count("bundle") == 1 and kinds.count("runtime") == 1
@@ -62,7 +63,7 @@ def test_verify_finds_damage_and_dangling_entries(built: Proj) -> None:
     human = built.qd("cache", "verify")
     assert human.returncode == 1 and "damaged" in human.stdout
     victim.unlink()
-    for b in (built.root / "build" / "cache" / "v1" / "bundle").rglob("*.qd"):
+    for b in (built.root / "build" / "cache" / f"v{FORMAT}" / "bundle").rglob("*.qd"):
         b.unlink()
     rc, data = cache_json(built, "verify")
     assert rc == 0 and len(data["dangling"]) == 1

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from quadrants.cache.keys import host_runs
+from quadrants.cache.keys import FORMAT, host_runs
 from tests.cache.conftest import make_read_only
 
 KERNELS = '''
@@ -291,7 +291,7 @@ def test_incremental_runs_and_check(proj: Proj) -> None:
 def test_an_empty_cache_fails_the_check(proj: Proj) -> None:
     rc, check = proj.precompile("--check")
     assert rc == 1 and check["missing"] == SIGNATURES and check["compiled"] == 0
-    assert not (proj.root / "build" / "cache" / "v1" / "artifact").exists()  # nothing was compiled
+    assert not (proj.root / "build" / "cache" / f"v{FORMAT}" / "artifact").exists()  # nothing was compiled
 
 
 def test_a_kernel_that_fails_to_compile_exits_1_and_is_named(proj: Proj) -> None:
@@ -366,7 +366,7 @@ def test_without_a_linker_an_object_pack_serves_the_kernels(proj: Proj) -> None:
     out = proj.main(env={"QD_LINKER": "none"})
     check_results(out)
     assert out["stats"]["compiles"] == 0
-    for art in (proj.root / "build" / "cache" / "v1" / "artifact").rglob("*.qd"):
+    for art in (proj.root / "build" / "cache" / f"v{FORMAT}" / "artifact").rglob("*.qd"):
         art.unlink()  # only the pack is left for the fastcache kernels
     out = proj.main(env={"QD_LINKER": "none"})
     check_results(out)

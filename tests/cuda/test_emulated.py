@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
+from quadrants.cache.keys import FORMAT
 from quadrants.lang import program
 from tests.cuda.apps import run_twice
 
@@ -115,7 +116,7 @@ def test_cpu_and_cuda_entries_of_one_kernel_coexist(tmp_path: Path) -> None:
         a = np.arange(5, dtype=np.int32)
         twice(a)
         assert a.tolist() == [0, 2, 4, 6, 8]
-    targets = {p.name for p in (tmp_path / "cache" / "v1" / "fast").rglob("*.qd")}
+    targets = {p.name for p in (tmp_path / "cache" / f"v{FORMAT}" / "fast").rglob("*.qd")}
     assert len(targets) == 2  # one fastcache entry per backend
 
 

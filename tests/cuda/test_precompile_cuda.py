@@ -14,6 +14,7 @@ import pytest
 
 import quadrants as qd
 from quadrants import _config
+from quadrants.cache.keys import FORMAT
 from quadrants.cache.pipeline import KernelCache
 from quadrants.codegen import nvptx
 from quadrants.runtime.cuda_driver import pick_image
@@ -60,7 +61,7 @@ def test_precompile_for_gpus_without_a_gpu(project: tuple[Path, str]) -> None:
     assert rc == 0, report
     assert report["targets"] == ["cuda:sm_80", "cuda:sm_90"] and report["compiled"] == 4 and report["bundles"] == {}
     assert qd_cli(root, "precompile", "--check")[0] == 0
-    listed = json.loads((root / "cache" / "v1" / "targets.json").read_text())
+    listed = json.loads((root / "cache" / f"v{FORMAT}" / "targets.json").read_text())
     assert listed["cuda"] == ["sm_80", "sm_90"]
     rc, ls = qd_cli(root, "cache", "ls", "--cache-dir", str(root / "cache"))
     targets = sorted(r["target"] for r in ls["entries"] if r["kind"] == "fastcache")
