@@ -207,17 +207,24 @@ def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelA
             args.append(ArgABI(p.name, "ndarray", p.type.dtype.name, p.type.ndim, p.type.elem_shape, k in written))
         else:
             args.append(ArgABI(p.name, "scalar", p.type.name))
+    sites = site_abis(kernel) if keep_sites else ()
+    has_print = any(isinstance(s, ir.Print) for s in ir.walk(kernel.body))
+    return KernelABI(symbol=symbol, args=tuple(args), rets=tuple(t.name for t in kernel.ret_types),
+                     sites=sites, has_print=has_print, ret_shapes=kernel.ret_shapes)  # fmt: skip
+
+
+def site_abis(kernel: ir.Kernel) -> tuple[SiteABI, ...]:
+    """The kernel's check sites as the ABI records them (relative to the kernel or func they are in)."""
     sites = []
-    for s in kernel.sites if keep_sites else ():
+    for s in kernel.sites:
         loc = s.loc
         if loc is None:
             sites.append(SiteABI(s.kind, s.detail, "", 0, 0, 0, "", ""))
         else:
+            offset = loc.lineno - s.first_line if s.first_line else -1
             sites.append(SiteABI(s.kind, s.detail, loc.filename, loc.lineno, loc.col, loc.end_col, loc.line_text,
-                                 loc.func_name))  # fmt: skip
-    has_print = any(isinstance(s, ir.Print) for s in ir.walk(kernel.body))
-    return KernelABI(symbol=symbol, args=tuple(args), rets=tuple(t.name for t in kernel.ret_types),
-                     sites=tuple(sites), has_print=has_print, ret_shapes=kernel.ret_shapes)  # fmt: skip
+                                 loc.func_name, s.owner, offset))  # fmt: skip
+    return tuple(sites)
 
 
 def written_params(kernel: ir.Kernel) -> set[int]:

@@ -8,11 +8,13 @@ from __future__ import annotations
 import enum
 import numbers
 import types
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from quadrants.cache.source import digest, source_text
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 
@@ -57,18 +59,97 @@ def fingerprint(v: Any) -> str | None:
         return f"module:{v.__name__}"
     fn = getattr(v, "fn", None)  # a Func or Kernel
     target = fn if fn is not None and hasattr(fn, "__qualname__") else v
-    if isinstance(target, (type, types.FunctionType, types.BuiltinFunctionType)):
+    if isinstance(target, types.FunctionType):
+        return function_fingerprint(target, getattr(v, "def_locals", None))
+    if isinstance(target, (type, types.BuiltinFunctionType)):
         return f"def:{target.__module__}.{target.__qualname__}"
+    if type(v).__module__.startswith("quadrants.types") and " at 0x" not in repr(v):
+        return f"ann:{type(v).__name__}:{v!r}"  # an annotation value (NDArray[...], qd.template())
     if hasattr(v, "__qd_matrix__"):  # a Python-scope qd.Vector / qd.Matrix constant
         arr = np.asarray(v)
         return f"matrix:{arr.dtype}:{arr.shape}:{arr.tobytes().hex()}"
     return None
 
 
+_FUNCTIONS: weakref.WeakKeyDictionary[types.FunctionType, str | None] = weakref.WeakKeyDictionary()
+
+
+def function_fingerprint(fn: types.FunctionType, def_locals: dict[str, Any] | None = None) -> str | None:
+    """A function as code: its name, the digest of its text, and the fingerprints of its default values and
+    annotations (evaluated when it was defined, or named by strings): two functions a factory made with the same
+    name but other text, defaults or annotation types differ. None when a default or annotation cannot be
+    fingerprinted. Memoized per function object and code (a lookup re-checks each captured func)."""
+    if fn in _FUNCTIONS:
+        return _FUNCTIONS[fn]
+    text = source_text(fn)
+    env = function_env(fn, def_locals)
+    out = None if env is None else f"def:{fn.__module__}.{fn.__qualname__}#{digest(text) if text else ''}#{env}"
+    _FUNCTIONS[fn] = out
+    return out
+
+
+def function_env(fn: types.FunctionType, def_locals: dict[str, Any] | None = None) -> str | None:
+    """Fingerprints of a function's defaults and resolved annotations as one text ("" when it has none), or
+    None when one cannot be fingerprinted."""
+    parts: list[str] = []
+    for d in fn.__defaults__ or ():
+        parts.append(f"default={_fp_or_def(d)}")
+    for name, d in sorted((fn.__kwdefaults__ or {}).items()):
+        parts.append(f"{name}={_fp_or_def(d)}")
+    annotations = getattr(fn, "__annotations__", None) or {}
+    if annotations:
+        from quadrants.types.annotations import resolve  # string annotations name globals, closures or locals
+
+        names = {**(def_locals or {}), **_closure(fn)}
+        for name, a in annotations.items():
+            try:
+                value = resolve(a, fn.__globals__, names)
+            except Exception:  # noqa: BLE001 - unresolvable: cannot be checked
+                return None
+            parts.append(f"{name}:{_fp_or_def(value)}")
+    text = ";".join(parts)
+    return None if "\x00" in text else text
+
+
+def _fp_or_def(v: Any) -> str:
+    """A default value's or annotation's fingerprint (`tuple[qd.f32, qd.i32]` too); NUL when there is none."""
+    if isinstance(v, types.FunctionType):
+        return f"def:{v.__module__}.{v.__qualname__}"
+    args = getattr(v, "__args__", None)
+    origin = getattr(v, "__origin__", None)
+    if origin is not None and isinstance(args, tuple):
+        return f"generic:{_fp_or_def(origin)}[{','.join(_fp_or_def(a) for a in args)}]"
+    fp = fingerprint(v)
+    return fp if fp is not None else "\x00"  # marks an unfingerprintable value
+
+
+def _closure(fn: types.FunctionType) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:
+            pass
+    return out
+
+
+def resolve_class(name: str) -> Any:
+    """The class `module:qualname` names (a KeyError when it is gone)."""
+    import sys
+
+    module, qualname = name.split(":", 1)
+    obj: Any = sys.modules[module]
+    for part in qualname.split("."):
+        obj = vars(obj)[part]
+    return obj
+
+
 def current_value(rec: CaptureRecord, fn: Any) -> Any:
     """The value `rec` describes, read again from `fn`'s globals or closure (a KeyError/AttributeError when the
     name or an attribute is gone)."""
-    if rec.where == "global":
+    if rec.where == "class":
+        value = resolve_class(rec.name)
+    elif rec.where == "global":
         value = fn.__globals__[rec.name]
     else:
         cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))

@@ -14,6 +14,7 @@ An artifact entry holds the linked shared object (opened with ctypes: no llvmlit
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -118,6 +119,10 @@ class KernelCache:
             self._apply_purity(kernel, report)
         okey = keys.offline_key(ir_text, config).digest()
         art, loaded_from_cache = self._artifact(okey, fe, ir_text, kernel)
+        if loaded_from_cache and art.abi.sites:  # the same code, but its check sites are where this source is
+            from quadrants.driver import site_abis
+
+            art = Artifact(dataclasses.replace(art.abi, sites=site_abis(fe.kernel)), art.loaded, okey)
         stored = False
         if fast_key is not None and inputs is not None and report is not None:
             fallback = report.fallback or self._unresolvable_owner(report.records)
@@ -125,7 +130,7 @@ class KernelCache:
                 STATS.count("fastcache_fallbacks")
                 _logging.warn(f"fastcache is off for kernel {kernel.fn.__qualname__!r}: {fallback}", tag="fastcache")
             else:
-                stored = self._fastcache_store(kernel, fast_key, inputs, okey, fe, report.records)
+                stored = self._fastcache_store(kernel, fast_key, inputs, art, fe, report.records)
         return Outcome(art, key_generated=fast_key is not None, loaded=loaded_from_cache, stored=stored)
 
     # ---- fastcache ----------------------------------------------------------------------------------
@@ -330,7 +335,7 @@ class KernelCache:
         for okey, (abi, loaded) in bundle.load_pack(entry).items():
             self.memory[okey] = Artifact(KernelABI.from_dict(abi), loaded, okey)
 
-    def _fastcache_store(self, kernel: Any, fast_key: str, inputs: tuple[str, str], okey: str, fe: Any, records: list[Any]) -> bool:
+    def _fastcache_store(self, kernel: Any, fast_key: str, inputs: tuple[str, str], art: Artifact, fe: Any, records: list[Any]) -> bool:
         """Write the fastcache entry: what a lookup needs (artifact key, symbol, ABI, funcs and reads to re-check)
         and, for `qd cache ls/explain`, the kernel's name and the key's parts (kept out of bundle indexes)."""
         assert self.store is not None
@@ -343,7 +348,7 @@ class KernelCache:
                 _logging.debug(f"fastcache: the source of func {fs.name!r} cannot be read", tag="fastcache")
                 return False
             funcs.append(rec.to_json())
-        abi = self.memory[okey].abi
+        abi, okey = art.abi, art.offline_key
         meta = {"artifact": okey, "kernel": kernel.fn.__qualname__, "symbol": abi.symbol, "abi": abi.to_dict(),
                 "funcs": funcs, "captures": [r.to_json() for r in records]}  # fmt: skip
         text, signature = inputs
@@ -405,7 +410,7 @@ class KernelCache:
     @staticmethod
     def _unresolvable_owner(records: list[Any]) -> str | None:
         for r in records:
-            if r.owner != "kernel" and resolve(*r.owner.split(":", 1)) is None:
+            if r.where != "class" and r.owner != "kernel" and resolve(*r.owner.split(":", 1)) is None:
                 return f"func {r.owner} (defined inside a function) reads {r.name!r}, which cannot be re-checked"
         return None
 
@@ -555,9 +560,12 @@ def _capture_unchanged(raw: dict[str, Any], kernel_fn: Any) -> bool:
     from quadrants.cache.fingerprint import CaptureRecord, current_value, fingerprint
 
     rec = CaptureRecord.from_json(raw)
-    fn = kernel_fn if rec.owner == "kernel" else resolve(*rec.owner.split(":", 1))
-    if fn is None:
-        return False
+    if rec.where == "class":
+        fn = None
+    else:
+        fn = kernel_fn if rec.owner == "kernel" else resolve(*rec.owner.split(":", 1))
+        if fn is None:
+            return False
     try:
         value = current_value(rec, fn)
     except (KeyError, AttributeError, ValueError):

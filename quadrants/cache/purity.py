@@ -13,6 +13,10 @@ Rules (FASTCACHE.md, "Constraints"), and how each read stays correct across proc
 | any other constant (number, tuple, np.float32, ...)  | QuadrantsCompilationError      | -                         |
 | an ndarray, a field, any other object                | QuadrantsCompilationError      | -                         |
 | a Python function called at compile time             | fastcache steps aside (warning)| its result cannot be checked |
+| a class attribute through a struct (`self.K`, `p.G`) | allowed (like a template value)| recorded and re-checked   |
+
+Funcs and kernels are fingerprinted as code: name, text, default values and resolved annotations, so a func
+that a factory chose, or whose default or annotation type changed, is a miss.
 
 "Recorded and re-checked": the fastcache entry stores a fingerprint of the value and a lookup recomputes it in
 the new process; a different value is a miss and a recompile. So a global tuple, a global np.float32 or an
@@ -108,8 +112,15 @@ def check(fe: FrontendResult, kernel_fn: Any) -> PurityReport:
 def judge(c: Capture, owner: str, report: PurityReport) -> None:
     """Apply the rules table to one outside read `c` of `owner` (the compiler's captures, or `qd audit`'s)."""
     v = c.value
-    root_module = _root_module(c)
     label = ".".join((c.name, *c.chain))
+    if c.where == "class":  # `self.K` / `p.GAIN`: compiled in like a template value, re-checked by class name
+        fp = fingerprint(v)
+        if fp is None or "<locals>" in c.name:
+            report.fallback = report.fallback or f"class attribute {label!r} cannot be re-checked"
+        else:
+            report.records.append(CaptureRecord(owner, c.where, c.name, c.chain, fp))
+        return
+    root_module = _root_module(c)
     if root_module is not None and root_module.split(".")[0] == "quadrants":
         return  # the compiler's own API: the version is in the key
     if isinstance(v, types.ModuleType) and not c.chain:

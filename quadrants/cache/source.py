@@ -105,7 +105,7 @@ def func_unchanged(rec: FuncRecord, kernel_fn: Any) -> bool:
 def _func_unchanged(rec: FuncRecord, kernel_fn: Any) -> bool:
     fn = resolve(rec.module, rec.qualname)
     code = getattr(fn, "__code__", None)
-    if code is not None and os.path.basename(code.co_filename) == os.path.basename(rec.relpath):
+    if code is not None:  # the func the name means now, wherever it is (another script's `__main__.helper`)
         text = source_text(fn)
     else:
         filename = os.path.normpath(os.path.join(os.path.dirname(kernel_fn.__code__.co_filename), rec.relpath))

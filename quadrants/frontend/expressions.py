@@ -324,7 +324,7 @@ class ExprMixin:
             if getattr(member, "__qd_kernel__", False):
                 raise self.error(node, "a kernel cannot be called from a kernel or qd.func; make it a qd.func")
             if not callable(member):
-                return member  # a class attribute: a compile-time constant
+                return s.class_attribute(attr)  # a class attribute: a compile-time constant
         raise self.error(node, f"{s.cls.__name__} has no member {attr!r} usable in kernels")
 
     def ndarray_attribute(self: Visitor, arr: ir.Value, attr: str, node: ast.AST) -> Any:
@@ -427,7 +427,7 @@ class ExprMixin:
                 raise QuadrantsTypeError(f"ndarray indices must be integers, not {v.type}", loc)
             values.append(self.b.cast(v, i32))
         site = len(self.kernel.sites)
-        self.kernel.sites.append(ir.Site("bounds", loc, ast.unparse(node.value)))
+        self.kernel.sites.append(self.site("bounds", loc, ast.unparse(node.value)))
         elems = [()] if not t.elem_shape else list(_element_indices(t.elem_shape))
         return [
             self.b.emit(ir.ExtPtr(arr=arr, indices=tuple(values), elem=e, site=site, type=ir.PtrType(t.dtype)))

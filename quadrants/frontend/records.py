@@ -38,7 +38,7 @@ class Capture:
 
     name: str
     value: Any  # the value read (after the attribute chain)
-    where: str  # "closure" or "global"
+    where: str  # "closure" or "global"; "class": `name` is a class's module:qualname, `chain` the attribute
     owner: Any  # the Python function (kernel or func) that read it
     loc: SourceLoc | None
     static: bool = False  # read inside qd.static(...)

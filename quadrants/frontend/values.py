@@ -53,9 +53,20 @@ class Struct:
     cls: type
     members: dict[str, Any] = field(default_factory=dict)
     obj: Any = None  # the data_oriented instance (None for dataclasses)
+    on_class_read: Any = None  # called with (cls, name, value) when a class attribute is read as a constant
 
     def __repr__(self) -> str:
         return f"<{self.cls.__name__} members={sorted(self.members)}>"
+
+    def class_attribute(self, name: str) -> Any:
+        """A class attribute (`self.K`, `p.GAIN`): compiled in, so reported to `on_class_read` (fastcache
+        records it and re-checks it in the next process)."""
+        cls = self.__dict__.get("cls")
+        value = getattr(cls, name)
+        notify = self.__dict__.get("on_class_read")
+        if notify is not None and not callable(value):
+            notify(cls, name, value)
+        return value
 
     def __getattr__(self, name: str) -> Any:
         """Member access from compile-time Python code (`qd.static(self.n)`): compile-time members only."""
@@ -70,4 +81,4 @@ class Struct:
                     "value"
                 )
             return v
-        return getattr(self.__dict__.get("cls"), name)
+        return self.class_attribute(name)

@@ -275,7 +275,21 @@ class Visitor(ExprMixin, CallMixin, LoopMixin, MatrixMixin, LValueMixin):
             shape, dtype = p.type
             return Fixed(Matrix(shape, [arg(dtype, f"{path}[{k}]") for k in range(_size(shape))]), "kernel argument")
         members = {m.name: self._bind_param(m, f"{path}.{m.name}", counter, loc) for m in p.members}
-        return Struct(cls=p.cls, members=members, obj=p.obj)
+        return Struct(cls=p.cls, members=members, obj=p.obj, on_class_read=self.record_class_read)
+
+    def site(self, kind: str, loc: SourceLoc, detail: str) -> ir.Site:
+        """A runtime check site, located relative to the kernel or func it is in (a kernel loaded from a cache
+        reports the line where that code is now)."""
+        fr = self.frame
+        fn = fr.source.fn
+        owner = "" if fr.is_kernel else f"{fn.__module__}:{fn.__qualname__}"
+        return ir.Site(kind, loc, detail, owner, fn.__code__.co_firstlineno)
+
+    def record_class_read(self, cls: type, name: str, value: Any) -> None:
+        """A class attribute read at compile time: a capture fastcache re-checks through the class's name."""
+        fr = self.frame
+        self.captures.append(Capture(f"{cls.__module__}:{cls.__qualname__}", value, "class", fr.source.fn, None,
+                                     chain=(name,)))  # fmt: skip
 
     # ---- simple statements ------------------------------------------------------------------------------
 
@@ -351,7 +365,7 @@ class Visitor(ExprMixin, CallMixin, LoopMixin, MatrixMixin, LValueMixin):
             m = self.expr(node.msg)
             msg = m if isinstance(m, str) else ast.unparse(node.msg)
         site = len(self.kernel.sites)
-        self.kernel.sites.append(ir.Site("assert", self.loc(node), msg or ast.unparse(node.test)))
+        self.kernel.sites.append(self.site("assert", self.loc(node), msg or ast.unparse(node.test)))
         self.b.emit(ir.Assert(cond=self.ops.cond(cond, self.loc(node)), site=site))
 
     # ---- assignment -------------------------------------------------------------------------------------

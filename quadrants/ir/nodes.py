@@ -341,6 +341,8 @@ class Site:
     kind: str  # "bounds" or "assert"
     loc: SourceLoc | None
     detail: str = ""  # ndarray name for bounds checks, message for asserts
+    owner: str = ""  # "" in the kernel, else the func's "module:qualname": where the line is found again
+    first_line: int = 0  # the owner's first line (its code object's), so the line is kept relative to it
 
 
 @dataclass(eq=False, slots=True)

@@ -60,6 +60,7 @@ class Specialization:
     specs: list[ParamSpec]
     leaves: list[Leaf] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
+    returns: tuple[Any, ...] = ()  # the resolved `->` types (an alias may name another type in another process)
 
 
 class ParamKind:
@@ -319,6 +320,8 @@ def signature_text(sp: Specialization) -> tuple[str | None, str, bool]:
             what = "a field (fields disable fastcache; use a qd.ndarray)" if is_field else f"a {type(g.value).__name__}"
             return None, f"argument {_path_text(g.path)} is {what}", g.via_tensor and is_field
         parts.append(f"{_path_text(g.path)}:{g.kind}={fp}")
+    if sp.returns:
+        parts.append("->" + ",".join(repr(r) for r in sp.returns))
     return ";".join(parts), "", False
 
 

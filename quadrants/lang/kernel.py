@@ -125,7 +125,7 @@ class Kernel:
             program.register(self)
             self._generation = prog.generation
             self._returns = self._resolve_returns(config)
-        values, spec = self._specialize(args, kwargs, config)
+        values, spec = self._specialize(args, kwargs, config, self._returns)
         entry = self._launchers.get(spec.key)
         if entry is None:
             if config.record:
@@ -183,9 +183,11 @@ class Kernel:
 
     def specialize(self, args: tuple[Any, ...], kwargs: dict[str, Any], config: Any) -> Specialization:
         """The specialization a call with these arguments selects under `config` (what its keys are made of)."""
-        return self._specialize(tuple(args), dict(kwargs), config)[1]
+        return self._specialize(tuple(args), dict(kwargs), config, self._resolve_returns(config))[1]
 
-    def _specialize(self, args: tuple[Any, ...], kwargs: dict[str, Any], config: Any) -> tuple[list[Any], Specialization]:
+    def _specialize(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], config: Any, returns: tuple[Any, ...]
+    ) -> tuple[list[Any], Specialization]:
         """The call's argument values (bound to the parameters) and the specialization they select."""
         params = self.params
         values = self._bind(params, args, kwargs)
@@ -193,6 +195,7 @@ class Kernel:
             spec = Specializer(self.fn.__qualname__, config.default_ip, config.default_fp).specialize(params, values)
         except QuadrantsRuntimeTypeError as e:
             raise QuadrantsRuntimeTypeError(e.message, e.loc or self.def_loc()) from None
+        spec.returns = returns
         return values, spec
 
     def _compile(self, spec: Specialization, prog: program.Program) -> Launcher | QuadrantsCompilationError:
@@ -220,7 +223,25 @@ class Kernel:
         else:
             launcher = Launcher(art.abi, art.loaded, config.num_threads, prog.fields.table_address, Matrix._wrap)
         launcher.compiled = getattr(art, "compiled", None)  # type: ignore[attr-defined]
+        launcher.locate = self._locate_site
         return launcher
+
+    def _locate_site(self, site: Any) -> SourceLoc | None:
+        """Where a check site's line is in this process: the code may come from a cache filled when the kernel
+        sat elsewhere (other lines above it, another file with the same kernel). None: keep the recorded place."""
+        import linecache
+
+        from quadrants.cache.source import resolve
+
+        if site.offset < 0:
+            return None
+        fn = self.fn if site.owner == "" else resolve(*site.owner.split(":", 1))
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            return None
+        lineno = code.co_firstlineno + site.offset
+        text = linecache.getline(code.co_filename, lineno) or site.line_text
+        return SourceLoc(code.co_filename, lineno, site.col, lineno, site.end_col, text, site.func_name)
 
     # ---- parameters -------------------------------------------------------------------------------------
 

@@ -46,6 +46,8 @@ class SiteABI:
     end_col: int
     line_text: str
     func_name: str
+    owner: str = ""  # "" the kernel, else the func's "module:qualname"
+    offset: int = -1  # lineno - the owner's first line; -1: unknown (keep lineno)
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ class CudaLauncher(Launcher):
         self.results = self._results_reader(self.result, make_matrix)
         self._grids = [device.grid(t) for t in self.plan.tasks]
         self._lock = threading.Lock()
+        self.locate = None
 
     def fast_path(self, nparams: int, leaves: list[Any], guards: list[Any]) -> Callable[..., Any] | None:
         return None  # the general path: a GPU launch costs more than marshalling

@@ -61,6 +61,7 @@ class Launcher:
         self._owner = threading.get_ident()
         self._local = threading.local()
         self.main = self._new_state()
+        self.locate: Callable[[Any], SourceLoc | None] | None = None  # a check site -> where its line is now
 
     def _new_state(self) -> CallState:
         ctx = RuntimeContext()
@@ -136,8 +137,10 @@ class Launcher:
         site = self.abi.sites[site_index] if 0 <= site_index < len(self.abi.sites) else None
         loc = None
         if site is not None:
-            loc = SourceLoc(site.filename, site.lineno, site.col, site.lineno, site.end_col, site.line_text,
-                            site.func_name)  # fmt: skip
+            loc = self.locate(site) if self.locate is not None else None
+            if loc is None:
+                loc = SourceLoc(site.filename, site.lineno, site.col, site.lineno, site.end_col, site.line_text,
+                                site.func_name)  # fmt: skip
         if rc == ERROR_BOUNDS:
             what = f"'{site.detail}'" if site is not None else "an ndarray"
             raise QuadrantsIndexError(

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from quadrants.cache.keys import FORMAT
+from quadrants.cache.store import decode
 from tests.cli.test_precompile import SIGNATURES, Proj, check_results
 from tests.cli.test_precompile import proj as proj  # noqa: F401 - the fixture
 
@@ -53,7 +54,9 @@ def test_stats_counts_entries_and_records_hits(built: Proj) -> None:
 def test_verify_finds_damage_and_dangling_entries(built: Proj) -> None:
     rc, data = cache_json(built, "verify")
     assert rc == 0 and data["damaged"] == [] and data["checked"] == len(entries(built))
-    victim = next(p for p in entries(built) if p.parent.parent.name == "artifact")
+    referenced = {decode(p.read_bytes(), "fast", p.stem)[1]["artifact"] for p in entries(built)
+                  if p.parent.parent.name == "fast"}  # fmt: skip
+    victim = next(p for p in entries(built) if p.parent.parent.name == "artifact" and p.stem in referenced)
     raw = bytearray(victim.read_bytes())
     raw[100] ^= 0xFF
     victim.write_bytes(bytes(raw))
