@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from quadrants_cli.common import console, fail_usage
+from quadrants_cli.common import console, fail, fail_usage
 
 CACHE_DIR_HELP = "the cache directory (default: the manifest's cache_dir, else QD_CACHE_DIR, else the user cache)"
 
@@ -151,7 +151,11 @@ def gc(cache_dir: str | None, max_size: str) -> None:
         limit = inventory.parse_size(max_size)
     except ValueError as e:
         fail_usage(str(e))
-    deleted, left = inventory.gc(_store(cache_dir), limit)
+    store = _store(cache_dir)
+    why = inventory.writable(store)
+    if why is not None:
+        fail(f"cannot clean the cache, it refuses changes: {why}")
+    deleted, left = inventory.gc(store, limit)
     console().print(f"deleted {deleted} entries; {_size(left)} left")
 
 
@@ -160,7 +164,12 @@ def gc(cache_dir: str | None, max_size: str) -> None:
 @click.option("-y", "--yes", is_flag=True, help="do not ask")
 def clear(cache_dir: str | None, yes: bool) -> None:
     """Delete every entry."""
+    from quadrants.aot import inventory
+
     store = _store(cache_dir)
+    why = inventory.writable(store)
+    if why is not None:
+        fail(f"cannot clear the cache, it refuses changes: {why}")
     if not yes and not click.confirm(f"delete every entry in {store.root}?"):
         sys.exit(1)
     console().print(f"deleted {store.clear()} entries")

@@ -17,10 +17,15 @@ def console(quiet: bool = False) -> Console:
 
 def fail_usage(message: str, as_json: bool = False) -> NoReturn:
     """A usage or manifest error: the message (file:line: what was expected) and exit status 2."""
+    fail(message, as_json, 2)
+
+
+def fail(message: str, as_json: bool = False, code: int = 1) -> NoReturn:
+    """An error that stops the command: the message on stderr (or as JSON on stdout) and exit status `code`."""
     if as_json:
-        print(json.dumps({"error": message, "exit_code": 2}))
+        print(json.dumps({"error": message, "exit_code": code}))
     else:
         from rich.markup import escape
 
         Console(stderr=True, highlight=False, soft_wrap=True, emoji=False).print(f"[red]error[/red]: {escape(message)}")
-    sys.exit(2)
+    sys.exit(code)

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from quadrants_cli.common import console, fail_usage
+from quadrants_cli.common import console, fail, fail_usage
 
 
 @click.command("precompile")
@@ -35,6 +35,8 @@ def precompile(manifest_path: str | None, cache_dir: str | None, targets: tuple[
             report = pc.precompile(m, jobs=jobs, check=check, progress=progress.advance, planned=progress.plan)
     except (ManifestError, ProjectError) as e:
         fail_usage(str(e), as_json)
+    except pc.CacheNotWritable as e:
+        fail(str(e), as_json)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2))
     else:
@@ -103,4 +105,6 @@ def _print_report(out, report) -> None:  # type: ignore[no-untyped-def]
         out.print(f"bundle for {target}: {path}", highlight=False)
     for note in report.notes:
         out.print(f"[yellow]note[/yellow]: {note}")
+    for error in report.errors:
+        out.print(f"[red]error[/red]: {error}")
     out.print(f"done in {report.seconds:.2f} s", highlight=False)

@@ -114,6 +114,8 @@ class Config:
     offline_cache_max_size_of_files: int = _opt(100 * 1024 * 1024, int, False, "cache size bound, bytes")
     offline_cache_cleaning_policy: str = _opt("lru", str, False, "lru, or never")
     offline_cache_cleaning_factor: float = _opt(0.25, float, False, "fraction evicted when over the bound")
+    offline_cache_fallback: bool = _opt(True, _parse_bool, False, "a cache folder that refuses writes sends new "
+                                        "entries to a private temp folder (off: qd precompile, which must fail)")
     src_ll_cache: bool = _opt(True, _parse_bool, False, "fastcache master switch")
     print_non_pure: bool = _opt(False, _parse_bool, False, "print kernels not marked fastcache=True")
     log_level: str = _opt("info", _parse_level, False, "trace, debug, info, warn, error, critical")

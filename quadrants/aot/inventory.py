@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import Any
 
+from quadrants.cache import trust
 from quadrants.cache.store import KIND_CODES, CacheStore, CorruptEntry, decode
+
+MAX_ENTRY_BYTES = 1 << 31  # `verify` reads no more than this of one file (a real entry is far smaller)
 
 
 @dataclass
@@ -47,24 +51,45 @@ def scan(store: CacheStore, kinds: tuple[str, ...] = tuple(KIND_CODES), read: bo
         base = os.path.join(store.root, kind)
         if not os.path.isdir(base):
             continue
-        for folder, _, files in os.walk(base):
+        for folder, _, files in os.walk(base):  # os.walk does not follow symlinked folders
             for f in sorted(files):
                 if not f.endswith(".qd"):
                     continue
                 path = os.path.join(folder, f)
                 try:
-                    st = os.stat(path)
+                    st = os.lstat(path)
                 except OSError:
                     continue
                 info = EntryInfo(kind, f[:-3], path, st.st_size, st.st_mtime)
-                if read:
-                    try:
-                        with open(path, "rb") as fh:
-                            _, info.meta = decode(fh.read(), kind, info.key)
-                    except (OSError, CorruptEntry, ValueError) as e:
-                        info.problem = str(e) or type(e).__name__
+                if not stat.S_ISREG(st.st_mode):  # a symlink, FIFO or device is never opened
+                    info.problem = "not a regular file (a symlink, FIFO or device)"
+                elif read:
+                    info.problem = _read_entry(info, store)
                 out.append(info)
     return out
+
+
+def _read_entry(info: EntryInfo, store: CacheStore) -> str | None:
+    """Decode one entry file (its metadata into `info`); why it is damaged or untrusted, or None."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(info.path, flags)
+    except OSError as e:
+        return e.strerror or type(e).__name__
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            return "not a regular file"
+        why = trust.problem(st) or trust.folder_problem(os.path.dirname(info.path), os.path.dirname(store.root))
+        if why is not None:
+            return f"untrusted: {why}"
+        if st.st_size > MAX_ENTRY_BYTES:
+            return f"too large ({st.st_size} bytes)"
+        try:
+            _, info.meta = decode(fh.read(st.st_size), info.kind, info.key)
+        except (OSError, CorruptEntry, ValueError) as e:
+            return str(e) or type(e).__name__
+    return None
 
 
 @dataclass
@@ -156,7 +181,16 @@ def parse_size(text: str) -> int:
         value = float(number)
     except ValueError:
         raise ValueError(f"{text!r} is not a size (like 500M or 2G)") from None
+    if not 0 <= value * scale < 2**63:  # also inf and nan
+        raise ValueError(f"{text!r} is not a size between 0 and 8 EiB (like 500M or 2G)")
     return int(value * scale)
+
+
+def writable(store: CacheStore) -> str | None:
+    """None when `gc`/`clear` can delete in this cache (or it does not exist), else why not."""
+    if not os.path.isdir(store.root):
+        return None
+    return store.check_writable()
 
 
 # ---- explain ------------------------------------------------------------------------------------------------

@@ -29,6 +29,10 @@ from quadrants.aot.manifest import Manifest, ManifestError
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
+class CacheNotWritable(Exception):
+    """The cache folder `qd precompile` was given refuses writes (exit 1: nothing is redirected elsewhere)."""
+
+
 @dataclass
 class Item:
     """One (kernel, signature, target) and what became of it."""
@@ -55,6 +59,7 @@ class Report:
     not_fastcache: list[str] = field(default_factory=list)  # listed, not fastcache=True
     bundles: dict[str, str] = field(default_factory=dict)  # target -> bundle path
     notes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # what makes the cache incomplete beyond single signatures
     seconds: float = 0.0
     check: bool = False
 
@@ -63,7 +68,8 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_FAILED if any(i.status in ("failed", "missing") for i in self.items) else EXIT_OK
+        failed = self.errors or any(i.status in ("failed", "missing") for i in self.items)
+        return EXIT_FAILED if failed else EXIT_OK
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -81,6 +87,7 @@ class Report:
             "not_fastcache": self.not_fastcache,
             "bundles": self.bundles,
             "notes": self.notes,
+            "errors": self.errors,
             "items": [dataclasses.asdict(i) for i in self.items],
             "exit_code": self.exit_code,
         }
@@ -134,11 +141,21 @@ def precompile(
         base = program.get().config
         report = Report(m.file, cache_root(base), list(m.targets), [k.name for k in m.kernels], check=check)
         _reconcile(m, found, report)
+        if not check:
+            store = KernelCache(base, load=False).store
+            why = store.check_writable() if store is not None else "the offline cache is off (offline_cache=false)"
+            if why is not None:
+                raise CacheNotWritable(f"cannot write the cache folder: {why}")
         tasks: list[Item] = []
         for target in m.targets:
             cache = KernelCache(with_target(base, target), load=False)
-            if check and not target.startswith("cuda:") and not _runtime_cached(cache):
-                report.notes.append(f"target {target}: the native runtime library is not cached")
+            # the native runtime every cached shared object needs (without a linker kernels load in-process)
+            if not target.startswith("cuda:") and cache.linker is not None and not _runtime_cached(cache):
+                if check:
+                    report.errors.append(f"target {target}: the native runtime library is not cached")
+                elif not cache._ensure_runtime_so():  # gone (deleted by hand): built again
+                    why = cache.store.write_error if cache.store is not None else None
+                    report.errors.append(f"target {target}: the native runtime library could not be built ({why})")
             for entry in m.kernels:
                 kernel = found[entry.name].kernel
                 for index, (path, args) in enumerate(project.calls(m, entry, kernel)):
@@ -171,7 +188,10 @@ def precompile(
                 bundle = _bundle(cache, [i for i in report.items if i.target == target], report)
                 if bundle:
                     report.bundles[target] = bundle
-            _record_targets(KernelCache(base, load=False), [t for t in m.targets if t != "host"])
+                elif cache.store is not None and cache.store.write_error:
+                    report.errors.append(f"target {target}: the bundle could not be written "
+                                         f"({cache.store.write_error})")  # fmt: skip
+            _record_targets(KernelCache(base, load=False), [t for t in m.targets if t != "host"], report)
     report.seconds = time.perf_counter() - t0
     return report
 
@@ -193,7 +213,7 @@ def _reconcile(m: Manifest, found: dict[str, project.Found], report: Report) -> 
     report.not_in_manifest = [n for n, f in found.items() if f.kernel.fastcache and n not in listed]
 
 
-def _record_targets(cache: Any, targets: list[str]) -> None:
+def _record_targets(cache: Any, targets: list[str], report: Report) -> None:
     """List the portable CPU targets and the GPU architectures this cache holds, so a process on another
     machine tries them when its own key misses."""
     if cache.store is None or not targets:
@@ -201,8 +221,8 @@ def _record_targets(cache: Any, targets: list[str]) -> None:
     listed = cache.store.read_json("targets.json")
     new = {"cpu": sorted(set(listed.get("cpu", [])) | {t for t in targets if not t.startswith("cuda:")}),
            "cuda": sorted(set(listed.get("cuda", [])) | {t[5:] for t in targets if t.startswith("cuda:")})}  # fmt: skip
-    if new != {k: sorted(listed.get(k, [])) for k in ("cpu", "cuda")}:
-        cache.store.write_json("targets.json", new)
+    if new != {k: sorted(listed.get(k, [])) for k in ("cpu", "cuda")} and not cache.store.write_json("targets.json", new):
+        report.errors.append(f"the list of precompiled targets could not be written ({cache.store.write_error})")
 
 
 def _runtime_cached(cache: Any) -> bool:
@@ -264,6 +284,9 @@ def _worker_compile(kernel_name: str, index: int) -> tuple[str, str, float]:
     entry = m.kernel(kernel_name)
     assert entry is not None
     t0 = time.perf_counter()
+    store = _WORKER["cache"].store
+    if store is not None:
+        store.write_error = None
     try:
         calls = _WORKER["calls"].get(kernel_name)
         if calls is None:
@@ -274,6 +297,8 @@ def _worker_compile(kernel_name: str, index: int) -> tuple[str, str, float]:
         return "failed", str(e).strip(), time.perf_counter() - t0
     except Exception as e:  # noqa: BLE001 - the project's code (a factory) or a compiler bug: named, not fatal
         return "failed", f"{type(e).__name__}: {e}", time.perf_counter() - t0
+    if store is not None and store.write_error:
+        return "failed", f"compiled, but the cache refused the write: {store.write_error}", time.perf_counter() - t0
     if kernel.fastcache and not outcome.stored and not (outcome.loaded and outcome.validated):
         return "failed", "compiled, but fastcache could not store it (see the warnings above)", time.perf_counter() - t0
     status = "cached" if outcome.loaded else "compiled"

@@ -46,7 +46,8 @@ def environment(manifest: Manifest, target: str) -> dict[str, str]:
     target. Through the environment (not qd.init arguments) so a project that calls qd.init itself keeps its own
     explicit settings, exactly as it does when it runs."""
     cpu = "host" if target.startswith("cuda:") else target  # GPU targets compile without a GPU, from the CPU
-    env = {"QD_OFFLINE_CACHE": "1", "QD_CPU_TARGET": cpu, "QD_LOG_LEVEL": os.environ.get("QD_LOG_LEVEL", "warn")}
+    env = {"QD_OFFLINE_CACHE": "1", "QD_OFFLINE_CACHE_FALLBACK": "0", "QD_CPU_TARGET": cpu,
+           "QD_LOG_LEVEL": os.environ.get("QD_LOG_LEVEL", "warn")}  # fmt: skip
     if manifest.cache_dir:
         env["QD_CACHE_DIR"] = os.path.join(manifest.root, manifest.cache_dir)
     for k, v in manifest.init.items():

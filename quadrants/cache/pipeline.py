@@ -66,6 +66,7 @@ class KernelCache:
                 config.offline_cache_max_size_of_files,
                 config.offline_cache_cleaning_policy,
                 config.offline_cache_cleaning_factor,
+                config.offline_cache_fallback,
             )  # fmt: skip
             if config.offline_cache
             else None

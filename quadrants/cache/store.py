@@ -13,7 +13,11 @@ an entry is executed as Python (no pickle): metadata is JSON.
 - A read checks the trailer (format, kind, the key it was asked for: an entry renamed to another key is
   rejected) and the checksum; anything wrong is a warning, a miss and the damaged file's removal; the next write
   replaces it.
-- A read-only cache directory still serves hits; new entries go to a writable fallback folder (one warning).
+- A read-only cache directory still serves hits; new entries go to a writable fallback folder (one warning),
+  a per-user folder in the temp directory that must be private (0700, this user's, not a symlink).
+- Trust (cache/trust.py): an entry is used only when this user or root owns it and nobody else can write it or
+  the folders above it; otherwise it is ignored with a warning (it is native code).
+- New files honour the umask.
 - A size bound (`offline_cache_max_size_of_files`) is kept with an approximate ledger updated on writes; only
   when it is exceeded does a clean-up scan the entries and delete the least recently used (hits refresh an
   entry's mtime). Nothing scans the cache at process start.
@@ -31,12 +35,14 @@ from typing import Any
 
 from quadrants import _logging
 from quadrants._stats import STATS
+from quadrants.cache import trust
 from quadrants.cache.keys import FORMAT
 
 MAGIC = b"QDCACHE1"
 END = b"QDEND001"
 TRAILER = struct.Struct("<8sIB3x32sQQI4x8s")
 KIND_CODES = {"artifact": 1, "fast": 2, "runtime": 3, "bundle": 4}
+EVICTABLE = ("artifact", "fast", "bundle")
 TOUCH_AFTER_S = 3600.0
 
 
@@ -87,8 +93,13 @@ def decode(data: bytes, kind: str, key: str) -> tuple[bytes, dict[str, Any]]:
 
 
 class CacheStore:
-    def __init__(self, root: str, max_bytes: int, policy: str = "lru", cleaning_factor: float = 0.25) -> None:
+    def __init__(self, root: str, max_bytes: int, policy: str = "lru", cleaning_factor: float = 0.25,
+                 fallback: bool = True) -> None:  # fmt: skip
+        """`fallback=False`: a refused write is an error kept in `write_error`, never redirected (qd precompile
+        writes the cache it was given or fails)."""
         self.root = os.path.join(root, f"v{FORMAT}")
+        self.allow_fallback = fallback
+        self.write_error: str | None = None  # the last write this store could not make, and why
         self.max_bytes = max_bytes
         self.policy = policy
         self.cleaning_factor = cleaning_factor
@@ -118,9 +129,9 @@ class CacheStore:
     def _adopt_earlier_fallback(self) -> bool:
         """On a first miss: an earlier process may have kept entries in the fallback folder; read it too."""
         self._fallback_checked = True
-        if self.fallback is None:
+        if self.fallback is None and self.allow_fallback:
             path = self.fallback_path()
-            if os.path.isdir(path) and _private(os.path.dirname(os.path.dirname(path))):
+            if os.path.isdir(path) and trust.private_folder(_fallback_top(path)) is None:
                 self.fallback = path
                 return True
         return False
@@ -143,8 +154,12 @@ class CacheStore:
         path = self.path(kind, key, root)
         try:
             with open(path, "rb") as f:
-                data = f.read()
                 st = os.fstat(f.fileno())
+                why = trust.problem(st) or trust.folder_problem(os.path.dirname(path), os.path.dirname(root))
+                if why is not None:
+                    self._untrusted(path, why)
+                    return None
+                data = f.read()
         except OSError:
             return None
         try:
@@ -163,11 +178,26 @@ class CacheStore:
                 pass  # a read-only cache: recency is not recorded
         return Entry(path, body, meta)
 
+    def _untrusted(self, path: str, why: str) -> None:
+        STATS.count("untrusted_entries")
+        if why not in _WARNED:
+            _WARNED.add(why)
+            _logging.warn(f"ignoring the cache entry {path}: {why}; a cache holds native code, so only entries "
+                          "nobody else can write are used (see `qd cache verify`)", tag="cache")  # fmt: skip
+
     # ---- writing --------------------------------------------------------------------------------------
 
     def write(self, kind: str, key: str, body: bytes, meta: dict[str, Any]) -> str | None:
         """Publish an entry; returns its path, or None when no location accepts it (kept in memory only)."""
         data = encode(kind, key, body, meta)
+        if not self.allow_fallback:
+            try:
+                return self._publish(self.root, kind, key, data)
+            except OSError as e:
+                self.write_error = f"{self.root}: {e.strerror or e}"
+                self.stats.write_failures += 1
+                STATS.count("write_failures")
+                return None
         if not self.root_refused:
             try:
                 return self._publish(self.root, kind, key, data)
@@ -175,7 +205,7 @@ class CacheStore:
                 self._use_fallback(e)
         try:
             fallback = self.fallback or self.fallback_path()
-            _make_private(os.path.dirname(os.path.dirname(fallback)))
+            _make_private(_fallback_top(fallback))
             return self._publish(fallback, kind, key, data)
         except OSError:
             self.stats.write_failures += 1
@@ -212,9 +242,20 @@ class CacheStore:
     def write_json(self, name: str, data: dict[str, Any]) -> bool:
         try:
             _atomic_write(os.path.join(self.root, name), json.dumps(data, sort_keys=True).encode())
-        except OSError:
+        except OSError as e:
+            self.write_error = f"{os.path.join(self.root, name)}: {e.strerror or e}"
             return False
         return True
+
+    def check_writable(self) -> str | None:
+        """Whether this cache folder takes new files: None, or the path and the reason it does not."""
+        probe = os.path.join(self.root, f".probe-{os.getpid()}")
+        try:
+            _atomic_write(probe, b"")
+            os.unlink(probe)
+        except OSError as e:
+            return f"{e.filename or self.root}: {e.strerror or e}"
+        return None
 
     # ---- size bound -----------------------------------------------------------------------------------
 
@@ -234,9 +275,9 @@ class CacheStore:
         except OSError:
             pass
 
-    def _entries(self, root: str) -> list[tuple[float, int, str]]:
+    def _entries(self, root: str, kinds: tuple[str, ...] = tuple(KIND_CODES)) -> list[tuple[float, int, str]]:
         out = []
-        for kind in KIND_CODES:
+        for kind in kinds:
             base = os.path.join(root, kind)
             if not os.path.isdir(base):
                 continue
@@ -259,8 +300,8 @@ class CacheStore:
         """Delete least recently used entries until the cache is within (1 - cleaning_factor) of its bound;
         returns the bytes left."""
         root = root or self.root
-        entries = sorted(self._entries(root))
-        total = sum(size for _, size, _ in entries)
+        entries = sorted(self._entries(root, EVICTABLE))  # never the native runtime every entry needs
+        total = self._scan_size(root)
         target = int(self.max_bytes * (1.0 - self.cleaning_factor))
         for _, size, path in entries:
             if total <= target:
@@ -300,7 +341,7 @@ def _atomic_write(path: str, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.chmod(tmp, 0o644)
+            os.fchmod(f.fileno(), 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -319,18 +360,31 @@ def _remove_if_same(path: str, seen: os.stat_result) -> None:
         pass  # gone already, or a read-only cache
 
 
+_WARNED: set[str] = set()
+_UMASK: list[int] = []
+
+
+def _umask() -> int:
+    if not _UMASK:
+        _UMASK.append(trust.umask())
+    return _UMASK[0]
+
+
+def _fallback_top(fallback: str) -> str:
+    """`$TMPDIR/quadrants-cache-<uid>` of a fallback root `.../quadrants-cache-<uid>/<tag>/v<FORMAT>`."""
+    return os.path.dirname(os.path.dirname(fallback))
+
+
 def _make_private(folder: str) -> None:
-    """Create the per-user fallback folder (mode 0700); refuse one someone else owns or can write, since its
-    shared objects would be loaded into this process."""
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    if not _private(folder):
-        raise PermissionError(f"{folder} is not private to this user")
-
-
-def _private(folder: str) -> bool:
+    """Create the per-user fallback folder (mode 0700, never through a symlink); refuse one that someone else
+    made or can enter (planted in the shared temp directory), since its shared objects would be loaded here."""
     try:
-        st = os.stat(folder)
-    except OSError:
-        return False
-    mine = not hasattr(os, "getuid") or st.st_uid == os.getuid()
-    return mine and not st.st_mode & 0o022
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    why = trust.private_folder(folder)
+    if why is not None:
+        if why not in _WARNED:
+            _WARNED.add(why)
+            _logging.warn(f"not using the fallback cache folder: {why}", tag="cache")
+        raise PermissionError(why)
