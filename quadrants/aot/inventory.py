@@ -10,7 +10,7 @@ import stat
 from dataclasses import dataclass, field
 from typing import Any
 
-from quadrants.cache import trust
+from quadrants.cache import bookkeeping, trust
 from quadrants.cache.store import KIND_CODES, CacheStore, CorruptEntry, decode
 
 MAX_ENTRY_BYTES = 1 << 31  # `verify` reads no more than this of one file (a real entry is far smaller)
@@ -150,10 +150,15 @@ def totals(store: CacheStore) -> dict[str, Any]:
 
 
 def verify(store: CacheStore) -> tuple[int, list[EntryInfo], list[str]]:
-    """Checksums of every entry: (entries checked, damaged ones, dangling references). Dangling: a fastcache
-    entry whose artifact is gone (a miss and a recompile, not an error)."""
+    """Checksums (and trust) of every entry, and the shape of the bookkeeping files: (entries checked, damaged
+    ones, dangling references). Dangling: a fastcache entry whose artifact is gone (a miss and a recompile, not
+    an error)."""
     entries = scan(store)
     damaged = [e for e in entries if e.problem]
+    for name in (bookkeeping.USAGE, bookkeeping.TARGETS, bookkeeping.STATS_FILE):
+        why = bookkeeping.problem(store.root, name)
+        if why is not None:
+            damaged.append(EntryInfo("bookkeeping", name, os.path.join(store.root, name), 0, 0.0, problem=why))
     present = {(e.kind, e.key) for e in entries if not e.problem}
     dangling = []
     for e in entries:

@@ -366,7 +366,10 @@ class KernelCache:
     def finish_session(self) -> str | None:
         """Link the kernels this process compiled into one bundle and point their fastcache entries at it, so
         the next process opens one library instead of one per kernel. Runs at exit; returns the bundle path."""
-        self._record_counters()
+        try:
+            self._record_counters()
+        except OSError as e:  # bookkeeping never stops the bundle
+            _logging.debug(f"counters not recorded: {e}", tag="cache")
         objs = self._session_objects
         fast = {k: m for k, m in self._session_fast.items() if m["artifact"] in objs}
         if self.store is None or len(fast) < 2:

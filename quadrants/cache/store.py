@@ -35,7 +35,7 @@ from typing import Any
 
 from quadrants import _logging
 from quadrants._stats import STATS
-from quadrants.cache import trust
+from quadrants.cache import bookkeeping, trust
 from quadrants.cache.keys import FORMAT
 
 MAGIC = b"QDCACHE1"
@@ -231,13 +231,8 @@ class CacheStore:
     # ---- small JSON files beside the entries (the ledger, the list of precompiled targets) --------------
 
     def read_json(self, name: str) -> dict[str, Any]:
-        """`<root>/<name>` as a dict ({} when missing or unreadable)."""
-        try:
-            with open(os.path.join(self.root, name)) as f:
-                data = json.load(f)
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        """`<root>/<name>` with its shape checked (cache/bookkeeping.py): {} when missing or damaged."""
+        return bookkeeping.read(self.root, name)
 
     def write_json(self, name: str, data: dict[str, Any]) -> bool:
         try:
@@ -263,11 +258,9 @@ class CacheStore:
         if self.policy == "never" or self.max_bytes <= 0:
             return
         ledger = os.path.join(root, "usage.json")
-        try:
-            with open(ledger) as f:
-                used = int(json.load(f).get("bytes", 0)) + nbytes
-        except (OSError, ValueError, AttributeError):
-            used = self._scan_size(root)  # no ledger yet (or a damaged one): count once, new entry included
+        known = bookkeeping.usage_bytes(root)
+        # no ledger yet (or a damaged one): count once, new entry included
+        used = known + nbytes if known is not None else self._scan_size(root)
         if used > self.max_bytes:
             used = self.evict(root)
         try:
