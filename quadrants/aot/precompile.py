@@ -246,7 +246,7 @@ def _run_tasks(m: Manifest, tasks: list[Item], jobs: int | None, progress: Calla
     for target, items in by_target.items():
         env = project.environment(m, target)
         with ProcessPoolExecutor(min(jobs, len(items)), mp_context=ctx, initializer=_worker_init,
-                                 initargs=(m.file, m.cache_dir, m.targets, env, target)) as pool:  # fmt: skip
+                                 initargs=(m.file, m.cache_dir, m.targets, env, target, os.getpid())) as pool:  # fmt: skip
             futures = {pool.submit(_worker_compile, t.kernel, t.index): t for t in items}
             for fut in as_completed(futures):
                 item = futures[fut]
@@ -261,8 +261,34 @@ def _run_tasks(m: Manifest, tasks: list[Item], jobs: int | None, progress: Calla
 _WORKER: dict[str, Any] = {}
 
 
+def _die_with_parent(parent: int) -> None:
+    """A worker must not outlive `qd precompile` (killed, even with -9): the kernel signals it when the parent
+    dies (Linux), and a watchdog thread checks the parent everywhere else and for the moment before that."""
+    import signal
+    import threading
+
+    try:
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="qd-parent-watch", daemon=True).start()
+
+
 def _worker_init(manifest_path: str, cache_dir: str | None, targets: list[str], env: dict[str, str],
-                 target: str) -> None:  # fmt: skip
+                 target: str, parent: int) -> None:  # fmt: skip
+    _die_with_parent(parent)
     os.environ.update(env)
     os.environ.setdefault("QD_LOG_LEVEL", "warn")
     from quadrants.cache.pipeline import KernelCache

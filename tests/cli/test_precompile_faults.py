@@ -128,3 +128,92 @@ def test_gc_with_an_impossible_size_is_a_usage_error(proj: Proj) -> None:
     for size in ("1e999", "-5M", "nan"):
         proc = proj.qd("cache", "gc", "--max-size", size, "--cache-dir", "build/cache")
         assert proc.returncode == 2 and "not a size" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# ---- a killed precompile leaves nothing running ------------------------------------------------------------
+
+SLOW_FACTORY = '''
+import multiprocessing
+import time
+
+import numpy as np
+
+
+def arrays():
+    if multiprocessing.current_process().name != "MainProcess":
+        time.sleep(60)  # in a worker: still busy when the parent is killed
+    return np.zeros(4, np.float32)
+'''
+
+SLOW_KERNELS = '''
+import quadrants as qd
+
+
+@qd.kernel(fastcache=True)
+def inc(x: qd.types.NDArray[qd.f32, 1], k: qd.template()):
+    for i in range(x.shape[0]):
+        x[i] += k
+'''
+
+SLOW_MANIFEST = """
+modules = ["slow.kernels"]
+cache_dir = "cache"
+
+[[kernel]]
+name = "slow.kernels:inc"
+signatures = [{ x = { factory = "slow.factories:arrays" }, k = 1 }, { x = { factory = "slow.factories:arrays" }, k = 2 }]
+"""
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the workers through /proc")
+def test_killing_precompile_kills_its_workers(tmp_path: Path) -> None:
+    import signal
+    import sys
+    import time
+
+    root = tmp_path / "slowproj"
+    (root / "slow").mkdir(parents=True)
+    (root / "slow" / "__init__.py").write_text("")
+    (root / "slow" / "kernels.py").write_text(SLOW_KERNELS)
+    (root / "slow" / "factories.py").write_text(SLOW_FACTORY)
+    (root / "qd.toml").write_text(SLOW_MANIFEST)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QD_")}
+    proc = subprocess.Popen([sys.executable, "-m", "quadrants_cli.main", "precompile", "-j", "2"], cwd=root, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    workers: list[int] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(workers) < 2:
+        time.sleep(0.2)
+        workers = [p for p in _children(proc.pid) if "spawn" in open(f"/proc/{p}/cmdline").read()]
+    assert len(workers) >= 2, "the workers did not start"
+    time.sleep(3)  # they import the project and sit in the slow factory
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(p) for p in workers):
+        time.sleep(0.2)
+    left = [p for p in workers if _alive(p)]
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    assert left == []
