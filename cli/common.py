@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
+from collections.abc import Iterator
 from typing import NoReturn
 
 from rich.console import Console
@@ -13,6 +16,33 @@ def console(quiet: bool = False) -> Console:
     """Where human-readable output goes: stdout, or stderr when stdout carries JSON."""
     wide = None if sys.stdout.isatty() else 160  # logs (CI, pipes): wide enough that tables do not fold names
     return Console(stderr=quiet, highlight=False, soft_wrap=True, width=wide, emoji=False)
+
+
+@contextlib.contextmanager
+def stdout_to_stderr(enabled: bool) -> Iterator[None]:
+    """While the project runs (imports, factories, worker processes), its output goes to stderr, so that stdout
+    carries the one JSON document of `--json` (file descriptor 1 itself is redirected: C code and children too)."""
+    if not enabled:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def default_log_level() -> None:
+    """The project runs quietly under `qd` (warnings and errors): set QD_LOG_LEVEL unless the user did, and
+    mark it as set by qd, so a qd.init(log_level=...) in the project overrides it without a warning."""
+    if "QD_LOG_LEVEL" not in os.environ:
+        os.environ["QD_LOG_LEVEL"] = "warn"
+        marked = [v for v in os.environ.get("QD_SET_BY_QD", "").split(",") if v]
+        os.environ["QD_SET_BY_QD"] = ",".join([*marked, "QD_LOG_LEVEL"])
 
 
 def fail_usage(message: str, as_json: bool = False) -> NoReturn:

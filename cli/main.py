@@ -11,6 +11,12 @@ from quadrants._version import __version__
 @click.version_option(__version__, "--version", "-V", prog_name="qd", message="%(prog)s (quadrants) %(version)s")
 def main() -> None:
     """quadrants: compile kernels ahead of time and manage their caches."""
+    from quadrants._config import check_environment
+    from quadrants_cli.common import fail_usage
+
+    why = check_environment()
+    if why is not None:
+        fail_usage(why)
 
 
 def _register() -> None:

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from quadrants_cli.common import console, fail, fail_usage
+from quadrants_cli.common import console, default_log_level, fail, fail_usage, stdout_to_stderr
 
 
 @click.command("precompile")
@@ -29,9 +29,10 @@ def precompile(manifest_path: str | None, cache_dir: str | None, targets: tuple[
     from quadrants.aot.project import ProjectError
 
     out = console(as_json)
+    default_log_level()
     try:
         m = pc.load_manifest(manifest_path, cache_dir, list(targets) or None)
-        with _Progress(out, enabled=not as_json) as progress:
+        with _Progress(out, enabled=not as_json) as progress, stdout_to_stderr(as_json):
             report = pc.precompile(m, jobs=jobs, check=check, progress=progress.advance, planned=progress.plan)
     except (ManifestError, ProjectError) as e:
         fail_usage(str(e), as_json)

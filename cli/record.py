@@ -24,6 +24,9 @@ def record(output: str, command: tuple[str, ...]) -> None:
 
     if not command:
         fail_usage("give the command to run after --, e.g. qd record -- python app.py")
+    folder = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(folder):
+        fail_usage(f"-o {output}: the folder {folder} does not exist")
     fd, log = tempfile.mkstemp(prefix="qd-record-", suffix=".jsonl")
     os.close(fd)
     try:

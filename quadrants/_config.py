@@ -163,6 +163,15 @@ def env_name(option: str) -> str:
     return "QD_" + option.upper()
 
 
+def check_environment(environ: dict[str, str] | None = None) -> str | None:
+    """Why a QD_* variable of the environment is malformed, or None (the `qd` commands check this first)."""
+    try:
+        load_config({}, environ)
+    except ValueError as e:
+        return str(e)
+    return None
+
+
 def load_config(kwargs: dict[str, Any], environ: dict[str, str] | None = None) -> tuple[Config, list[str]]:
     """Build a Config from `qd.init` keyword arguments and the environment.
 
@@ -175,19 +184,23 @@ def load_config(kwargs: dict[str, Any], environ: dict[str, str] | None = None) -
     unknown = [k for k in kwargs if k not in FIELDS and k not in IGNORED_OPTIONS]
     if unknown:
         raise KeyError(f"Unrecognized keyword argument(s) for qd.init: {', '.join(unknown)}")
+    set_by_qd = set(env.get("QD_SET_BY_QD", "").split(","))  # variables a `qd` command set for the project
     for name, f in FIELDS.items():
         parse = f.metadata["parse"]
         text = env.get(env_name(name), "")
         if name == "offline_cache_file_path" and not text:
             text = env.get("QD_CACHE_DIR", "")
         if name in kwargs and kwargs[name] is not None:
-            values[name] = parse(kwargs[name])
-            if text:
+            try:
+                values[name] = parse(kwargs[name])
+            except (ValueError, TypeError) as e:
+                raise ValueError(f"invalid qd.init argument {name}={kwargs[name]!r}: {e}") from None
+            if text and env_name(name) not in set_by_qd:
                 notes.append(f"Environment variable {env_name(name)}={text} overridden by qd.init argument {name!r}")
         elif text:
             try:
                 values[name] = parse(text)
-            except ValueError as e:
+            except (ValueError, TypeError) as e:
                 raise ValueError(f"invalid {env_name(name)}={text!r}: {e}") from None
     return Config(**values), notes
 

@@ -111,6 +111,7 @@ class Manifest:
     kernels: list[KernelEntry]
     prefix: Path = ()  # ("tool", "quadrants") in a pyproject.toml
     lines: dict[Path, int] = field(default_factory=dict)
+    targets_overridden: bool = False  # the targets come from `--target`, not the file
 
     @property
     def root(self) -> str:
@@ -159,6 +160,8 @@ def load(path: str) -> Manifest:
         data = tomllib.loads(text)
     except UnicodeDecodeError:
         raise ManifestError("not UTF-8 text", display) from None
+    except RecursionError:
+        raise ManifestError("arrays or tables nested too deeply for TOML", display) from None
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
@@ -193,6 +196,8 @@ def _validate(m: Manifest, data: dict[str, Any]) -> None:
         m.cache_dir = data["cache_dir"]
     if "targets" in data:
         m.targets = expand_targets(_str_list(m, data, "targets"), lambda msg, i: m.error(msg, ("targets", i)))
+        if not m.targets:
+            raise m.error('"targets" is empty: name at least one, e.g. targets = ["host"]', ("targets",))
     if "init" in data:
         m.init = _init_options(m, data["init"])
     kernels = data.get("kernel", [])
@@ -236,7 +241,7 @@ def _str_list(m: Manifest, data: dict[str, Any], key: str, dotted: bool = False)
 
 
 def _init_options(m: Manifest, v: Any) -> dict[str, Any]:
-    from quadrants._config import Config
+    from quadrants._config import FIELDS, Config
 
     if not isinstance(v, dict):
         raise m.error("[init] must be a table of qd.init options", ("init",))
@@ -246,6 +251,12 @@ def _init_options(m: Manifest, v: Any) -> dict[str, Any]:
             raise m.error(f"unknown qd.init option {k!r} (see quadrants/_config.py)", ("init", k))
         if k in ("offline_cache_file_path", "offline_cache", "arch"):
             raise m.error(f"{k!r} is set by qd precompile (use cache_dir / targets)", ("init", k))
+        parse = FIELDS[k].metadata["parse"] if k in FIELDS else None
+        if parse is not None:
+            try:
+                parse(v[k])
+            except (ValueError, TypeError, KeyError) as e:
+                raise m.error(f"init.{k} = {v[k]!r}: {e}", ("init", k)) from None
     return dict(v)
 
 
@@ -283,12 +294,28 @@ def _param_value(m: Manifest, v: Any, path: Path) -> Factory | Value:
         if set(v) == {"factory"} and isinstance(v["factory"], str) and _REF.match(v["factory"]):
             return Factory(v["factory"])
         if set(v) == {"value"}:
-            return Value(_tuples(v["value"]))
+            return Value(_nested(m, v["value"], path))
         if set(v) == {"dtype"} and isinstance(v["dtype"], str) and v["dtype"] in typespec.SCALARS:
             return Value(v["dtype"], is_dtype=True)
         raise m.error('expected { factory = "module:function" }, { value = ... } or { dtype = "f32" }', path)
-    return Value(_tuples(v))
+    return Value(_nested(m, v, path))
 
 
-def _tuples(v: Any) -> Any:
-    return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
+def _nested(m: Manifest, v: Any, path: Path) -> Any:
+    try:
+        return _tuples(v)
+    except ValueError as e:
+        raise m.error(f"{e}; expected a number, a string or a short list", path) from None
+
+
+MAX_DEPTH = 16  # template values nested deeper than this are no kernel argument anyone writes
+
+
+def _tuples(v: Any, depth: int = 0) -> Any:
+    if depth > MAX_DEPTH:
+        raise ValueError(f"a value nested more than {MAX_DEPTH} deep")
+    if isinstance(v, dict):
+        for x in v.values():
+            _tuples(x, depth + 1)
+        return v
+    return tuple(_tuples(x, depth + 1) for x in v) if isinstance(v, list) else v

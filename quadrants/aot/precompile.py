@@ -117,6 +117,7 @@ def load_manifest(path: str | None, cache_dir: str | None = None, targets: list[
         m.cache_dir = os.path.abspath(cache_dir)
     if targets:
         m.targets = manifest_mod.expand_targets(list(targets), lambda msg, i: ManifestError(msg, "--target"))
+        m.targets_overridden = True
     return m
 
 
@@ -133,9 +134,10 @@ def precompile(
     with environment(project.environment(m, m.targets[0])):
         from quadrants._config import cache_root
         from quadrants.cache.pipeline import KernelCache
-        from quadrants.errors import QuadrantsError
+        from quadrants.errors import QuadrantsError, QuadrantsRuntimeTypeError
         from quadrants.lang import program
 
+        check_cpu_targets(m)
         modules = project.import_modules(m)
         found = project.discover(modules)
         base = program.get().config
@@ -163,6 +165,8 @@ def precompile(
                     report.items.append(item)
                     try:
                         item.fast_key, reason = kernel.probe(tuple(args), {}, cache)
+                    except (QuadrantsRuntimeTypeError, ValueError, TypeError) as e:  # the example does not fit
+                        raise m.error(f"{entry.name}: these arguments do not fit the kernel: {e}", path) from None
                     except QuadrantsError as e:  # the frontend of a kernel without fastcache
                         item.status, item.detail = "failed", str(e).strip()
                         reason = None
@@ -194,6 +198,29 @@ def precompile(
             _record_targets(KernelCache(base, load=False), [t for t in m.targets if t != "host"], report)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def check_cpu_targets(m: Manifest) -> None:
+    """Every CPU target names a processor LLVM knows. Checked in a child process: an unknown one makes LLVM print
+    warnings and then abort the process that compiles for it."""
+    import subprocess
+    import sys
+
+    for target in m.targets:
+        if target == "host" or target.startswith("cuda:"):
+            continue
+        proc = subprocess.run([sys.executable, "-c", _CPU_PROBE, target], capture_output=True, text=True, timeout=120)
+        if proc.returncode != 0 or "not a recognized processor" in proc.stderr:
+            message = (f"target {target!r}: LLVM does not know this processor; expected \"host\", an x86-64 level "
+                       "(x86-64, x86-64-v2 .. x86-64-v4) or an LLVM CPU name (skylake, znver3, neoverse-v1, ...)")  # fmt: skip
+            raise ManifestError(message, "--target") if m.targets_overridden else m.error(message, ("targets",))
+
+
+_CPU_PROBE = """
+import sys
+from quadrants.codegen.cpu import probe_cpu
+probe_cpu(sys.argv[1])
+"""
 
 
 def _where(m: Manifest, path: tuple[Any, ...]) -> str:
@@ -290,7 +317,6 @@ def _worker_init(manifest_path: str, cache_dir: str | None, targets: list[str], 
                  target: str, parent: int) -> None:  # fmt: skip
     _die_with_parent(parent)
     os.environ.update(env)
-    os.environ.setdefault("QD_LOG_LEVEL", "warn")
     from quadrants.cache.pipeline import KernelCache
     from quadrants.lang import program
 

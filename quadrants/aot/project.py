@@ -7,6 +7,7 @@ key), so what precompile stores is exactly what the program looks up.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import importlib
 import os
@@ -14,7 +15,7 @@ import sys
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from quadrants.aot import typespec
 from quadrants.aot.manifest import Factory, KernelEntry, Manifest, ManifestError, Signature, Value
@@ -52,7 +53,27 @@ def environment(manifest: Manifest, target: str) -> dict[str, str]:
         env["QD_CACHE_DIR"] = os.path.join(manifest.root, manifest.cache_dir)
     for k, v in manifest.init.items():
         env["QD_" + k.upper()] = ("1" if v else "0") if isinstance(v, bool) else str(v)
+    env["QD_SET_BY_QD"] = ",".join(sorted(env))  # not the user's: qd.init arguments override them silently
     return env
+
+
+@contextlib.contextmanager
+def project_code(what: str) -> Iterator[None]:
+    """Run the project's code (an import, a factory): `sys.exit()` and `os._exit()` there become a ProjectError
+    naming `what`, instead of ending `qd` with that status and no word (a precompile that "succeeded")."""
+    real_exit = os._exit
+
+    def refuse(code: int) -> NoReturn:
+        raise SystemExit(code)
+
+    os._exit = refuse  # type: ignore[assignment]
+    try:
+        yield
+    except SystemExit as e:
+        raise ProjectError(f"{what} called sys.exit({e.code!r}) (or os._exit): the project must not exit "
+                           "while qd imports it or calls its factories") from None  # fmt: skip
+    finally:
+        os._exit = real_exit
 
 
 def import_modules(manifest: Manifest) -> list[Any]:
@@ -64,12 +85,15 @@ def import_modules(manifest: Manifest) -> list[Any]:
     out = []
     for i, name in enumerate(manifest.modules):
         try:
-            out.append(importlib.import_module(name))
+            with project_code(f"importing {name}"):
+                out.append(importlib.import_module(name))
         except ModuleNotFoundError as e:
             if e.name and name.startswith(e.name):
                 raise manifest.error(f"module {name!r} not found (python_path: {manifest.python_path})",
                                      ("modules", i)) from None  # fmt: skip
             raise ProjectError(f"importing {name}: {_short_tb()}") from None
+        except ProjectError:
+            raise
         except Exception:  # noqa: BLE001 - the project's own error, reported with its traceback
             raise ProjectError(f"importing {name}: {_short_tb()}") from None
     return out
@@ -93,7 +117,10 @@ def import_paths_or_modules(specs: list[str]) -> list[Any]:
     out = []
     for name in dict.fromkeys(names):
         try:
-            out.append(importlib.import_module(name))
+            with project_code(f"importing {name}"):
+                out.append(importlib.import_module(name))
+        except ProjectError:
+            raise
         except Exception:  # noqa: BLE001 - the project's own error, with its traceback
             raise ProjectError(f"importing {name}: {_short_tb()}") from None
     return out
@@ -176,10 +203,11 @@ def _factory_calls(manifest: Manifest, entry: KernelEntry, params: list[Param]) 
         fn = resolve_ref(entry.factory)  # type: ignore[arg-type]
     except (ImportError, AttributeError) as e:
         raise manifest.error(f"factory {entry.factory!r} not found ({e})", where) from None
-    try:
-        produced = list(fn())
-    except Exception as e:  # noqa: BLE001
-        raise ProjectError(f"factory {entry.factory} raised {type(e).__name__}: {e}") from None
+    produced = _call_factory(fn, str(entry.factory), manifest, where)
+    if not isinstance(produced, (list, tuple)) and not hasattr(produced, "__iter__"):
+        raise manifest.error(f"factory {entry.factory} returned a {type(produced).__name__}; expected a list of "
+                             "argument lists or dicts", where)  # fmt: skip
+    produced = list(produced)
     out = []
     for item in produced:
         if isinstance(item, dict):
@@ -199,6 +227,17 @@ def _factory_calls(manifest: Manifest, entry: KernelEntry, params: list[Param]) 
                 )
         out.append((where, values))
     return out
+
+
+def _call_factory(fn: Any, ref: str, manifest: Manifest, where: Path) -> Any:
+    """Call a factory of the project: its exceptions (and exits) are the manifest's problem, named at `where`."""
+    try:
+        with project_code(f"factory {ref}"):
+            return fn()
+    except ProjectError as e:
+        raise manifest.error(str(e), where) from None
+    except Exception as e:  # noqa: BLE001 - the project's code
+        raise manifest.error(f"factory {ref} raised {type(e).__name__}: {e}", where) from None
 
 
 def example_args(manifest: Manifest, kernel: Kernel, params: list[Param], sig: Signature) -> list[Any]:
@@ -223,7 +262,7 @@ def _example(manifest: Manifest, kernel: Kernel, p: Param, given: Any, path: Pat
             fn = resolve_ref(given.ref)
         except (ImportError, AttributeError) as e:
             raise manifest.error(f"factory {given.ref!r} not found ({e})", path) from None
-        return fn()
+        return _call_factory(fn, given.ref, manifest, path)
     if given is None:
         if p.default is not EMPTY:
             return p.default

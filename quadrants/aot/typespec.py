@@ -103,11 +103,28 @@ def parse(text: str) -> TypeSpec:
     if m is None:
         raise TypeSpecError(f"unknown type {text!r}; expected {EXPECTED}")
     container, elem, ndim = m.group(1), m.group(2), int(m.group(3))
+    if not 1 <= ndim <= MAX_NDIM:
+        raise TypeSpecError(f"{text!r}: an array has 1 to {MAX_NDIM} dimensions, not {ndim}")
     if elem in ALIASES:
         shape, name = ALIASES[elem]
         return TypeSpec(dtypes.to_dtype(name), container, ndim, shape)
     if (v := _VECTOR.match(elem)) is not None:
-        return TypeSpec(_scalar(v.group(2), text), container, ndim, (int(v.group(1)),))
+        return TypeSpec(_scalar(v.group(2), text), container, ndim, _elem_shape(text, int(v.group(1))))
     if (mm := _MATRIX.match(elem)) is not None:
-        return TypeSpec(_scalar(mm.group(3), text), container, ndim, (int(mm.group(1)), int(mm.group(2))))
+        shape = _elem_shape(text, int(mm.group(1)), int(mm.group(2)))
+        return TypeSpec(_scalar(mm.group(3), text), container, ndim, shape)
     return TypeSpec(_scalar(elem, text), container, ndim)
+
+
+MAX_NDIM = 16
+MAX_ELEMENTS = 1024  # a vector/matrix element is unrolled into scalars: beyond this, use another dimension
+
+
+def _elem_shape(text: str, *sizes: int) -> tuple[int, ...]:
+    n = 1
+    for s in sizes:
+        n *= s
+    if min(sizes) < 1 or n > MAX_ELEMENTS:
+        raise TypeSpecError(f"{text!r}: vector and matrix sizes must be at least 1, with at most {MAX_ELEMENTS} "
+                            f"elements in all (got {' x '.join(map(str, sizes))})")  # fmt: skip
+    return tuple(sizes)

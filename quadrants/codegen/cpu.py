@@ -37,6 +37,15 @@ def cpu_target(name: str = "host") -> CpuTarget:
     return CpuTarget(triple, name, "")
 
 
+def probe_cpu(name: str) -> None:
+    """Compile an empty module for the processor `name` (qd precompile checks its targets with this in a child
+    process: LLVM aborts the process for some unknown names)."""
+    target = cpu_target(name)
+    tm = target_machine(target, 0)
+    mod = llvm.parse_assembly(f'target triple = "{target.triple}"\ndefine void @f() {{\n  ret void\n}}\n')
+    tm.emit_object(mod)
+
+
 @functools.cache
 def target_machine(target: CpuTarget, opt: int) -> llvm.TargetMachine:
     _init()
