@@ -9,7 +9,7 @@ import tempfile
 
 import click
 
-from quadrants_cli.common import console, fail_usage
+from quadrants_cli.common import console, fail, fail_usage
 
 
 @click.command("record", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -20,7 +20,7 @@ def record(output: str, command: tuple[str, ...]) -> None:
     """Run COMMAND and add every kernel signature it called to the manifest.
 
     Example: qd record -o qd.toml -- python app.py --steps 10"""
-    from quadrants.aot.record import merge, read_records
+    from quadrants.aot.record import RecordError, merge, read_records
 
     if not command:
         fail_usage("give the command to run after --, e.g. qd record -- python app.py")
@@ -35,7 +35,10 @@ def record(output: str, command: tuple[str, ...]) -> None:
             rc = subprocess.call(list(command), env=env)
         except OSError as e:
             fail_usage(f"cannot run {command[0]!r}: {e.strerror}")
-        summary = merge(output, read_records(log))
+        try:
+            summary = merge(output, read_records(log))
+        except RecordError as e:
+            fail(str(e))
     finally:
         os.unlink(log)
     out = console()

@@ -36,9 +36,22 @@ def record_call(path: str, kernel: Any, params: list[Any], values: list[Any]) ->
         described = describe(p, v)
         if described is not None:
             sig[p.name] = described
-    line = {"kernel": f"{kernel.fn.__module__}:{kernel.fn.__qualname__}", "fastcache": kernel.fastcache, "params": sig}
+    module = kernel.fn.__module__
+    if module == "__main__":  # the script itself: the manifest imports it by its file's module name
+        module = module_of_file(kernel.fn.__code__.co_filename)
+    line = {"kernel": f"{module}:{kernel.fn.__qualname__}", "fastcache": kernel.fastcache, "params": sig}
     with open(path, "a") as f:
         f.write(json.dumps(line) + "\n")
+
+
+def module_of_file(path: str) -> str:
+    """The dotted module name of a .py file, from the packages (folders with __init__.py) around it."""
+    folder, base = os.path.split(os.path.abspath(path))
+    parts = [os.path.splitext(base)[0]]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, pkg = os.path.split(folder)
+        parts.insert(0, pkg)
+    return ".".join(parts)
 
 
 def describe(p: Any, v: Any) -> Any:
@@ -89,11 +102,22 @@ def _template_value(v: Any) -> Any:
         return v.item() if hasattr(v, "item") else v
     if isinstance(v, str):
         return v
-    if isinstance(v, (tuple, list)) and all(isinstance(x, (bool, int, float, str)) for x in v):
-        return list(v)
+    if isinstance(v, (tuple, list)) and _plain_nested(v):
+        return _as_lists(v)
     if isinstance(v, MatrixType):
         return {UNRECORDABLE: "a matrix type"}
     return {UNRECORDABLE: f"a {type(v).__name__}"}
+
+
+def _plain_nested(v: Any, depth: int = 0) -> bool:
+    """Numbers, strings and (nested) tuples of them: what a manifest's `k = [[1, 2], [3, 4]]` gives back."""
+    if isinstance(v, (bool, int, float, str)) and not isinstance(v, enum.Enum):
+        return True
+    return depth < 8 and isinstance(v, (tuple, list)) and all(_plain_nested(x, depth + 1) for x in v)
+
+
+def _as_lists(v: Any) -> Any:
+    return [_as_lists(x) for x in v] if isinstance(v, (tuple, list)) else v
 
 
 # ---- merging into the manifest ----------------------------------------------------------------------------
@@ -123,15 +147,24 @@ def read_records(path: str) -> list[dict[str, Any]]:
     return out
 
 
+class RecordError(Exception):
+    """The manifest cannot be updated (it would not be valid); nothing was written."""
+
+
 def merge(manifest_path: str, records: list[dict[str, Any]]) -> MergeSummary:
-    """Add the recorded kernels, signatures and modules to the manifest at `manifest_path` (created if missing),
-    keeping what is there. Kernels not marked fastcache=True are added too (precompiled into the offline cache,
-    they still skip LLVM at start) and listed in the summary."""
+    """Add the recorded kernels, signatures and modules to the manifest at `manifest_path` (created if missing and
+    anything was recorded), keeping what is there. Kernels not marked fastcache=True are added too (precompiled
+    into the offline cache, they still skip LLVM at start) and listed in the summary. The new text is checked
+    (TOML, then the manifest's rules) before it replaces the file atomically: a failed check raises RecordError
+    and the file is left as it was."""
     import tomlkit
 
     summary = MergeSummary()
     pyproject = os.path.basename(manifest_path) == "pyproject.toml"
-    if os.path.exists(manifest_path):
+    exists = os.path.exists(manifest_path)
+    if not records and not exists:
+        return summary  # nothing called: no manifest to write
+    if exists:
         with open(manifest_path) as f:
             doc = tomlkit.parse(f.read())
     else:
@@ -141,59 +174,104 @@ def merge(manifest_path: str, records: list[dict[str, Any]]) -> MergeSummary:
     if pyproject:
         tool = doc.setdefault("tool", tomlkit.table(is_super_table=True))
         root = tool.setdefault("quadrants", tomlkit.table())
-    modules = root.setdefault("modules", tomlkit.array())
-    kernels = root.setdefault("kernel", tomlkit.aot())
-    by_name = {str(k["name"]): k for k in kernels}
     for rec in records:
-        name = rec["kernel"]
-        if name not in summary.kernels:
-            summary.kernels.append(name)
-        if not rec.get("fastcache", True) and name not in summary.not_fastcache:
-            summary.not_fastcache.append(name)
-        module = name.split(":")[0]
-        if module not in [str(m) for m in modules]:
-            modules.append(module)
-            summary.added_modules.append(module)
-        bad = {k: v[UNRECORDABLE] for k, v in rec["params"].items() if isinstance(v, dict) and UNRECORDABLE in v}
-        entry = by_name.get(name)
-        if bad:
-            has_factory = entry is not None and "factory" in entry
-            if not has_factory:
-                why = ", ".join(f"{k} is {v}" for k, v in bad.items())
-                msg = f"{name}: {why}; give it a factory (factory = \"module:function\" or {{ factory = ... }})"
-                if msg not in summary.skipped:
-                    summary.skipped.append(msg)
-            continue
-        if entry is None:
-            entry = tomlkit.table()
-            entry["name"] = name
-            kernels.append(entry)
-            entry = kernels[-1]
-            by_name[name] = entry
-            summary.added_kernels.append(name)
-        sig = rec["params"]
-        if not sig:
-            summary.known_signatures += 1  # all parameters fixed by annotations: the kernel entry is enough
-            continue
-        existing = entry.get("signatures")
-        if existing is None:
-            entry["signatures"] = tomlkit.array()
-            existing = entry["signatures"]
-            existing.multiline(True)
-        if any(_plain(s) == sig for s in existing):
-            summary.known_signatures += 1
-            continue
-        table = tomlkit.inline_table()
-        for k, v in sig.items():
-            table[k] = v
-        existing.append(table)
-        summary.added_signatures += 1
+        _merge_one(root, rec, summary)
+    if not records:
+        return summary
     text = tomlkit.dumps(doc)
-    tmp = manifest_path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, manifest_path)
+    _validate(text, manifest_path)
+    tmp = f"{manifest_path}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, manifest_path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
     return summary
+
+
+def _merge_one(root: Any, rec: dict[str, Any], summary: MergeSummary) -> None:
+    import tomlkit
+
+    name = rec["kernel"]
+    if name not in summary.kernels:
+        summary.kernels.append(name)
+    if not rec.get("fastcache", True) and name not in summary.not_fastcache:
+        summary.not_fastcache.append(name)
+    modules = root.get("modules")
+    if modules is None:
+        root["modules"] = tomlkit.array()
+        modules = root["modules"]
+    module = name.split(":")[0]
+    if module not in [str(m) for m in modules]:
+        modules.append(module)
+        summary.added_modules.append(module)
+    kernels = root.get("kernel")
+    if kernels is None or (isinstance(kernels, list) and not len(kernels) and not isinstance(kernels, tomlkit.items.AoT)):
+        root["kernel"] = tomlkit.aot()  # also replaces an empty `kernel = []` an older qd record wrote
+        kernels = root["kernel"]
+    entry = next((k for k in kernels if str(k.get("name")) == name), None)
+    bad = {k: v[UNRECORDABLE] for k, v in rec["params"].items() if isinstance(v, dict) and UNRECORDABLE in v}
+    if bad:
+        missing = {k: v for k, v in bad.items() if not _has_factory(entry, k)}
+        if missing:
+            why = ", ".join(f"{k} is {v}" for k, v in missing.items())
+            msg = f"{name}: {why}; give it a factory (factory = \"module:function\" or {{ factory = ... }})"
+            if msg not in summary.skipped:
+                summary.skipped.append(msg)
+        return
+    if entry is None:
+        entry = tomlkit.table()
+        entry["name"] = name
+        kernels.append(entry)
+        entry = kernels[-1]
+        summary.added_kernels.append(name)
+    sig = rec["params"]
+    if not sig:
+        summary.known_signatures += 1  # all parameters fixed by annotations: the kernel entry is enough
+        return
+    existing = entry.get("signatures")
+    if existing is None:
+        entry["signatures"] = tomlkit.array()
+        existing = entry["signatures"]
+        existing.multiline(True)
+    if any(_plain(s) == sig for s in existing):
+        summary.known_signatures += 1
+        return
+    table = tomlkit.inline_table()
+    for k, v in sig.items():
+        table[k] = v
+    existing.append(table)
+    summary.added_signatures += 1
+
+
+def _has_factory(entry: Any, param: str) -> bool:
+    """Whether the manifest already gives `param` (or the whole kernel) a factory."""
+    if entry is None:
+        return False
+    if "factory" in entry:
+        return True
+    return any(isinstance(s, dict) and isinstance(s.get(param), dict) and "factory" in s[param]
+               for s in entry.get("signatures", []))  # fmt: skip
+
+
+def _validate(text: str, manifest_path: str) -> None:
+    import tempfile
+
+    from quadrants.aot import manifest as manifest_mod
+
+    folder = os.path.dirname(os.path.abspath(manifest_path))
+    with tempfile.TemporaryDirectory(dir=folder if os.access(folder, os.W_OK) else None) as tmp:
+        probe = os.path.join(tmp, os.path.basename(manifest_path))
+        with open(probe, "w") as f:
+            f.write(text)
+        try:
+            manifest_mod.load(probe)
+        except manifest_mod.ManifestError as e:
+            why = str(e).replace(probe, manifest_path).replace(os.path.relpath(probe), manifest_path)
+            raise RecordError(f"the updated manifest would be invalid ({why}); {manifest_path} was not changed") from None
 
 
 def _plain(item: Any) -> Any:

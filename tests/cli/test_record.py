@@ -58,3 +58,83 @@ def test_record_into_pyproject_and_a_failing_program(proj: Proj) -> None:  # noq
         "x": "numpy[f32, 1]", "n": 4, "mode": "ADD"
     }
     assert json.loads(json.dumps(m.modules)) == ["app.kernels"]
+
+
+SCRIPT = """
+import enum
+import sys
+
+import numpy as np
+import quadrants as qd
+
+qd.init(arch=qd.cpu)
+
+
+class Mode(enum.Enum):
+    A = 1
+    B = 2
+
+
+@qd.kernel(fastcache=True)
+def k(x: qd.types.NDArray[qd.f32, 1], mode: Mode, t: qd.template()):
+    for i in range(x.shape[0]):
+        if qd.static(mode == Mode.A):
+            x[i] += t[0][1] + t[1][0]
+
+
+if __name__ == "__main__" and len(sys.argv) > 1:
+    a = np.zeros(3, np.float32)
+    k(a, Mode.A, ((1, 2), (3, 4)))
+    print(a.tolist(), qd.stats()["compiles"])
+"""
+
+
+def test_a_run_that_records_nothing_writes_nothing(proj: Proj, tmp_path) -> None:  # noqa: F811
+    (proj.root / "script.py").write_text(SCRIPT)
+    (proj.root / "qd.toml").unlink()
+    quiet = proj.qd("record", "-o", "qd.toml", "--", sys.executable, "script.py")
+    assert quiet.returncode == 0 and "0 kernel(s) called" in quiet.stdout
+    assert not (proj.root / "qd.toml").exists()
+    (proj.root / "qd.toml").write_text('modules = ["script"]\nkernel = []\n')  # what an older qd record wrote
+    before = (proj.root / "qd.toml").read_text()
+    assert proj.qd("record", "-o", "qd.toml", "--", sys.executable, "script.py").returncode == 0
+    assert (proj.root / "qd.toml").read_text() == before
+    twice = [proj.qd("record", "-o", "qd.toml", "--", sys.executable, "script.py", "run") for _ in range(2)]
+    assert all(t.returncode == 0 for t in twice), twice[-1].stderr
+    m = manifest.load(str(proj.root / "qd.toml"))  # valid TOML and a valid manifest after each run
+    assert [k.name for k in m.kernels] == ["script:k"] and len(m.kernels[0].signatures) == 1
+
+
+def test_scripts_enums_and_nested_tuples_are_recorded_and_precompiled(proj: Proj) -> None:  # noqa: F811
+    (proj.root / "script.py").write_text(SCRIPT)
+    (proj.root / "qd.toml").write_text('cache_dir = "build/cache"\nmodules = []\n')
+    env = {"QD_CACHE_DIR": str(proj.root / "c0")}
+    rec = proj.qd("record", "-o", "qd.toml", "--", sys.executable, "script.py", "run", env=env)
+    assert rec.returncode == 0 and "skipped" not in rec.stdout, rec.stdout
+    m = manifest.load(str(proj.root / "qd.toml"))
+    (entry,) = m.kernels
+    assert entry.name == "script:k" and m.modules == ["script"]
+    assert {n: v.raw for n, v in entry.signatures[0].params.items()} == {"mode": "A", "t": ((1, 2), (3, 4))}
+    rc, report = proj.precompile()
+    assert rc == 0 and report["compiled"] == 1, report
+    run = proj.qd("record", "-o", "other.toml", "--", sys.executable, "script.py", "run",
+                  env={"QD_CACHE_DIR": str(proj.root / "build" / "cache")})  # fmt: skip
+    assert run.returncode == 0 and "[5.0, 5.0, 5.0] 0" in run.stdout  # 2 + 3 added, nothing compiled
+
+
+def test_no_factory_advice_where_the_manifest_has_one(proj: Proj) -> None:  # noqa: F811
+    (proj.root / "qd.toml").write_text(
+        'cache_dir = "build/cache"\nmodules = ["app.kernels"]\n\n[[kernel]]\nname = "app.kernels:Counter.advance"\n'
+        'signatures = [{ self = { factory = "app.factories:counter" } }]\n'
+    )
+    cmd = proj.qd("record", "-o", "qd.toml", "--", sys.executable, "main.py", env={"QD_CACHE_DIR": str(proj.root / "c0")})
+    assert cmd.returncode == 0 and "app.kernels:fill" in cmd.stdout  # no factory given for that one
+    assert "Counter.advance" not in cmd.stdout
+
+
+def test_an_update_that_would_be_invalid_is_not_written(proj: Proj) -> None:  # noqa: F811
+    (proj.root / "qd.toml").write_text('modules = []\ntargets = ["cuda:sm_1x"]\n')
+    before = (proj.root / "qd.toml").read_text()
+    cmd = proj.qd("record", "-o", "qd.toml", "--", sys.executable, "main.py", env={"QD_CACHE_DIR": str(proj.root / "c0")})
+    assert cmd.returncode == 1 and "would be invalid" in cmd.stderr and "qd.toml:2" in cmd.stderr
+    assert (proj.root / "qd.toml").read_text() == before
