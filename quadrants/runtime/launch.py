@@ -8,7 +8,8 @@ ndarray, one ctypes call (under a microsecond in all).
 
 Threads: the runtime context (error reports) and the result slots are per calling thread. The thread that
 made the launcher uses the ones the fast path has bound in; any other thread gets its own on first use, so
-concurrent calls never read each other's results or errors.
+concurrent calls never read each other's results or errors. A kernel with no results and no checks compiled
+in never writes its context: its fast path skips the thread check.
 """
 
 from __future__ import annotations
@@ -214,7 +215,8 @@ class Launcher:
                 ranges.append(f"{lo_hi[0]} <= {value} <= {lo_hi[1]}")
         names = ", ".join(f"a{i}" for i in range(nparams))
         lines = [f"def fast({names}):", f"    if not ({' and '.join(checks) or 'True'}):", "        return MISS"]
-        lines += ["    if TID() != OWNER:", f"        return OTHER({names})"]
+        if self.abi.rets or len(self.abi.sites):  # the kernel writes results or errors into its context
+            lines += ["    if TID() != OWNER:", f"        return OTHER({names})"]
         lines += [f"    {p}" for p in pre]
         if ranges:
             lines += [f"    if not ({' and '.join(ranges)}):", "        return MISS"]
