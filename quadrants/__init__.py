@@ -12,7 +12,8 @@ Importing this package is cheap: llvmlite is loaded the first time a kernel comp
 """
 
 from quadrants import math, types  # noqa: F401
-from quadrants._config import cpu, cuda, gpu  # noqa: F401
+from quadrants._config import amdgpu, cc, cpu, cuda, dx11, dx12, gles, metal, opengl, vulkan, wasm  # noqa: F401
+from quadrants._config import gpu_archs as gpu  # noqa: F401  - a list, as in Quadrants
 from quadrants._version import __version__  # noqa: F401
 from quadrants.errors import (  # noqa: F401
     QuadrantsAssertionError,
@@ -34,6 +35,8 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     atan2,
     atomic_add,
     atomic_and,
+    atomic_cas,
+    atomic_exchange,
     atomic_max,
     atomic_min,
     atomic_mul,
@@ -41,6 +44,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     atomic_sub,
     atomic_xor,
     bit_cast,
+    bit_shr,
     cast,
     ceil,
     clz,
@@ -67,6 +71,8 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     tan,
     tanh,
 )  # fmt: skip
+from quadrants.lang.compat import Extension as extension  # noqa: F401
+from quadrants.lang.compat import Layout, is_extension_supported, pure, real_func  # noqa: F401
 from quadrants.lang.data_oriented import data_oriented  # noqa: F401
 from quadrants.lang.field import Field, MatrixField, ScalarField, field  # noqa: F401
 from quadrants.lang.kernel import kernel  # noqa: F401
@@ -92,3 +98,12 @@ def stats() -> dict:  # type: ignore[type-arg]
     from quadrants._stats import STATS
 
     return STATS.snapshot()
+
+
+def __getattr__(name: str) -> object:
+    """`qd.cfg`: the active program's settings (None before the first qd.init), as in Quadrants."""
+    if name == "cfg":
+        from quadrants.lang.program import current_config
+
+        return current_config()
+    raise AttributeError(f"module 'quadrants' has no attribute {name!r}")

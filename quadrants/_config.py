@@ -42,7 +42,15 @@ class Arch:
 cpu = Arch("cpu")
 cuda = Arch("cuda")
 gpu = Arch("gpu")
-ARCHES = {"cpu": cpu, "x64": cpu, "x86_64": cpu, "arm64": cpu, "cuda": cuda, "gpu": gpu}
+# Backends of real Quadrants this package does not have: `qd.init(arch=...)` with one falls back to the CPU with a
+# warning (as Quadrants does on a machine without that GPU), or raises with enable_fallback=False.
+vulkan, metal, amdgpu, opengl, gles, dx11, dx12, cc, wasm, python = (
+    Arch(n) for n in ("vulkan", "metal", "amdgpu", "opengl", "gles", "dx11", "dx12", "cc", "wasm", "python")
+)
+FOREIGN = (vulkan, metal, amdgpu, opengl, gles, dx11, dx12, cc, wasm, python)
+gpu_archs = [cuda, metal, vulkan, amdgpu]  # `qd.gpu`: as in Quadrants, a list (the first one usable is taken)
+ARCHES = {"cpu": cpu, "x64": cpu, "x86_64": cpu, "arm64": cpu, "cuda": cuda, "gpu": gpu,
+          **{a.name: a for a in FOREIGN}}  # fmt: skip
 
 
 def _parse_bool(text: Any) -> bool:
@@ -59,6 +67,13 @@ def _parse_bool(text: Any) -> bool:
 def _parse_arch(value: Any) -> Arch:
     if isinstance(value, Arch):
         return value
+    if isinstance(value, (list, tuple)):  # qd.gpu, or a list of preferences: the first this package runs
+        archs = [_parse_arch(v) for v in value]
+        if cuda in archs:
+            return gpu  # the GPU when one is usable, else the CPU with a warning
+        if cpu in archs:
+            return cpu
+        return archs[0] if archs else cpu
     try:
         return ARCHES[str(value).lower()]
     except KeyError:
@@ -101,7 +116,9 @@ def _default_threads() -> int:
 
 @dataclass(frozen=True)
 class Config:
-    arch: Arch = _opt(cpu, _parse_arch, True, "backend: qd.cpu, qd.cuda or qd.gpu")
+    arch: Arch = _opt(cpu, _parse_arch, True, "backend: qd.cpu, qd.cuda or qd.gpu (others: the CPU, warned)")
+    enable_fallback: bool = _opt(True, _parse_bool, False, "an arch this machine lacks runs on the CPU with a "
+                                 "warning; off: qd.init raises instead")
     debug: bool = _opt(False, _parse_bool, True, "bounds checks and assertions in kernels")
     check_out_of_bound: bool = _opt(False, _parse_bool, True, "bounds checks without the rest of debug")
     opt_level: int = _opt(1, int, True, "0: no LLVM optimization; 1: default (O2-class); 2, 3: O3")
@@ -150,7 +167,7 @@ IGNORED_OPTIONS = frozenset(
     {
         "advanced_optimization", "device_memory_GB", "device_memory_fraction", "kernel_profiler",
         "random_seed", "num_compile_threads", "short_circuit_operators", "print_full_traceback",
-        "gdb_trigger", "enable_fallback", "require_version", "_test_mode", "default_gpu_block_dim",
+        "gdb_trigger", "require_version", "_test_mode", "default_gpu_block_dim",
         "ad_stack_size", "verbose", "print_kernel_llvm_ir", "print_accessor_ir", "make_thread_local",
         "make_block_local", "cfg_optimization", "external_optimization_level", "fast_math_f64",
     }

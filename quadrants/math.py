@@ -16,12 +16,14 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     atan,
     atan2,
     ceil,
+    clz,
     cos,
     exp,
     floor,
     log,
     max,
     min,
+    popcnt,
     pow,
     round,
     select,
@@ -30,6 +32,8 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     tan,
     tanh,
 )  # fmt: skip
+from quadrants.lang.matrix import Matrix as _Matrix
+from quadrants.types.annotations import template
 from quadrants.types.compound import matrix as _matrix
 from quadrants.types.compound import vector as _vector
 from quadrants.types.dtypes import u32 as _u32
@@ -145,3 +149,135 @@ def determinant(m):  # type: ignore[no-untyped-def]
 @func
 def inverse(m):  # type: ignore[no-untyped-def]
     return m.inverse()
+
+
+# ---- transforms (4x4 homogeneous unless said otherwise) ---------------------------------------------------------
+
+
+@func
+def vdir(ang):  # type: ignore[no-untyped-def]
+    """The 2d unit vector at angle `ang` (radians)."""
+    return vec2(cos(ang), sin(ang))
+
+
+@func
+def rotation2d(ang):  # type: ignore[no-untyped-def]
+    """The 2x2 counter-clockwise rotation by `ang`."""
+    c, s = cos(ang), sin(ang)
+    return mat2([[c, -s], [s, c]])
+
+
+@func
+def translate(dx, dy, dz):  # type: ignore[no-untyped-def]
+    return mat4([[1.0, 0.0, 0.0, dx], [0.0, 1.0, 0.0, dy], [0.0, 0.0, 1.0, dz], [0.0, 0.0, 0.0, 1.0]])
+
+
+@func
+def scale(sx, sy, sz):  # type: ignore[no-untyped-def]
+    return mat4([[sx, 0.0, 0.0, 0.0], [0.0, sy, 0.0, 0.0], [0.0, 0.0, sz, 0.0], [0.0, 0.0, 0.0, 1.0]])
+
+
+@func
+def rot_by_axis(axis, ang):  # type: ignore[no-untyped-def]
+    """Rotation by `ang` about `axis` (normalized here), as Quadrants lays it out: the transpose of the
+    right-handed rotation matrix (it rotates row vectors)."""
+    c, s = cos(ang), sin(ang)
+    u = axis.normalized()
+    k = (1.0 - c) * u
+    return mat4(
+        [
+            [c + k[0] * u[0], k[0] * u[1] + s * u[2], k[0] * u[2] - s * u[1], 0.0],
+            [k[1] * u[0] - s * u[2], c + k[1] * u[1], k[1] * u[2] + s * u[0], 0.0],
+            [k[2] * u[0] + s * u[1], k[2] * u[1] - s * u[0], c + k[2] * u[2], 0.0],
+            [0.0, 0.0, 0.0, 1.0],
+        ]
+    )
+
+
+@func
+def rot_yaw_pitch_roll(yaw, pitch, roll):  # type: ignore[no-untyped-def]
+    """Rotation by Euler angles: about Y by `yaw`, then X by `pitch`, then Z by `roll`."""
+    cy, sy = cos(yaw), sin(yaw)
+    cp, sp = cos(pitch), sin(pitch)
+    cr, sr = cos(roll), sin(roll)
+    return mat4(
+        [
+            [cy * cr + sy * sp * sr, sr * cp, -sy * cr + cy * sp * sr, 0.0],
+            [-cy * sr + sy * sp * cr, cr * cp, sr * sy + cy * sp * cr, 0.0],
+            [sy * cp, -sp, cy * cp, 0.0],
+            [0.0, 0.0, 0.0, 1.0],
+        ]
+    )
+
+
+@func
+def rotation3d(ang_x, ang_y, ang_z):  # type: ignore[no-untyped-def]
+    """Rotation by angles about X, Y and Z (Y first, then X, then Z): `rot_yaw_pitch_roll(ang_z, ang_x, ang_y)`,
+    argument order as in Quadrants."""
+    return rot_yaw_pitch_roll(ang_z, ang_x, ang_y)
+
+
+@func
+def refract(x, n, eta):  # type: ignore[no-untyped-def]
+    """GLSL refract: the refraction of incident `x` at normal `n` with index ratio `eta` (zero on total internal
+    reflection)."""
+    d = x.dot(n)
+    k = 1.0 - eta * eta * (1.0 - d * d)
+    return select(k >= 0.0, eta * x - (eta * d + sqrt(max(k, 0.0))) * n, x * 0.0 + 0.0)  # +0, not -0
+
+
+# ---- complex numbers as vec2 (re, im) ---------------------------------------------------------------------------
+
+
+@func
+def cmul(z1, z2):  # type: ignore[no-untyped-def]
+    return vec2(z1[0] * z2[0] - z1[1] * z2[1], z1[0] * z2[1] + z1[1] * z2[0])
+
+
+@func
+def cconj(z):  # type: ignore[no-untyped-def]
+    return vec2(z[0], -z[1])
+
+
+@func
+def cdiv(z1, z2):  # type: ignore[no-untyped-def]
+    return vec2(z1[0] * z2[0] + z1[1] * z2[1], z1[1] * z2[0] - z1[0] * z2[1]) / z2.dot(z2)
+
+
+@func
+def cinv(z):  # type: ignore[no-untyped-def]
+    return vec2(z[0], -z[1]) / z.dot(z)
+
+
+@func
+def cexp(z):  # type: ignore[no-untyped-def]
+    r = exp(z[0])
+    return vec2(r * cos(z[1]), r * sin(z[1]))
+
+
+@func
+def clog(z):  # type: ignore[no-untyped-def]
+    """The principal logarithm: argument in (-pi, pi]."""
+    return vec2(log(z.dot(z)) / 2.0, atan2(z[1], z[0]))
+
+
+@func
+def cpow(z, n):  # type: ignore[no-untyped-def]
+    """`z ** n` through polar form; 0 for z = 0."""
+    r2 = z.dot(z)
+    a = atan2(z[1], z[0]) * n
+    return select(r2 > 0.0, pow(max(r2, 1e-38), n / 2.0) * vec2(cos(a), sin(a)), z * 0.0 + 0.0)
+
+
+@func
+def csqrt(z):  # type: ignore[no-untyped-def]
+    """The square root with a positive real part (non-negative imaginary part when that is 0); 0 for z = 0."""
+    r = sqrt(z.norm())
+    a = atan2(z[1], z[0]) / 2.0
+    return select(z.dot(z) > 0.0, r * vec2(cos(a), sin(a)), z * 0.0 + 0.0)
+
+
+@func
+def eye(n: template()):  # type: ignore[no-untyped-def,valid-type]
+    """The n x n identity matrix (of the default float type)."""
+    return _Matrix.identity(float, n)

@@ -249,11 +249,31 @@ class FnLowering(MathLowering):
     def atomic(self, s: ir.AtomicRMW) -> None:
         t = s.type
         assert isinstance(t, PrimitiveType)
-        old = self.atomic_update(s.op, self.v(s.ptr), self.to_mem(self.v(s.value), t), t)
+        value = self.to_mem(self.v(s.value), t)
+        if s.op == "cas":
+            assert s.expected is not None
+            old = self._compare_exchange(self.v(s.ptr), self.to_mem(self.v(s.expected), t), value, t)
+        else:
+            old = self.atomic_update(s.op, self.v(s.ptr), value, t)
         self.values[id(s)] = self.to_reg(old, t)
+
+    def _compare_exchange(self, ptr: ll.Value, expected: ll.Value, desired: ll.Value, t: PrimitiveType) -> ll.Value:
+        """`cmpxchg` (on the bits of a float); returns the old value."""
+        b = self.b
+        it = ll.IntType(mem(t).width) if not t.is_float else ll.IntType(t.bits)
+        as_int = (lambda v: b.bitcast(v, it)) if t.is_float else (lambda v: v)
+        res = b.cmpxchg(ptr, as_int(expected), as_int(desired), "seq_cst", "seq_cst")
+        old = b.extract_value(res, 0)
+        return b.bitcast(old, mem(t)) if t.is_float else old
 
     def atomic_update(self, op: str, ptr: ll.Value, value: ll.Value, t: PrimitiveType) -> ll.Value:
         """Atomically combine `value` (memory representation) into `*ptr`; returns the old value."""
+        if op == "xchg":
+            if not t.is_float:
+                return self.b.atomic_rmw("xchg", ptr, value, "seq_cst")
+            it = ll.IntType(t.bits)
+            old = self.b.atomic_rmw("xchg", ptr, self.b.bitcast(value, it), "seq_cst")
+            return self.b.bitcast(old, mem(t))
         if op == "mul":
             return self._cas_loop(ptr, value, t, op)
         if t.is_float:

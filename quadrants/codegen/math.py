@@ -74,10 +74,12 @@ class MathLowering:
         ty = reg(t)
         if op in INT_SIMPLE:
             return getattr(b, INT_SIMPLE[op])(a, c)  # type: ignore[no-any-return]
-        if op in ("shl", "shr"):
+        if op in ("shl", "shr", "lshr"):
             amount = b.and_(c, ll.Constant(ty, ty.width - 1)) if ty.width > 1 else ll.Constant(ty, 0)
             if op == "shl":
                 return b.shl(a, amount)
+            if op == "lshr":
+                return b.lshr(a, amount)
             return b.ashr(a, amount) if signed else b.lshr(a, amount)
         if op in ("min", "max"):
             name = ("llvm.s" if signed else "llvm.u") + op

@@ -17,6 +17,7 @@ from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, Qu
 from quadrants.frontend.expressions import is_runtime
 from quadrants.frontend.func import BoundFunc, Func
 from quadrants.frontend.intrinsics import _NdRange
+from quadrants.frontend.lvalues import ScalarRef
 from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.records import StaticCall
 from quadrants.frontend.scope import Alias, Fixed, Frame, MatVar, Scope, Var, closure_of
@@ -537,7 +538,8 @@ def _bit_cast(v: Visitor, node: ast.Call, name: str, x: Any, dtype: Any) -> Any:
 
 
 ATOMICS = {"atomic_add": "add", "atomic_sub": "sub", "atomic_min": "min", "atomic_max": "max",
-           "atomic_and": "and", "atomic_or": "or", "atomic_xor": "xor", "atomic_mul": "mul"}  # fmt: skip
+           "atomic_and": "and", "atomic_or": "or", "atomic_xor": "xor", "atomic_mul": "mul",
+           "atomic_exchange": "xchg"}  # fmt: skip
 
 
 def _atomic_handler(intrinsic: str) -> Handler:
@@ -553,6 +555,30 @@ def _atomic_handler(intrinsic: str) -> Handler:
 
 for _name in ATOMICS:
     RAW[_name] = _atomic_handler(_name)
+
+
+@_raw("atomic_cas")
+def _atomic_cas(v: Visitor, node: ast.Call) -> Any:
+    """`qd.atomic_cas(target, expected, desired)`: stores `desired` where the target equals `expected`; the old
+    value either way."""
+    if len(node.args) != 3:
+        raise v.error(node, "qd.atomic_cas takes (target, expected, desired)")
+    ref = v.lvalue(node.args[0], "atomic_cas")
+    if not isinstance(ref, ScalarRef):
+        raise v.error(node, "qd.atomic_cas needs a scalar target (an element, not a vector)")
+    loc = v.loc(node)
+    expected = v.ops.cast(v.expr(node.args[1]), ref.dtype, loc)
+    desired = v.ops.cast(v.expr(node.args[2]), ref.dtype, loc)
+    return v.b.emit(ir.AtomicRMW(op="cas", ptr=ref.ptr, value=desired, expected=expected, type=ref.dtype))
+
+
+@_raw("bit_shr")
+def _bit_shr(v: Visitor, node: ast.Call) -> Any:
+    """`qd.bit_shr(x, n)`: a logical right shift (zeros come in, also for signed integers)."""
+    if len(node.args) != 2:
+        raise v.error(node, "qd.bit_shr takes (x, n)")
+    x, n = v.expr(node.args[0]), v.expr(node.args[1])
+    return v.binary("lshr", x, n, node)
 
 
 # ---- Python builtins ----------------------------------------------------------------------------------

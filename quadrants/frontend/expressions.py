@@ -36,6 +36,7 @@ PY_OPS: dict[str, Callable[[Any, Any], Any]] = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
     "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow, "and": operator.and_,
     "or": operator.or_, "xor": operator.xor, "shl": operator.lshift, "shr": operator.rshift,
+    "lshr": lambda a, b: (a & 0xFFFFFFFF) >> b if a < 0 else a >> b,  # compile-time ints: as i32
     "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
     "ne": operator.ne, "matmul": operator.matmul, "min": min, "max": max,
 }  # fmt: skip

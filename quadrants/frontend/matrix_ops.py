@@ -57,11 +57,20 @@ class MatrixMixin:
         return t
 
     def construct(self: Visitor, mtype: MatrixType, args: list[Any], node: ast.AST) -> Matrix:
-        """`vec3(x, y, z)`, `vec3(1)` (broadcast), `vec3(v2, z)` (concatenation), `mat2(a, b, c, d)`."""
+        """`vec3(x, y, z)`, `vec3(1)` (broadcast), `vec3(v2, z)` (concatenation), `mat2(a, b, c, d)`,
+        `mat2([[a, b], [c, d]])` (rows as lists)."""
         flat: list[Any] = []
-        for a in args:
+
+        def add(a: Any) -> None:
+            if isinstance(a, (list, tuple)):
+                for x in a:
+                    add(x)
+                return
             m = self.as_matrix(a, node)
             flat.extend(m.elements if m is not None else [a])
+
+        for a in args:
+            add(a)
         if len(flat) == 1:
             flat = flat * mtype.size
         if len(flat) != mtype.size:

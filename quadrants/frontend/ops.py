@@ -22,7 +22,7 @@ from quadrants.types.promotion import float_type, promote, truediv_type
 # Python operator symbols, for error messages.
 SYMBOLS = {
     "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
-    "and": "&", "or": "|", "xor": "^", "shl": "<<", "shr": ">>", "lt": "<", "le": "<=", "gt": ">",
+    "and": "&", "or": "|", "xor": "^", "shl": "<<", "shr": ">>", "lshr": ">>>", "lt": "<", "le": "<=", "gt": ">",
     "ge": ">=", "eq": "==", "ne": "!=",
 }  # fmt: skip
 
@@ -92,9 +92,9 @@ class TypedOps:
         va, vb = self.value(a, loc), self.value(b, loc)
         ta, tb = va.type, vb.type
         assert isinstance(ta, PrimitiveType) and isinstance(tb, PrimitiveType)
-        if op in ("and", "or", "xor", "shl", "shr") and (ta.is_float or tb.is_float):
+        if op in ("and", "or", "xor", "shl", "shr", "lshr") and (ta.is_float or tb.is_float):
             raise QuadrantsTypeError(f"unsupported operand type(s) for '{SYMBOLS[op]}': '{ta}' and '{tb}'", loc)
-        if op in ("shl", "shr"):
+        if op in ("shl", "shr", "lshr"):
             t = ta
         elif op == "truediv":
             t = truediv_type(ta, tb, self.default_fp)

@@ -99,7 +99,7 @@ class NdShape(Value):
 ARITH_OPS = frozenset(
     {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "min", "max", "atan2", "raw_div", "raw_mod"}
 )
-BIT_OPS = frozenset({"and", "or", "xor", "shl", "shr"})
+BIT_OPS = frozenset({"and", "or", "xor", "shl", "shr", "lshr"})  # lshr: logical (zeros in, qd.bit_shr)
 CMP_OPS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
 BINARY_OPS = ARITH_OPS | BIT_OPS | CMP_OPS
 
@@ -185,14 +185,16 @@ class Load(Value):
 
 @dataclass(eq=False, slots=True)
 class AtomicRMW(Value):
-    """Atomically `*ptr = *ptr op value`; the value is the old `*ptr`."""
+    """Atomically `*ptr = *ptr op value`; the value is the old `*ptr`. `xchg` stores `value`; `cas` stores
+    `value` only where `*ptr == expected`."""
 
-    op: str = "add"  # add sub min max and or xor mul
+    op: str = "add"  # add sub min max and or xor mul xchg cas
     ptr: Value = None  # type: ignore[assignment]
     value: Value = None  # type: ignore[assignment]
+    expected: Value | None = None  # cas only
 
     def operands(self) -> tuple[Value, ...]:
-        return (self.ptr, self.value)
+        return (self.ptr, self.value) if self.expected is None else (self.ptr, self.value, self.expected)
 
 
 @dataclass(eq=False, slots=True)

@@ -52,7 +52,7 @@ class _Verifier:
             lt, rt = s.lhs.type, s.rhs.type
             if s.op in ir.CMP_OPS:
                 _expect(lt is rt and s.type is u1, f"compare {lt}/{rt} -> {s.type}", s)
-            elif s.op in ("shl", "shr"):
+            elif s.op in ("shl", "shr", "lshr"):
                 _expect(lt is s.type and _integral(rt), f"shift {lt}/{rt} -> {s.type}", s)
             else:
                 _expect(lt is s.type and rt is s.type, f"{s.op} {lt}/{rt} -> {s.type}", s)

@@ -334,6 +334,8 @@ def kernel(fn: Callable[..., Any] | None = None, *, fastcache: bool = False, pur
     """Decorator: `@qd.kernel` or `@qd.kernel(fastcache=True)`."""
     if pure is not None:
         fastcache = fastcache or pure
+    if fn is not None and getattr(fn, "is_pure", False):  # @qd.kernel over @qd.pure
+        fastcache = True
 
     frame = sys._getframe(1)
     def_locals = dict(frame.f_locals) if frame.f_code.co_name != "<module>" else None

@@ -93,6 +93,9 @@ def _resolve_arch(config: Config) -> tuple[Config, Device | None]:
     import dataclasses
 
     name = config.arch.name
+    if config.arch in _config.FOREIGN:
+        _fallback(config, f"arch={name} is not a backend of this package")
+        return dataclasses.replace(config, arch=_config.cpu), None
     if name not in ("gpu", "cuda"):
         return config, None
     dev: Device | None = None
@@ -101,18 +104,29 @@ def _resolve_arch(config: Config) -> tuple[Config, Device | None]:
 
         dev = EmulatedDevice()
     elif not gpu_available():
-        _logging.warn(f"arch={name}: no CUDA driver found, falling back to the CPU", tag="init")
+        _fallback(config, f"arch={name}: no CUDA driver found")
     else:
         try:
             from quadrants.runtime.cuda_driver import CudaDevice
 
             dev = CudaDevice()
         except Exception as e:  # noqa: BLE001 - cuda-python missing, no device, driver too old: say which
-            _logging.warn(f"arch={name}: the CUDA device could not be used ({e}); falling back to the CPU",
-                          tag="init")  # fmt: skip
+            _fallback(config, f"arch={name}: the CUDA device could not be used ({e})")
     if dev is None:
         return dataclasses.replace(config, arch=_config.cpu), None
     return dataclasses.replace(config, arch=_config.cuda, cuda_arch=config.cuda_arch or dev.arch), dev
+
+
+def _fallback(config: Config, why: str) -> None:
+    """Run on the CPU instead of the requested arch: a warning, or an error with enable_fallback=False."""
+    if not config.enable_fallback:
+        raise RuntimeError(f"{why}, and enable_fallback=False: not falling back to the CPU")
+    _logging.warn(f"{why}; falling back to the CPU", tag="init")
+
+
+def current_config() -> Config | None:
+    """The active program's config (`qd.cfg`), None before the first qd.init."""
+    return _program.config if _program is not None else None
 
 
 def reset() -> None:

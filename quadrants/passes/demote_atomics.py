@@ -31,7 +31,7 @@ def _block(block: ir.Block, uses: dict[int, int]) -> None:
             continue
         for b in s.blocks():
             _block(b, uses)
-        if isinstance(s, ir.AtomicRMW) and uses.get(id(s), 0) == 0:
+        if isinstance(s, ir.AtomicRMW) and s.op in _BINARY and uses.get(id(s), 0) == 0:
             assert isinstance(s.ptr.type, ir.PtrType)
             old = ir.Load(ptr=s.ptr, type=s.ptr.type.pointee, loc=s.loc)
             new = ir.Binary(op=_BINARY[s.op], lhs=old, rhs=s.value, type=s.type, loc=s.loc)

@@ -127,3 +127,29 @@ def is_dtype_like(obj: Any) -> bool:
     except TypeError:
         return False
     return True
+
+
+# ---- the predicates of `qd.types` (Quadrants' names) -----------------------------------------------------------
+
+
+def is_integral(t: Any) -> bool:
+    """An integer dtype (also u1), or a vector/matrix type of one."""
+    t = getattr(t, "dtype", t) if not isinstance(t, PrimitiveType) else t
+    return isinstance(t, PrimitiveType) and t.is_integral
+
+
+def is_real(t: Any) -> bool:
+    """A floating-point dtype, or a vector/matrix type of one."""
+    t = getattr(t, "dtype", t) if not isinstance(t, PrimitiveType) else t
+    return isinstance(t, PrimitiveType) and t.is_float
+
+
+def is_signed(t: Any) -> bool:
+    """A signed integer or floating-point dtype."""
+    t = getattr(t, "dtype", t) if not isinstance(t, PrimitiveType) else t
+    return isinstance(t, PrimitiveType) and t.is_signed
+
+
+def is_tensor(t: Any) -> bool:
+    """A vector/matrix type (Quadrants calls those tensor types)."""
+    return not isinstance(t, PrimitiveType) and hasattr(t, "shape") and hasattr(t, "dtype")
