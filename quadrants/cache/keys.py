@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from quadrants._config import Config, compile_relevant
 from quadrants._version import __version__
+from quadrants.runtime.abi import RUNTIME_ABI  # the native runtime's version
 
 try:  # the built-in SHA-256: `hashlib` loads OpenSSL (~2.5 ms at start-up, on the fastcache path)
     from _sha2 import sha256  # type: ignore[import-not-found]  # Python 3.12+
@@ -42,7 +43,6 @@ except ImportError:
         from hashlib import sha256  # type: ignore[assignment]
 
 FORMAT = 2  # bump when the entry layout or a key's recipe changes
-RUNTIME_ABI = 1  # must match codegen/runtime_ir.RUNTIME_ABI (checked in tests; not imported: that loads llvmlite)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 ; The quadrants native runtime (ABI 1): parallel loops and error recording, shared by every kernel.
 ;
-; qd_rt1_parallel_for(task, frame, begin, end, nthreads, grain, ctx) runs task(frame, lo, hi) over
+; qd_rt{{ABI}}_parallel_for(task, frame, begin, end, nthreads, grain, ctx) runs task(frame, lo, hi) over
 ; [begin, end). Small ranges run inline. Larger ones are cut into chunks that threads take from an atomic
 ; counter (dynamic scheduling). The threads come from a process-wide pool of workers that sleep on a futex
 ; between launches (a launch costs a wake-up, not a thread creation); when the pool is busy (another Python
@@ -17,7 +17,7 @@
 %job = type { ptr, ptr, i64, i64, i64, ptr }            ; task, frame, next, end, chunk, ctx
 %pool = type { i32, i32, i32, i32, i32, ptr, i32 }      ; lock, epoch, active, nworkers, helpers, job, atfork
 
-@qd_rt1_pool = internal global %pool zeroinitializer
+@qd_rt{{ABI}}_pool = internal global %pool zeroinitializer
 
 declare i32 @pthread_create(ptr, ptr, ptr, ptr)
 declare i32 @pthread_join(i64, ptr)
@@ -85,10 +85,10 @@ entry:
   %seen = alloca i32
   %spins = alloca i32
   store i32 %seen0, ptr %seen
-  %epoch.p = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 1
-  %active.p = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 2
-  %helpers.p = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 4
-  %job.p = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 5
+  %epoch.p = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 1
+  %active.p = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 2
+  %helpers.p = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 4
+  %job.p = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 5
   br label %wait
 wait:
   store i32 0, ptr %spins
@@ -135,11 +135,11 @@ wake:
 }
 
 define internal void @after_fork_child() {
-  %lock = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 0
+  %lock = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 0
   store i32 0, ptr %lock
-  %active = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 2
+  %active = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 2
   store i32 0, ptr %active
-  %nw = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 3
+  %nw = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 3
   store i32 0, ptr %nw
   ret void
 }
@@ -147,7 +147,7 @@ define internal void @after_fork_child() {
 ; Make sure `want` workers exist (the lock is held); returns how many do.
 define internal i32 @ensure_workers(i32 %want) {
 entry:
-  %atfork.p = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 6
+  %atfork.p = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 6
   %registered = load i32, ptr %atfork.p
   %todo = icmp eq i32 %registered, 0
   br i1 %todo, label %register, label %start
@@ -156,8 +156,8 @@ register:
   store i32 1, ptr %atfork.p
   br label %start
 start:
-  %nw.p = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 3
-  %epoch.p = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 1
+  %nw.p = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 3
+  %epoch.p = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 1
   %tid = alloca i64
   br label %loop
 loop:
@@ -185,7 +185,7 @@ out:
   ret i32 %have
 }
 
-define void @qd_rt1_parallel_for(ptr %task, ptr %frame, i64 %begin, i64 %end, i32 %nthreads, i64 %grain, ptr %ctx) {
+define void @qd_rt{{ABI}}_parallel_for(ptr %task, ptr %frame, i64 %begin, i64 %end, i32 %nthreads, i64 %grain, ptr %ctx) {
 entry:
   %n = sub i64 %end, %begin
   %none = icmp sle i64 %n, 0
@@ -226,7 +226,7 @@ split:
   store i64 %chunk, ptr %f4
   %f5 = getelementptr %job, ptr %job, i32 0, i32 5
   store ptr %ctx, ptr %f5
-  %lock.p = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 0
+  %lock.p = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 0
   %cx = cmpxchg ptr %lock.p, i32 0, i32 1 seq_cst seq_cst
   %locked = extractvalue { i32, i1 } %cx, 1
   br i1 %locked, label %pool, label %spawn
@@ -235,10 +235,10 @@ pool:
   %have = call i32 @ensure_workers(i32 %helpers)
   %fewer = icmp slt i32 %have, %helpers
   %h = select i1 %fewer, i32 %have, i32 %helpers
-  %epoch.p = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 1
-  %active.p = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 2
-  %helpers.p = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 4
-  %jobp.p = getelementptr %pool, ptr @qd_rt1_pool, i32 0, i32 5
+  %epoch.p = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 1
+  %active.p = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 2
+  %helpers.p = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 4
+  %jobp.p = getelementptr %pool, ptr @qd_rt{{ABI}}_pool, i32 0, i32 5
   %odd = atomicrmw add ptr %epoch.p, i32 1 seq_cst
   store ptr %job, ptr %jobp.p
   store i32 %h, ptr %helpers.p
@@ -302,7 +302,7 @@ done:
 }
 
 ; The first failing check of a launch records where and why; later ones are ignored.
-define void @qd_rt1_record_error(ptr %ctx, i32 %code, i64 %site, i64 %index, i64 %dim, i64 %extent) {
+define void @qd_rt{{ABI}}_record_error(ptr %ctx, i32 %code, i64 %site, i64 %index, i64 %dim, i64 %extent) {
 entry:
   %err.p = getelementptr i8, ptr %ctx, i64 4
   %cx = cmpxchg ptr %err.p, i32 0, i32 %code monotonic monotonic
@@ -320,4 +320,59 @@ store:
   br label %out
 out:
   ret void
+}
+
+; Float powers with an integer exponent. LLVM turns `pow(x, (float)n)` into `llvm.powi`, which becomes a call to
+; these compiler-runtime helpers; defined here (exported with the runtime, loaded with global symbols) so a kernel
+; never depends on libgcc being loaded. Repeated squaring, as the compiler runtimes do it.
+define float @__powisf2(float %a, i32 %b) {
+entry:
+  %neg = icmp slt i32 %b, 0
+  %nb = sub i32 0, %b
+  %n0 = select i1 %neg, i32 %nb, i32 %b
+  br label %loop
+loop:
+  %r = phi float [ 1.0, %entry ], [ %r2, %body ]
+  %x = phi float [ %a, %entry ], [ %x2, %body ]
+  %n = phi i32 [ %n0, %entry ], [ %n2, %body ]
+  %done = icmp eq i32 %n, 0
+  br i1 %done, label %exit, label %body
+body:
+  %bit = and i32 %n, 1
+  %odd = icmp ne i32 %bit, 0
+  %rm = fmul float %r, %x
+  %r2 = select i1 %odd, float %rm, float %r
+  %x2 = fmul float %x, %x
+  %n2 = lshr i32 %n, 1
+  br label %loop
+exit:
+  %inv = fdiv float 1.0, %r
+  %res = select i1 %neg, float %inv, float %r
+  ret float %res
+}
+
+define double @__powidf2(double %a, i32 %b) {
+entry:
+  %neg = icmp slt i32 %b, 0
+  %nb = sub i32 0, %b
+  %n0 = select i1 %neg, i32 %nb, i32 %b
+  br label %loop
+loop:
+  %r = phi double [ 1.0, %entry ], [ %r2, %body ]
+  %x = phi double [ %a, %entry ], [ %x2, %body ]
+  %n = phi i32 [ %n0, %entry ], [ %n2, %body ]
+  %done = icmp eq i32 %n, 0
+  br i1 %done, label %exit, label %body
+body:
+  %bit = and i32 %n, 1
+  %odd = icmp ne i32 %bit, 0
+  %rm = fmul double %r, %x
+  %r2 = select i1 %odd, double %rm, double %r
+  %x2 = fmul double %x, %x
+  %n2 = lshr i32 %n, 1
+  br label %loop
+exit:
+  %inv = fdiv double 1.0, %r
+  %res = select i1 %neg, double %inv, double %r
+  ret double %res
 }

@@ -15,8 +15,8 @@ from pathlib import Path
 from llvmlite import ir as ll
 
 from quadrants.codegen.llvm_types import I32, I64, PTR, VOID
+from quadrants.runtime.abi import RUNTIME_ABI  # noqa: F401 - re-exported
 
-RUNTIME_ABI = 1
 PARALLEL_FOR = f"qd_rt{RUNTIME_ABI}_parallel_for"
 RECORD_ERROR = f"qd_rt{RUNTIME_ABI}_record_error"
 RUNTIME_SYMBOLS = (PARALLEL_FOR, RECORD_ERROR)
@@ -64,7 +64,7 @@ def runtime_module_text(triple: str, data_layout: str) -> str:
     if "linux" not in triple or arch not in FUTEX_SYSCALL:
         raise NotImplementedError(f"the native runtime supports Linux on {sorted(FUTEX_SYSCALL)}, not {triple}")
     text = (Path(__file__).parent / "runtime.ll").read_text()
-    text = text.replace("{{SYS_FUTEX}}", str(FUTEX_SYSCALL[arch]))
+    text = text.replace("{{SYS_FUTEX}}", str(FUTEX_SYSCALL[arch])).replace("{{ABI}}", str(RUNTIME_ABI))
     return f'target triple = "{triple}"\ntarget datalayout = "{data_layout}"\n' + text
 
 

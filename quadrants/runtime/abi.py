@@ -14,6 +14,12 @@ from typing import Any
 from quadrants.types import dtypes
 from quadrants.types.dtypes import PrimitiveType
 
+# The native runtime's ABI version: in its exported symbols (`qd_rt<N>_parallel_for`) and in every cache key, so
+# code built against another runtime never links by accident. Bump it whenever codegen/runtime.ll changes. Kept
+# here, in a module that does not import llvmlite: the cache keys and the loader need it on the start-up path.
+RUNTIME_ABI = 2
+RUNTIME_SYMBOL_PROBE = f"qd_rt{RUNTIME_ABI}_parallel_for"  # a symbol every build of this runtime exports
+
 CTYPES: dict[PrimitiveType, Any] = {
     dtypes.i8: ctypes.c_int8, dtypes.i16: ctypes.c_int16, dtypes.i32: ctypes.c_int32, dtypes.i64: ctypes.c_int64,
     dtypes.u8: ctypes.c_uint8, dtypes.u16: ctypes.c_uint16, dtypes.u32: ctypes.c_uint32,

@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-RUNTIME_SYMBOL_PROBE = "qd_rt1_parallel_for"  # a symbol every build of the native runtime (ABI 1) exports
+from quadrants.runtime.abi import RUNTIME_SYMBOL_PROBE  # noqa: F401 - re-exported
 
 
 @dataclass
@@ -107,7 +107,9 @@ class SharedObjectLoader:
             cls._dlopen.restype, cls._dlopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_int]
             cls._dlsym.restype, cls._dlsym.argtypes = ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_char_p]
             cls._dlerror.restype = ctypes.c_char_p
-        handle = cls._dlopen(path.encode(), RTLD_LAZY | RTLD_LOCAL)
+        # RTLD_NOW: a symbol the library needs but nobody defines is an error here (the caller compiles instead),
+        # not a "symbol lookup error" that ends the process at the first call.
+        handle = cls._dlopen(path.encode(), RTLD_NOW | RTLD_LOCAL)
         if not handle:
             raise OSError(f"dlopen({path}): {(cls._dlerror() or b'').decode(errors='replace')}")
         return int(handle)
@@ -120,5 +122,5 @@ class SharedObjectLoader:
         return int(address)
 
 
-RTLD_LAZY = 1
+RTLD_NOW = 2
 RTLD_LOCAL = 0

@@ -9,6 +9,7 @@ import sys
 import numpy as np
 
 import quadrants as qd
+from quadrants.runtime.abi import RUNTIME_ABI
 
 Nd = qd.types.NDArray
 
@@ -32,7 +33,7 @@ def test_dump_writes_every_stage(tmp_path) -> None:
     assert suffixes == ["ll", "opt.ll", "qd.txt", "s"]
     text = {p.name.split(".", 1)[1]: p.read_text() for p in tmp_path.iterdir()}
     assert "for range" in text["qd.txt"] and "parallel" in text["qd.txt"]
-    assert 'define i32 @"qd_' in text["ll"] and "qd_rt1_parallel_for" in text["ll"]
+    assert 'define i32 @"qd_' in text["ll"] and f"qd_rt{RUNTIME_ABI}_parallel_for" in text["ll"]
     assert "sqrt" in text["s"]
 
 
@@ -96,3 +97,35 @@ def test_stats_count_compiles_and_stage_times() -> None:
     s = qd.stats()
     assert s["compiles"] == before + 1
     assert {"frontend", "lower", "llvm_opt", "llvm_codegen"} <= set(s["stage_seconds"])
+
+
+def test_the_runtime_abi_is_in_the_runtime_symbols_and_the_keys() -> None:
+    """One RUNTIME_ABI (runtime/abi.py) names the runtime's exports, is in every cache key, and is what the
+    loader probes for; the runtime IR has no other version written into it."""
+    from quadrants.cache import keys
+    from quadrants.codegen import runtime_ir
+    from quadrants.runtime.loader import RUNTIME_SYMBOL_PROBE
+
+    text = runtime_ir.runtime_module_text("x86_64-unknown-linux-gnu", "")
+    assert f"define void @qd_rt{RUNTIME_ABI}_parallel_for(" in text and RUNTIME_SYMBOL_PROBE in text
+    assert runtime_ir.PARALLEL_FOR == RUNTIME_SYMBOL_PROBE and "{{" not in text
+    assert keys.runtime_parts(qd.lang.program.get().config)["runtime_abi"] == str(RUNTIME_ABI)
+
+
+def test_float_powers_with_integer_exponents_need_no_libgcc() -> None:
+    """`x ** n` (float base, integer exponent) becomes llvm.powi, a call to __powisf2/__powidf2: the native
+    runtime defines them, so kernels loaded from the cache (dlopen) find them. Checked against Python."""
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def p32(x: qd.f32, n: qd.i32) -> qd.f32:
+        return x**n
+
+    @qd.kernel
+    def p64(x: qd.f64, n: qd.i64) -> qd.f64:
+        return x**n
+
+    for x in (-6.66, -1.5, 0.5, 2.0):
+        for n in (-10, -3, -1, 0, 1, 2, 7):
+            assert np.isclose(p32(x, n), np.float32(x) ** n, rtol=1e-5)
+            assert np.isclose(p64(x, n), x**n, rtol=1e-12)
