@@ -170,6 +170,18 @@ IGNORED_OPTIONS = frozenset(
         "gdb_trigger", "require_version", "_test_mode", "default_gpu_block_dim",
         "ad_stack_size", "verbose", "print_kernel_llvm_ir", "print_accessor_ir", "make_thread_local",
         "make_block_local", "cfg_optimization", "external_optimization_level", "fast_math_f64",
+        # the rest of real Quadrants 1.3.3's CompileConfig: optimizer, mesh, quantization, Vulkan/Metal, autodiff
+        # and debug-print switches with no counterpart here (code generation here does its own thing)
+        "ad_stack_experimental_enabled", "ad_stack_sparse_threshold_bytes", "auto_mesh_local_default_occupacy",
+        "cache_loop_invariant_global_vars", "cuda_stack_limit", "default_cpu_block_dim", "default_up",
+        "demote_dense_struct_fors", "demote_no_access_mesh_fors", "detect_read_only", "experimental_auto_mesh_local",
+        "external_metal_command_queue", "external_metal_command_queue_is_torch_queue", "flatten_if",
+        "force_scalarize_matrix", "half2_vectorization", "make_cpu_multithreading_loop", "make_mesh_block_local",
+        "max_block_dim", "mesh_localize_all_attr_mappings", "mesh_localize_from_end_mapping",
+        "mesh_localize_to_end_mapping", "move_loop_invariant_outside_if", "optimize_mesh_reordered_mapping",
+        "print_ir_dbg_info", "print_kernel_amdgcn", "print_kernel_asm", "print_kernel_llvm_ir_optimized",
+        "print_preprocessed_ir", "print_struct_llvm_ir", "quant_opt_atomic_demotion", "quant_opt_store_fusion",
+        "raise_on_templated_floats", "real_matrix_scalarize", "saturating_grid_dim", "timeline", "vk_api_version",
     }
 )  # fmt: skip
 

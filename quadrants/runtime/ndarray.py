@@ -56,7 +56,7 @@ class Ndarray:
         self.element_type = element_type
         prim: PrimitiveType = element_type.dtype if element_type is not None else dtypes.to_dtype(dtype)
         elem_shape: tuple[int, ...] = element_type.shape if element_type is not None else ()
-        self.dtype = element_type if element_type is not None else prim
+        self.dtype = prim  # the scalar type, also of a vector/matrix ndarray (as in Quadrants): see element_type
         self.shape = _shape(shape)
         self._mem = device.current()  # host memory on the CPU, managed memory on a GPU
         full = self.shape + elem_shape
@@ -73,6 +73,16 @@ class Ndarray:
     @property
     def element_shape(self) -> tuple[int, ...]:
         return self._spec.elem_shape
+
+    @property
+    def n(self) -> int:
+        """Rows of a vector/matrix element (a vector's size)."""
+        return self._spec.elem_shape[0] if self._spec.elem_shape else 1
+
+    @property
+    def m(self) -> int:
+        """Columns of a matrix element (1 for a vector)."""
+        return self._spec.elem_shape[1] if len(self._spec.elem_shape) == 2 else 1
 
     def to_numpy(self) -> np.ndarray:
         self._mem.host_access()

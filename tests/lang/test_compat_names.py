@@ -259,3 +259,40 @@ def test_complex_functions_match_python_complex() -> None:
 
 def test_backend_is_the_sessions() -> None:
     assert "arch" in backend_kwargs()
+
+
+# Every CompileConfig option of real Quadrants 1.3.3 (read from `impl.current_cfg()` there).
+QUADRANTS_OPTIONS = """ad_stack_experimental_enabled ad_stack_size ad_stack_sparse_threshold_bytes advanced_optimization
+arch auto_mesh_local_default_occupacy cache_loop_invariant_global_vars cfg_optimization check_out_of_bound
+cpu_max_num_threads cuda_stack_limit debug debug_dump_path default_cpu_block_dim default_fp default_gpu_block_dim
+default_ip default_up demote_dense_struct_fors demote_no_access_mesh_fors detect_read_only device_memory_GB
+device_memory_fraction experimental_auto_mesh_local external_metal_command_queue
+external_metal_command_queue_is_torch_queue fast_math flatten_if force_scalarize_matrix half2_vectorization
+kernel_profiler make_block_local make_cpu_multithreading_loop make_mesh_block_local make_thread_local max_block_dim
+mesh_localize_all_attr_mappings mesh_localize_from_end_mapping mesh_localize_to_end_mapping
+move_loop_invariant_outside_if num_compile_threads offline_cache offline_cache_cleaning_factor
+offline_cache_cleaning_policy offline_cache_file_path offline_cache_max_size_of_files opt_level
+optimize_mesh_reordered_mapping print_accessor_ir print_ir print_ir_dbg_info print_kernel_amdgcn print_kernel_asm
+print_kernel_llvm_ir print_kernel_llvm_ir_optimized print_preprocessed_ir print_struct_llvm_ir
+quant_opt_atomic_demotion quant_opt_store_fusion raise_on_templated_floats random_seed real_matrix_scalarize
+saturating_grid_dim timeline vk_api_version""".split()
+
+
+def test_every_quadrants_init_option_is_accepted() -> None:
+    from quadrants._config import FIELDS, IGNORED_OPTIONS
+
+    missing = [o for o in QUADRANTS_OPTIONS if o not in FIELDS and o not in IGNORED_OPTIONS]
+    assert missing == []
+    qd.init(arch=qd.cpu, real_matrix_scalarize=False, force_scalarize_matrix=True, cuda_stack_limit=8192)
+    with pytest.raises(KeyError, match="no_such_option"):
+        qd.init(arch=qd.cpu, no_such_option=1)
+    qd_init()
+
+
+def test_vector_ndarrays_report_their_scalar_dtype() -> None:
+    qd_init()
+    v = qd.Vector.ndarray(3, qd.f32, (4, 2))
+    m = qd.Matrix.ndarray(2, 3, qd.i64, 5)
+    assert v.dtype == qd.f32 and v.n == 3 and v.m == 1 and v.element_shape == (3,) and v.shape == (4, 2)
+    assert m.dtype == qd.i64 and (m.n, m.m) == (2, 3) and m.element_shape == (2, 3)
+    assert qd.ndarray(qd.f32, 4).dtype == qd.f32
