@@ -111,7 +111,7 @@ class KernelCache:
                     return Outcome(art, key_generated=True, validated=True, loaded=True)
                 STATS.count("fastcache_misses")
         elif not kernel.fastcache and config.print_non_pure:
-            print(f"[NOT_PURE] Debug information: not pure: {kernel.fn.__qualname__}")
+            print(f"[NOT_PURE] Debug information: not pure: {kernel.fn.__name__}")
         from quadrants.cache.purity import check
 
         fe, ir_text = compile_ir()
@@ -151,10 +151,11 @@ class KernelCache:
         signature, reason, silent = signature_text(spec)
         if signature is None:
             STATS.count("fastcache_fallbacks")
-            if not silent:
-                _logging.warn(
-                    f"fastcache is off for this call of {kernel.fn.__qualname__!r}: {reason}", tag="fastcache"
-                )
+            if not silent:  # the tags are Quadrants' (programs grep for them); the rest is free text
+                _logging.warn(f"[FASTCACHE][PARAM_INVALID] {reason}: not allowed by fast cache", tag="fastcache")
+                _logging.warn(f"[FASTCACHE][INVALID_FUNC] The pure function {kernel.fn.__name__} could not be fast "
+                              "cached, because one or more parameter types were invalid; it compiles normally",
+                              tag="fastcache")  # fmt: skip
             return None
         return text, signature
 
@@ -404,9 +405,13 @@ class KernelCache:
         store.write_json("stats.json", totals)
 
     def _apply_purity(self, kernel: Any, report: Any) -> None:
+        """Purity findings as Quadrants reports them: warnings are Python `UserWarning`s tagged
+        `[PURE.VIOLATION]` (programs and tests catch them with `pytest.warns`), errors stop the compile."""
+        import warnings
+
         for message, loc in report.warnings:
             where = f"{loc.short()}: " if loc is not None else ""
-            _logging.warn(f"{where}{message}", tag="purity")
+            warnings.warn(f"[PURE.VIOLATION] {where}{message}", UserWarning, stacklevel=2)
         if report.errors:
             message, loc = report.errors[0]
             raise QuadrantsCompilationError(message, loc)

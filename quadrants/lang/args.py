@@ -318,11 +318,19 @@ def signature_text(sp: Specialization) -> tuple[str | None, str, bool]:
             impl = g.value._unwrap() if hasattr(g.value, "_unwrap") else g.value
             is_field = getattr(impl, "__qd_field__", None) is not None
             what = "a field (fields disable fastcache; use a qd.ndarray)" if is_field else f"a {type(g.value).__name__}"
-            return None, f"argument {_path_text(g.path)} is {what}", g.via_tensor and is_field
+            named = _named_path(g.path, sp)
+            return None, f"Parameter with path {named} and type {what}", g.via_tensor and is_field
         parts.append(f"{_path_text(g.path)}:{g.kind}={fp}")
     if sp.returns:
         parts.append("->" + ",".join(repr(r) for r in sp.returns))
     return ";".join(parts), "", False
+
+
+def _named_path(path: Path, sp: Specialization) -> str:
+    """`state.x` for a path (1, "x") whose parameter is named `state` (messages name parameters, keys do not)."""
+    k = path[0]
+    head = sp.specs[k].name if isinstance(k, int) and k < len(sp.specs) else f"a{k}"
+    return head + "".join(f".{p}" for p in path[1:])
 
 
 def _path_text(path: Path) -> str:

@@ -113,9 +113,12 @@ class Kernel:
         return self._call(args, kwargs)
 
     def forget(self) -> None:
-        """Drop compiled code (called by qd.init / qd.reset)."""
+        """Drop compiled code and what fastcache observed (called by qd.init / qd.reset: a new program observes
+        afresh, as in Quadrants)."""
         self._launchers.clear()
         self._fast = None
+        self.src_ll_cache_observations = SrcLlCacheObservations()
+        self._observed = False
 
     def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         prog = program.get()

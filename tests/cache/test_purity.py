@@ -78,7 +78,7 @@ def k() -> qd.f32:
 report(r=k())
 ''')
     a = project.run(env={"FACTOR": "1.5"})
-    assert a.out == {"r": 3.0, "k": STORED} and "[purity]" in a.stderr and "FACTOR" in a.stderr
+    assert a.out == {"r": 3.0, "k": STORED} and "UserWarning: [PURE.VIOLATION]" in a.stderr and "FACTOR" in a.stderr
     assert project.run(env={"FACTOR": "1.5"}).out["k"] == LOADED
     b = project.run(env={"FACTOR": "4.0"})
     assert b.out["r"] == 8.0 and b.out["k"] == STORED  # a changed value is a miss, not a stale hit
@@ -158,7 +158,9 @@ report(a=a, b=f.to_numpy().tolist())
     assert run.out["via_tensor"] == [False, False, False, False]
     assert run.out["via_template"] == [False, False, False, False]
     warnings = [ln for ln in run.stderr.splitlines() if "[fastcache]" in ln]
-    assert len(warnings) == 1 and "field" in warnings[0] and "via_template" in warnings[0]
+    assert len(warnings) == 2  # Quadrants' two tagged lines: the parameter (by name), then the kernel
+    assert "[FASTCACHE][PARAM_INVALID] Parameter with path t and type a field" in warnings[0]
+    assert "[FASTCACHE][INVALID_FUNC] The pure function via_template could not be fast cached" in warnings[1]
 
 
 def test_unreadable_source_falls_back_to_a_normal_compile(project) -> None:

@@ -175,7 +175,7 @@ def test_the_audit_agrees_with_the_compiler(pkg: Path) -> None:
     """Each violation is a compile error at the first call, each fallback a warning that fastcache is off, and a
     kernel with no finding compiles silently."""
     script = textwrap.dedent('''
-        import json, sys, logging
+        import json, sys, logging, warnings
         import numpy as np
         import quadrants as qd
         qd.init(arch=qd.cpu, offline_cache=True)
@@ -191,12 +191,15 @@ def test_the_audit_agrees_with_the_compiler(pkg: Path) -> None:
                  "static_tuple": (np.zeros(4, np.float32),), "captures_field": (np.zeros(4, np.float32),)}
         for name, args in calls.items():
             del records[:]
-            try:
-                getattr(k, name)(*args)
-                kinds = set()
-            except qd.QuadrantsCompilationError:
-                kinds = {"violation"}
-            if any("fastcache is off" in m for m in records):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    getattr(k, name)(*args)
+                    kinds = set()
+                except qd.QuadrantsCompilationError:
+                    kinds = {"violation"}
+            records += [str(w.message) for w in caught]
+            if any("fastcache is off" in m or "[FASTCACHE][INVALID_FUNC]" in m for m in records):
                 kinds.add("fallback")
             if any("checked at every lookup" in m for m in records):
                 kinds.add("warning")

@@ -296,3 +296,48 @@ def test_vector_ndarrays_report_their_scalar_dtype() -> None:
     assert v.dtype == qd.f32 and v.n == 3 and v.m == 1 and v.element_shape == (3,) and v.shape == (4, 2)
     assert m.dtype == qd.i64 and (m.n, m.m) == (2, 3) and m.element_shape == (2, 3)
     assert qd.ndarray(qd.f32, 4).dtype == qd.f32
+
+
+# ---- fastcache semantics as Quadrants reports them -------------------------------------------------------------
+
+SCALE_FACTOR = 3
+
+
+def test_purity_warnings_are_user_warnings_tagged_like_quadrants(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    qd_init(offline_cache_file_path=str(tmp_path))
+
+    @qd.kernel(fastcache=True)
+    def reads_upper() -> qd.i32:
+        return SCALE_FACTOR
+
+    with pytest.warns(UserWarning, match=r"\[PURE\.VIOLATION\].*SCALE_FACTOR"):
+        assert reads_upper() == 3
+
+
+def test_observations_are_reset_by_a_new_program(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    qd_init(offline_cache_file_path=str(tmp_path))
+
+    @qd.kernel(fastcache=True)
+    def one() -> qd.i32:
+        return 1
+
+    assert one() == 1
+    first = one._primal.src_ll_cache_observations
+    assert first.cache_key_generated and first.cache_stored
+    qd_init(offline_cache_file_path=str(tmp_path))  # a fresh program: observed afresh (a memory hit is not a store)
+    fresh = one._primal.src_ll_cache_observations
+    assert fresh is not first and not fresh.cache_key_generated
+    assert one() == 1
+    assert one._primal.src_ll_cache_observations.cache_key_generated
+
+
+def test_print_non_pure_names_the_kernel_by_its_name(capsys) -> None:  # type: ignore[no-untyped-def]
+    qd_init(print_non_pure=True)
+
+    @qd.kernel
+    def plain_one() -> qd.i32:
+        return 1
+
+    plain_one()
+    out = capsys.readouterr().out
+    assert "[NOT_PURE] Debug information: not pure: plain_one\n" in out and "<locals>" not in out
