@@ -53,6 +53,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     floor,
     grouped,
     log,
+    loop_config,
     max,
     min,
     ndrange,

@@ -24,7 +24,7 @@ from typing import Any
 from llvmlite import ir as ll
 
 from quadrants.codegen import nvptx, runtime_ir
-from quadrants.codegen.cuda_plan import CudaPlan, CudaTask
+from quadrants.codegen.cuda_plan import BLOCK_DIM, CudaPlan, CudaTask
 from quadrants.codegen.llvm_types import (
     CTX_DIM,
     CTX_ERROR,
@@ -78,7 +78,8 @@ def lower_cuda_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, arch
     for k, seg in enumerate(segments):
         name = f"{symbol}_t{k}"
         _lower_task(module, kernel, opts, seg, name, remat, slots, promoted)
-        tasks.append(CudaTask(name, seg.parallel, _constant_count(seg) if seg.parallel else 1))
+        block = seg.stmts[0].block_dim if seg.parallel else 0  # type: ignore[attr-defined]
+        tasks.append(CudaTask(name, seg.parallel, _constant_count(seg) if seg.parallel else 1, block or BLOCK_DIM))
     return module, CudaPlan(tuple(tasks), len(slots))
 
 

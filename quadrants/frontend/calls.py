@@ -572,6 +572,28 @@ def _atomic_cas(v: Visitor, node: ast.Call) -> Any:
     return v.b.emit(ir.AtomicRMW(op="cas", ptr=ref.ptr, value=desired, expected=expected, type=ref.dtype))
 
 
+LOOP_CONFIG = {"block_dim", "serialize", "parallelize", "block_dim_adaptive", "bit_vectorize", "name"}
+
+
+@_raw("loop_config")
+def _loop_config(v: Visitor, node: ast.Call) -> Any:
+    """`qd.loop_config(serialize=True, block_dim=..., ...)`: settings of the next `for` (compile-time values).
+    `serialize` (or `parallelize=1`) runs it serially; `block_dim` sets the GPU block size; the others are accepted
+    (`parallelize=N` does not limit CPU threads here, `name` names nothing)."""
+    if node.args:
+        raise v.error(node, "qd.loop_config takes keyword arguments only")
+    config: dict[str, Any] = {}
+    for kw in node.keywords:
+        if kw.arg not in LOOP_CONFIG:
+            raise v.error(kw.value, f"qd.loop_config has no setting {kw.arg!r}; expected one of {sorted(LOOP_CONFIG)}")
+        config[kw.arg] = v.static_eval(kw.value)
+    block = config.get("block_dim")
+    if block is not None and (not isinstance(block, int) or not 1 <= block <= 1024):
+        raise v.error(node, f"qd.loop_config(block_dim={block!r}): expected 1 to 1024 threads per block")
+    v.loop_config = config
+    return None
+
+
 @_raw("bit_shr")
 def _bit_shr(v: Visitor, node: ast.Call) -> Any:
     """`qd.bit_shr(x, n)`: a logical right shift (zeros come in, also for signed integers)."""

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 
 class LoopMixin:
+    loop_config: dict[str, Any] | None  # qd.loop_config(...) for the next loop (set by calls.py, read here)
     def visit_For(self: Visitor, node: ast.For) -> None:
         if node.orelse:
             raise self.error(node, "for ... else is not supported in kernels")
@@ -115,11 +116,14 @@ class LoopMixin:
         if not grouped and len(targets) != len(bounds):
             raise self.error(node.target, f"this loop has {len(bounds)} indices but binds {len(targets)} name(s)")
 
-        parallel = self.runtime_depth == 0 and self.parallel_id == 0
+        config, self.loop_config = self.loop_config or {}, None
+        serialize = config.get("serialize") or config.get("parallelize") == 1
+        parallel = self.runtime_depth == 0 and self.parallel_id == 0 and not serialize
         ext_values = tuple(self._index_value(e, flat_t, loc) for e in extents)
         loop = self.b.emit(
             ir.RangeFor(
-                begin=begin_v, end=end_v, parallel=parallel, type=flat_t, name=",".join(targets), extents=ext_values
+                begin=begin_v, end=end_v, parallel=parallel, type=flat_t, name=",".join(targets), extents=ext_values,
+                block_dim=int(config.get("block_dim") or 0) if parallel else 0,
             )
         )
         scope = self.new_scope()

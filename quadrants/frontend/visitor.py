@@ -93,6 +93,7 @@ class Visitor(ExprMixin, CallMixin, LoopMixin, MatrixMixin, LValueMixin):
         self.frames: list[Frame] = []
         self.runtime_depth = 0  # enclosing runtime if/loop bodies; 0 is the kernel's top level
         self.loops: list[str] = []  # "parallel", "serial", "while", "static" from outer to inner
+        self.loop_config: dict[str, Any] | None = None  # qd.loop_config(...) for the next loop
         self.parallel_id = 0  # id of the enclosing parallel loop (0: none)
         self._next_parallel_id = 0
         self.captures: list[Capture] = []

@@ -269,6 +269,7 @@ class RangeFor(Value):
     parallel: bool = False
     reductions: list[Reduction] = field(default_factory=list)
     name: str = ""
+    block_dim: int = 0  # GPU threads per block from qd.loop_config (0: the backend's choice)
     extents: tuple[Value, ...] = ()
 
     def operands(self) -> tuple[Value, ...]:

@@ -156,3 +156,19 @@ def test_architectures_parse() -> None:
     assert [nvptx.parse_arch(a) for a in ("sm_80", "90", "8.6", "compute_75")] == [80, 90, 86, 75]
     with pytest.raises(ValueError, match="not a GPU architecture"):
         nvptx.parse_arch("ampere")
+
+
+def test_loop_config_serializes_a_loop_and_sets_the_block_size() -> None:
+    @qd.kernel
+    def k(a: Nd[qd.i32, 1]):
+        qd.loop_config(block_dim=32, name="fill")
+        for i in range(a.shape[0]):
+            a[i] = i
+        qd.loop_config(serialize=True)
+        for i in range(1, a.shape[0]):
+            a[i] += a[i - 1]
+        for i in range(a.shape[0]):  # the setting applies to one loop only
+            a[i] += 1
+
+    out = compiled(k, np.zeros(8, np.int32))
+    assert [(t.parallel, t.block) for t in out.plan.tasks] == [(True, 32), (False, 128), (True, 128)]

@@ -288,3 +288,44 @@ def test_serial_multidimensional_loop_with_break_and_continue() -> None:
             break
         want += 1
     assert k(a, 34) == want
+
+
+def test_loop_config_serialize_runs_the_next_top_level_loop_in_order() -> None:
+    qd_init()
+
+    @qd.kernel
+    def first_above(a: Nd[qd.i32, 1], limit: qd.i32) -> qd.i32:
+        found = -1
+        qd.loop_config(serialize=True)
+        for i in range(a.shape[0]):  # a serial loop: `break` and an order-dependent result are allowed
+            if a[i] > limit:
+                found = i
+                break
+        return found
+
+    @qd.kernel
+    def prefix(a: Nd[qd.i32, 1]):
+        qd.loop_config(serialize=True, block_dim=64)
+        for i in range(1, a.shape[0]):
+            a[i] += a[i - 1]
+        for i in range(a.shape[0]):  # parallel again
+            a[i] *= 2
+
+    a = np.array([1, 5, 20, 30, 2], np.int32)
+    assert first_above(a, 10) == 2 and first_above(a, 100) == -1
+    b = np.ones(5000, np.int32)
+    prefix(b)
+    np.testing.assert_array_equal(b, 2 * np.arange(1, 5001))
+
+
+def test_loop_config_rejects_unknown_settings() -> None:
+    qd_init()
+
+    @qd.kernel
+    def k(a: Nd[qd.i32, 1]):
+        qd.loop_config(serialise=True)
+        for i in range(a.shape[0]):
+            a[i] = i
+
+    with pytest.raises(qd.QuadrantsCompilationError, match="no setting 'serialise'"):
+        k(np.zeros(2, np.int32))
