@@ -29,7 +29,8 @@ class Field:
 
     @property
     def dtype(self) -> Any:
-        return self.element_type if self.element_type is not None else self._prim
+        """The scalar type, also of a vector/matrix field (as in Quadrants): see `element_type`."""
+        return self._prim
 
     @property
     def ndim(self) -> int:
@@ -74,7 +75,7 @@ class Field:
         self._memory()[() if index is None else index] = np.asarray(value)
 
     def __repr__(self) -> str:
-        return f"<qd.field {self.dtype!r} shape={self.shape}>"
+        return f"<qd.field {self.element_type or self._prim!r} shape={self.shape}>"
 
 
 class ScalarField(Field):

@@ -98,6 +98,17 @@ class Matrix:
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
         return Matrix._wrap(self._arr == np.asarray(other))
 
+    def all(self) -> bool:
+        """Whether every element is non-zero (`(v == w).all()`, as in Quadrants)."""
+        return bool(np.all(self._arr))
+
+    def any(self) -> bool:
+        return bool(np.any(self._arr))
+
+    def __bool__(self) -> bool:
+        """`assert v == [1.0, 2.0]`: true when every element is (real Quadrants answers True for any vector)."""
+        return self.all()
+
     __hash__ = None  # type: ignore[assignment]
 
     def _op(self, other: Any, fn: Any) -> Matrix:

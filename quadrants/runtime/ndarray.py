@@ -106,13 +106,21 @@ class Ndarray:
         self._arr[...] = value
 
     def __getitem__(self, index: Any) -> Any:
+        """An element (`x[None]` or `x[()]` of a 0-d ndarray): a number, or a `qd.Vector`/`qd.Matrix` of a
+        vector/matrix ndarray's element, as in Quadrants; a slice is a numpy copy."""
         self._mem.host_access()
-        v = self._arr[index]
-        return v.item() if isinstance(v, np.generic) else v.copy()
+        v = self._arr[() if index is None else index]
+        if isinstance(v, np.generic):
+            return v.item()
+        if self._spec.elem_shape and v.shape == self._spec.elem_shape:
+            from quadrants.lang.matrix import Matrix  # the Python-scope value type (lang builds on runtime)
+
+            return Matrix._wrap(v.copy())
+        return v.copy()
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self._mem.host_access()
-        self._arr[index] = value
+        self._arr[() if index is None else index] = value
 
     def __len__(self) -> int:
         return self.shape[0] if self.shape else 0

@@ -341,3 +341,19 @@ def test_print_non_pure_names_the_kernel_by_its_name(capsys) -> None:  # type: i
     plain_one()
     out = capsys.readouterr().out
     assert "[NOT_PURE] Debug information: not pure: plain_one\n" in out and "<locals>" not in out
+
+
+def test_python_scope_elements_and_comparisons() -> None:
+    qd_init()
+    y = qd.ndarray(dtype=qd.math.vec2, shape=())
+    y[()] = [1.0, 2.0]
+    assert isinstance(y[None], qd.Vector) and y[None] == [1.0, 2.0] and not (y[None] == [1.0, 3.0])
+    assert (y[None] == qd.Vector([1.0, 2.0])).all() and (y[None] == [0.0, 2.0]).any()
+    x = qd.ndarray(dtype=qd.f32, shape=())
+    x[None] = 4.0
+    assert x[None] == 4.0 and x[()] == 4.0
+    f = qd.Vector.field(3, qd.i32, shape=2)
+    assert f.dtype == qd.i32 and f.element_type == qd.types.vector(3, qd.i32) and f.n == 3
+    m = qd.ndarray(dtype=qd.math.mat2, shape=(3,))
+    m[1] = [[1.0, 2.0], [3.0, 4.0]]
+    assert isinstance(m[1], qd.Matrix) and m[1][1, 0] == 3.0 and m[0:2].shape == (2, 2, 2)
