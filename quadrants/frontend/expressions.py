@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import math
 import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -39,7 +40,23 @@ PY_OPS: dict[str, Callable[[Any, Any], Any]] = {
     "lshr": lambda a, b: (a & 0xFFFFFFFF) >> b if a < 0 else a >> b,  # compile-time ints: as i32
     "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
     "ne": operator.ne, "matmul": operator.matmul, "min": min, "max": max,
+    "raw_div": lambda a, b: _c_div(a, b), "raw_mod": lambda a, b: _c_mod(a, b), "atan2": math.atan2,
 }  # fmt: skip
+
+
+def _c_div(a: Any, b: Any) -> Any:
+    """C division of compile-time numbers (`qd.raw_div`): integers truncate toward zero."""
+    if isinstance(a, int) and isinstance(b, int):
+        q = abs(a) // abs(b)
+        return q if (a < 0) == (b < 0) else -q
+    return a / b
+
+
+def _c_mod(a: Any, b: Any) -> Any:
+    """C remainder of compile-time numbers (`qd.raw_mod`): the sign of the dividend."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a - b * _c_div(a, b)
+    return math.fmod(a, b)
 PY_UNARY: dict[type, Callable[[Any], Any]] = {
     ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert,
 }  # fmt: skip

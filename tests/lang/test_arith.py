@@ -236,3 +236,18 @@ def test_float_literal_is_f32_even_beside_f64() -> None:
         return x * 0.1
 
     assert k64(2.5) == 2.5 * 0.1
+
+
+def test_raw_div_and_raw_mod_of_constants_fold_like_the_runtime() -> None:
+    qd_init()
+
+    @qd.kernel
+    def k(x: qd.i32, y: qd.i32) -> qd.types.vector(4, qd.i32):
+        return qd.Vector([qd.raw_div(-7, 2), qd.raw_div(x, y), qd.raw_mod(-7, 3), qd.raw_mod(x, 3)])
+
+    @qd.kernel
+    def f(x: qd.f32) -> qd.types.vector(2, qd.f32):
+        return qd.Vector([qd.raw_mod(-7.5, 2.0), qd.raw_mod(x, 2.0)])
+
+    np.testing.assert_array_equal(np.asarray(k(-7, 2)), [-3, -3, -1, -1])
+    np.testing.assert_array_equal(np.asarray(f(-7.5)), [-1.5, -1.5])
