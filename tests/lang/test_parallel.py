@@ -275,3 +275,22 @@ def test_every_atomic_on_every_type(op: str, dtype) -> None:
         assert s[lane] == want, (lane, s[lane], want)
     # The old values returned are a permutation of the prefix folds: each value occurs once.
     assert len(olds) == n
+
+
+@pytest.mark.parametrize("op", ["min", "max", "add"])
+def test_half_precision_atomics_in_a_parallel_loop(op: str) -> None:
+    """f16 min/max reductions crashed the process (an assertion in LLVM's loop vectorizer); they stay atomics."""
+    qd_init()
+    fn = getattr(qd, f"atomic_{op}")
+
+    @qd.kernel
+    def k(out: qd.types.ndarray()):
+        for i in range(128):
+            fn(out[0], qd.cast((i % 32) * 0.25, qd.f16))
+
+    start = {"min": 100.0, "max": -100.0, "add": 0.0}[op]
+    out = np.full(1, start, np.float16)
+    k(out)
+    vals = np.array([(i % 32) * 0.25 for i in range(128)], np.float16)
+    want = {"min": vals.min(), "max": vals.max(), "add": vals.astype(np.float32).sum()}[op]
+    assert abs(float(out[0]) - float(want)) <= (0.5 if op == "add" else 0.0)
