@@ -642,6 +642,21 @@ def _b_len(v: Visitor, node: ast.Call, x: Any) -> Any:
     raise v.error(node, "len() of a runtime value")
 
 
+def _b_all_any(op: str) -> Callable[..., Any]:
+    """`all(v)` / `any(v)` of a runtime vector: its elements as conditions, folded with and / or (a u1)."""
+
+    def fold(v: Visitor, node: ast.Call, x: Any) -> Any:
+        if not isinstance(x, Matrix):
+            raise v.error(node, f"{'all' if op == 'and' else 'any'}() needs a vector or a compile-time iterable")
+        loc = v.loc(node)
+        out = v.ops.cond(x.elements[0], loc)
+        for e in x.elements[1:]:
+            out = v.ops.binary(op, out, v.ops.cond(e, loc), loc)
+        return out
+
+    return fold
+
+
 def _b_range(v: Visitor, node: ast.Call, *args: Any) -> Any:
     raise v.error(node, "range() with runtime bounds can only be used as the iterable of a for loop")
 
@@ -649,7 +664,8 @@ def _b_range(v: Visitor, node: ast.Call, *args: Any) -> Any:
 BUILTINS: dict[int, Callable[..., Any]] = {
     id(builtins.int): _b_int, id(builtins.float): _b_float, id(builtins.bool): _b_bool,
     id(builtins.abs): _b_abs, id(builtins.min): _b_min, id(builtins.max): _b_max, id(builtins.pow): _b_pow,
-    id(builtins.len): _b_len, id(builtins.range): _b_range,
+    id(builtins.len): _b_len, id(builtins.range): _b_range, id(builtins.all): _b_all_any("and"),
+    id(builtins.any): _b_all_any("or"),
 }  # fmt: skip
 
 

@@ -100,9 +100,13 @@ class ExprMixin:
                     self.lookup(n.id, n, static=True)  # records the capture
                 continue
             if isinstance(binding, (Var, MatVar, Fixed, Alias)) or is_runtime(binding):
-                raise self.error(
-                    n, f"qd.static() needs compile-time values, but {n.id!r} is a runtime value", QuadrantsTypeError
-                )
+                shape = _static_shape(binding)
+                if shape is None:
+                    raise self.error(
+                        n, f"qd.static() needs compile-time values, but {n.id!r} is a runtime value", QuadrantsTypeError
+                    )
+                namespace[n.id] = _ShapeOnly(n.id, shape)  # a runtime vector's shape is known: `range(v.n)`
+                continue
             namespace[n.id] = binding
         for call in ast.walk(node):
             if isinstance(call, ast.Call):
@@ -149,6 +153,10 @@ class ExprMixin:
     # ---- operators --------------------------------------------------------------------------------------
 
     def binary(self: Visitor, op: str, a: Any, b: Any, node: ast.AST) -> Any:
+        if isinstance(a, (list, tuple)) and self.as_matrix(b, node) is not None:  # `v == [0, 1]`
+            a = self.matrix_from_rows(a, None, node)
+        elif isinstance(b, (list, tuple)) and self.as_matrix(a, node) is not None:
+            b = self.matrix_from_rows(b, None, node)
         if self.as_matrix(a, node) is not None or self.as_matrix(b, node) is not None:
             if not is_runtime(a) and not is_runtime(b) and op in PY_OPS:
                 try:
@@ -467,3 +475,35 @@ def _py(v: Any) -> Any:
     if isinstance(v, enum.Enum) and not isinstance(v, int):
         return v.value
     return v
+
+
+def _static_shape(binding: Any) -> tuple[int, ...] | None:
+    """The shape of a runtime vector/matrix binding (known at compile time), else None."""
+    if isinstance(binding, MatVar):
+        return binding.shape
+    value = binding.value if isinstance(binding, Fixed) else binding
+    return value.shape if isinstance(value, Matrix) else None
+
+
+class _ShapeOnly:
+    """A runtime vector/matrix inside qd.static(): its shape (`n`, `m`, `shape`) can be read, nothing else."""
+
+    def __init__(self, name: str, shape: tuple[int, ...]) -> None:
+        self._name, self.shape = name, shape
+        self.n = shape[0]
+        self.m = shape[1] if len(shape) == 2 else 1
+
+    def get_shape(self) -> tuple[int, ...]:
+        return self.shape
+
+    def __len__(self) -> int:
+        return self.n
+
+    def _refuse(self, *_: Any) -> Any:
+        raise TypeError(f"qd.static() needs compile-time values, but {self._name!r} is a runtime value "
+                        f"(only its shape: .n, .m, .shape)")  # fmt: skip
+
+    __getitem__ = __iter__ = __bool__ = __add__ = __mul__ = __eq__ = _refuse  # type: ignore[assignment]
+
+    def __getattr__(self, attr: str) -> Any:
+        return self._refuse()

@@ -275,3 +275,32 @@ def test_data_oriented_vector_members_are_guarded_by_value() -> None:
     s.c = vec3(5.0, 5.0, 5.0)
     s.k()
     np.testing.assert_array_equal(s.x.to_numpy()[0], [5, 5, 5])
+
+
+def test_vectors_compare_with_lists_and_reduce_with_all_any() -> None:
+    @qd.kernel
+    def k(v: qd.math.vec2) -> qd.types.vector(4, qd.i32):
+        return qd.Vector([all(v == [1.0, 2.0]), any(v == [1.0, 0.0]), all([0.0, 2.0] == v), any(v > 5.0)])
+
+    np.testing.assert_array_equal(np.asarray(k(qd.Vector([1.0, 2.0]))), [1, 1, 0, 0])
+    np.testing.assert_array_equal(np.asarray(k(qd.Vector([0.0, 2.0]))), [0, 0, 1, 0])
+
+
+def test_a_runtime_vector_shape_is_compile_time() -> None:
+    @qd.kernel
+    def total(a: qd.math.vec3) -> qd.f32:
+        m = qd.math.mat2([[1.0, 2.0], [3.0, 4.0]])
+        s = 0.0
+        for i in qd.static(range(a.n)):
+            s += a[i]
+        for i, j in qd.static(qd.ndrange(m.n, m.m)):
+            s += m[i, j]
+        return s
+
+    @qd.kernel
+    def bad(a: qd.math.vec3) -> qd.f32:
+        return qd.static(a[0])
+
+    assert total(qd.Vector([1.0, 2.0, 3.0])) == 16.0
+    with pytest.raises(qd.QuadrantsCompilationError, match="only its shape"):
+        bad(qd.Vector([1.0, 2.0, 3.0]))
