@@ -87,6 +87,16 @@ class ExprMixin:
                 raise type(e)(e.message, self.loc(node)) from None
             raise
 
+    def is_static_call(self: Visitor, node: ast.expr) -> bool:
+        """Whether `node` is a call of `qd.static(...)`."""
+        if not isinstance(node, ast.Call):
+            return False
+        try:
+            fn = self.static_eval(node.func, record=False)
+        except Exception:  # noqa: BLE001 - not a compile-time callee: not qd.static
+            return False
+        return getattr(fn, "__qd_intrinsic__", None) == "static"
+
     def static_eval(self: Visitor, node: ast.expr, record: bool = True) -> Any:
         """Evaluate `node` as Python, at compile time, seeing the kernel's compile-time names."""
         namespace = dict(self.frame.globals)
@@ -275,6 +285,9 @@ class ExprMixin:
         cond = self.expr(node.test)
         if not is_runtime(cond):
             return self.expr(node.body) if cond else self.expr(node.orelse)
+        if isinstance(cond, Matrix):
+            raise self.error(node.test, 'the condition of `a if cond else b` is a vector: it has no single truth '
+                             'value. Please use "qd.select" instead.', QuadrantsSyntaxError)  # fmt: skip
         loc = self.loc(node)
         stmt = ir.If(cond=self.ops.cond(cond, loc))
         index = len(self.b.block.stmts)
@@ -283,6 +296,12 @@ class ExprMixin:
             a = self._branch_value(self.expr(node.body), loc)
         with self.b.into(stmt.orelse):
             b = self._branch_value(self.expr(node.orelse), loc)
+        if isinstance(a, Matrix) != isinstance(b, Matrix):  # `0 if c else v`: the scalar fills the other's shape
+            with self.b.into(stmt.then if not isinstance(a, Matrix) else stmt.orelse):
+                if isinstance(a, Matrix):
+                    b = Matrix(a.shape, [b] * len(a.elements))
+                else:
+                    a = Matrix(b.shape, [a] * len(b.elements))
         if isinstance(a, Matrix) or isinstance(b, Matrix):  # element by element, as Quadrants does
             if not (isinstance(a, Matrix) and isinstance(b, Matrix) and a.shape == b.shape):
                 raise self.error(node, "both branches of a conditional expression must be vectors (or matrices) of "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 from typing import TYPE_CHECKING, Any
 
 from quadrants._logging import warn
@@ -31,6 +32,12 @@ class LoopMixin:
     def visit_For(self: Visitor, node: ast.For) -> None:
         if node.orelse:
             raise self.error(node, "for ... else is not supported in kernels")
+        chosen = node.iter
+        while isinstance(chosen, ast.IfExp) and self.is_static_call(chosen.test):  # `A if qd.static(c) else B`
+            chosen = chosen.body if self.expr(chosen.test) else chosen.orelse
+        if chosen is not node.iter:
+            node = copy.copy(node)  # the chosen iterable, without changing the user's AST
+            node.iter = chosen
         it_node = node.iter
         if isinstance(it_node, ast.Call):
             fn = self.expr(it_node.func)

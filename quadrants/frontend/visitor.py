@@ -456,7 +456,8 @@ class Visitor(ExprMixin, CallMixin, LoopMixin, MatrixMixin, LValueMixin):
             raise self.error(node, f"'{word}' outside a loop")
         kind = self.loops[-1]
         if kind == "static":
-            raise self.error(node, f"'{word}' in a qd.static(...) for loop is not supported")
+            raise self.error(node, f"You are trying to `{word}` a static `for` loop (qd.static(...)): that is not "
+                                   "supported")  # fmt: skip
         if kind == "parallel" and word == "break":
             raise self.error(node, "'break' is not allowed in the outermost (parallel) for loop of a kernel")
         self.b.emit(cls())
@@ -473,13 +474,7 @@ def _becomes_variable(value: Any) -> bool:
 
 
 def _is_static_call(node: ast.expr, v: Visitor) -> bool:
-    if not isinstance(node, ast.Call):
-        return False
-    try:
-        fn = v.static_eval(node.func, record=False)
-    except Exception:
-        return False
-    return getattr(fn, "__qd_intrinsic__", None) == "static"
+    return v.is_static_call(node)
 
 
 def _strip_docstring(body: list[ast.stmt]) -> list[ast.stmt]:

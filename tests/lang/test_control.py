@@ -329,3 +329,35 @@ def test_loop_config_rejects_unknown_settings() -> None:
 
     with pytest.raises(qd.QuadrantsCompilationError, match="no setting 'serialise'"):
         k(np.zeros(2, np.int32))
+
+
+@pytest.mark.parametrize("pick_static", [False, True])
+def test_a_static_conditional_chooses_the_loop(pick_static: bool) -> None:
+    qd_init()
+
+    @qd.kernel
+    def k(a: Nd[qd.i32, 2], n: qd.i32):
+        for b in range(2):
+            for i in range(n) if qd.static(pick_static) else qd.static(range(4)):
+                a[b, i] += 1 + i
+
+    @qd.kernel
+    def breaks(n: qd.i32) -> qd.i32:
+        c = 0
+        for b in range(1):
+            for i in qd.static(range(3)) if qd.static(pick_static) else range(n):
+                c += 1
+                if i >= 1:
+                    break
+        return c
+
+    a = np.zeros((2, 6), np.int32)
+    k(a, 2)
+    want = np.zeros((2, 6), np.int32)
+    want[:, : (2 if pick_static else 4)] = np.arange(1, 7)[: (2 if pick_static else 4)]
+    np.testing.assert_array_equal(a, want)
+    if pick_static:  # the static side really is static: no break there
+        with pytest.raises(qd.QuadrantsCompilationError, match="You are trying to `break` a static `for` loop"):
+            breaks(5)
+    else:
+        assert breaks(5) == 2

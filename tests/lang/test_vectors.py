@@ -245,7 +245,7 @@ def test_conditional_expression_on_vectors() -> None:
 
     @qd.kernel
     def bad(t: qd.f32) -> qd.f32:
-        v = vec3(1.0, 2.0, 3.0) if t > 0 else 1.0
+        v = vec3(1.0, 2.0, 3.0) if t > 0 else qd.math.vec2(1.0, 2.0)
         return v[0]
 
     with pytest.raises(qd.QuadrantsTypeError, match="both branches"):
@@ -304,3 +304,21 @@ def test_a_runtime_vector_shape_is_compile_time() -> None:
     assert total(qd.Vector([1.0, 2.0, 3.0])) == 16.0
     with pytest.raises(qd.QuadrantsCompilationError, match="only its shape"):
         bad(qd.Vector([1.0, 2.0, 3.0]))
+
+
+def test_conditional_expressions_broadcast_a_scalar_branch_and_refuse_vector_conditions() -> None:
+    @qd.kernel
+    def clamp_bad(v: Nd[vec3, 1]):
+        for i in range(v.shape[0]):
+            v[i] = 0 if v[i][0] < 0 or v[i][2] > 4 else v[i] * 2
+
+    @qd.kernel
+    def vector_cond(v: Nd[vec3, 1]):
+        for i in range(v.shape[0]):
+            v[i] = 0 if v[i] < 0 else v[i]
+
+    v = np.array([[1, -2, 3], [-1, 2, -3], [5, 5, 5]], np.float32)
+    clamp_bad(v)
+    np.testing.assert_array_equal(v, [[2, -4, 6], [0, 0, 0], [0, 0, 0]])
+    with pytest.raises(qd.QuadrantsSyntaxError, match='Please use "qd.select" instead.'):
+        vector_cond(v)
