@@ -161,7 +161,7 @@ class CallMixin:
             if dtype.is_integral and dtype.kind != "bool":
                 lo, hi = dtype.min_max()
                 if not lo <= int(x) <= hi:
-                    raise self.error(node, f"{x} is out of the range of {dtype}", QuadrantsTypeError)
+                    raise self.error(node, f"{x} exceeded the range of specified dtype {dtype}", QuadrantsTypeError)
             return self.b.const(int(x) if dtype.is_integral else float(x), dtype)
         return self.ops.cast(x, dtype, self.loc(node))
 

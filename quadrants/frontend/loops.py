@@ -75,12 +75,14 @@ class LoopMixin:
         """A loop bound: a Python int, or an integer IR value (not yet cast to the loop's type)."""
         if not is_runtime(v):
             if isinstance(v, float) and v != int(v):
-                raise self.error(node, "loop bounds must be integers", QuadrantsTypeError)
+                raise self.error(node, "loop bounds must be integers: every argument of ndrange should be an "
+                                 "integer scalar or a tuple/list of (int, int)", QuadrantsTypeError)  # fmt: skip
             return int(v)
         val = self.ops.value(v, self.loc(node))
         assert isinstance(val.type, PrimitiveType)
         if val.type.is_float:
-            raise self.error(node, f"loop bounds must be integers, not {val.type}", QuadrantsTypeError)
+            raise self.error(node, f"loop bounds must be integers, not {val.type}: every argument of ndrange should be "
+                             "an integer scalar or a tuple/list of (int, int)", QuadrantsTypeError)  # fmt: skip
         return val
 
     def _as_index(self: Visitor, v: Any, t: PrimitiveType, loc: Any) -> Any:
@@ -121,7 +123,9 @@ class LoopMixin:
         if grouped and len(targets) != 1:
             raise self.error(node.target, "qd.grouped(...) binds the whole index to a single name")
         if not grouped and len(targets) != len(bounds):
-            raise self.error(node.target, f"this loop has {len(bounds)} indices but binds {len(targets)} name(s)")
+            raise self.error(node.target, "Ndrange for loop with number of the loop variables not equal to the "
+                             f"dimension of the ndrange is not supported ({len(bounds)} dimension(s), "
+                             f"{len(targets)} name(s))")  # fmt: skip
 
         config, self.loop_config = self.loop_config or {}, None
         serialize = config.get("serialize") or config.get("parallelize") == 1

@@ -255,6 +255,9 @@ class MatrixMixin:
             inv = self.binary("truediv", 1.0, self.ops.unary("sqrt", s, loc), node)
             return self.matrix_binary("mul", m, inv, node)
         if name == "transpose":
+            if m.is_vector:
+                raise QuadrantsTypeError("`transpose()` cannot apply to a vector. If you want something like "
+                                         "`a @ b.transpose()`, write `a.outer_product(b)` instead.", loc)  # fmt: skip
             return self.transpose(m)
         if name == "trace":
             if m.is_vector or m.n != m.m:

@@ -309,7 +309,8 @@ class Visitor(ExprMixin, CallMixin, LoopMixin, MatrixMixin, LValueMixin):
         fr = self.frame
         if self.runtime_depth != fr.entry_depth:
             what = "kernel" if fr.is_kernel else "qd.func"
-            raise self.error(node, f"return inside a runtime if/for/while of a {what} is not supported")
+            raise self.error(node, f"Return inside non-static if/for is not supported (a return inside a runtime "
+                                   f"if/for/while of a {what})")  # fmt: skip
         value = self.expr(node.value) if node.value is not None else None
         if fr.is_kernel:
             self._kernel_return(value, node)

@@ -168,7 +168,8 @@ class Specializer:
             prim = dtypes.from_numpy(arr.dtype)
             if want_prim is not None and prim is not want_prim:
                 raise ValueError(
-                    f"argument {name!r} of kernel {self.kernel_name!r}: expected a {want_prim} array, got {arr.dtype}"
+                    f"Invalid value for argument {name} - required array has dtype={want_prim}, array with "
+                    f"dtype={arr.dtype} is provided (kernel {self.kernel_name!r})"
                 )
             ndim = arr.ndim - len(elem_shape)
             if want.ndim is not None and ndim != want.ndim:
@@ -176,7 +177,8 @@ class Specializer:
                     f"argument {name!r} of kernel {self.kernel_name!r}: expected {want.ndim} dimension(s), got {ndim}"
                 )
             if tuple(arr.shape[ndim:]) != elem_shape:
-                raise ValueError(f"argument {name!r}: element shape {arr.shape[ndim:]} != {elem_shape}")
+                raise ValueError(f"Invalid value for argument {name} - required element_shape={elem_shape}, array "
+                                 f"with element shape of {tuple(arr.shape[ndim:])} is provided")  # fmt: skip
             t = nd_type(prim, ndim, elem_shape)
             kind = "numpy" if isinstance(v, np.ndarray) else "external"
             sp.leaves.append(Leaf(path, kind, prim, (arr.dtype, ndim, t)))

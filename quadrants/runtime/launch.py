@@ -145,7 +145,7 @@ class Launcher:
         if rc == ERROR_BOUNDS:
             what = f"'{site.detail}'" if site is not None else "an ndarray"
             raise QuadrantsIndexError(
-                f"index {index} is out of bounds for axis {dim} with size {extent} of {what} "
+                f"Out of bound access: index {index} is out of bounds for axis {dim} with size {extent} of {what} "
                 f"(kernel {self.abi.symbol})",
                 loc,
             )
@@ -286,7 +286,8 @@ def check_external(arr: np.ndarray, spec: Any) -> None:
     kernel stores to it."""
     if spec.elem_shape and tuple(arr.shape[spec.ndim :]) != tuple(spec.elem_shape):
         raise QuadrantsRuntimeTypeError(
-            f"argument {spec.name!r}: element shape {tuple(arr.shape[spec.ndim :])} != {tuple(spec.elem_shape)}"
+            f"Invalid value for argument {spec.name} - required element_shape={tuple(spec.elem_shape)}, array with "
+            f"element shape of {tuple(arr.shape[spec.ndim :])} is provided"
         )
     if spec.writes and not arr.flags.writeable:
         raise QuadrantsRuntimeTypeError(

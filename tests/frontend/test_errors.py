@@ -159,3 +159,45 @@ def test_missing_annotation() -> None:
 
     with pytest.raises(qd.QuadrantsSyntaxError, match="needs a type annotation"):
         k(1)
+
+
+@pytest.mark.parametrize(
+    ("case", "exc", "words"),
+    [("return_in_loop", qd.QuadrantsSyntaxError, "Return inside non-static if/for is not supported"),
+     ("vector_transpose", qd.QuadrantsTypeError, "`transpose()` cannot apply to a vector"),
+     ("literal_range", qd.QuadrantsTypeError, "exceeded the range of specified dtype"),
+     ("ndrange_names", qd.QuadrantsSyntaxError, "not equal to the dimension of the ndrange")],
+)  # fmt: skip
+def test_messages_say_what_quadrants_says(case: str, exc: type, words: str) -> None:
+    """The phrases real Quadrants' own tests match with pytest.raises(..., match=...)."""
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def return_in_loop(n: qd.i32) -> qd.i32:
+        for i in range(1):
+            for j in range(n):
+                return j
+        return 0
+
+    @qd.kernel
+    def vector_transpose() -> qd.f32:
+        v = qd.math.vec3(1.0, 2.0, 3.0)
+        return (v.transpose() @ v)[0, 0]
+
+    @qd.kernel
+    def literal_range() -> qd.i32:
+        return qd.u16(-1)
+
+    @qd.kernel
+    def ndrange_names() -> qd.i32:
+        s = 0
+        for i in qd.ndrange(2, 3):
+            s += 1
+        return s
+
+    kernels = {"return_in_loop": (return_in_loop, (3,)), "vector_transpose": (vector_transpose, ()),
+               "literal_range": (literal_range, ()), "ndrange_names": (ndrange_names, ())}  # fmt: skip
+    fn, args = kernels[case]
+    with pytest.raises(exc) as e:
+        fn(*args)
+    assert words in str(e.value) and 'File "' in str(e.value)

@@ -193,7 +193,7 @@ def test_torch_tensors_are_passed_zero_copy() -> None:
     b = torch.zeros(5)
     k(a, b)
     assert b.tolist() == [0, 2, 4, 6, 8]
-    with pytest.raises(ValueError, match="expected a f32"):
+    with pytest.raises(ValueError, match="required array has dtype=f32"):
         k(torch.zeros(5, dtype=torch.float64), b)
 
 

@@ -56,7 +56,7 @@ def test_element_shape_is_checked_after_the_first_call() -> None:
         return s
 
     assert last(np.ones((4, 3), np.float32)) == 4.0
-    with pytest.raises((ValueError, qd.QuadrantsRuntimeTypeError), match=r"element shape \(4,\)"):
+    with pytest.raises((ValueError, qd.QuadrantsRuntimeTypeError), match=r"required element_shape=\(3,\), array with element shape of \(4,\)"):
         last(np.ones((4, 4), np.float32))
     assert last(np.full((2, 3), 2.0, np.float32)) == 4.0
 

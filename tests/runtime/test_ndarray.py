@@ -77,7 +77,7 @@ def test_numpy_dtype_mismatch_raises_value_error() -> None:
     def k(a: Nd[qd.f32, 1]):
         pass
 
-    with pytest.raises(ValueError, match="expected a f32 array"):
+    with pytest.raises(ValueError, match="required array has dtype=f32"):
         k(np.zeros(3))
     with pytest.raises(qd.QuadrantsRuntimeTypeError, match="expected an ndarray of f32"):
         k(qd.ndarray(qd.i32, 3))
