@@ -16,6 +16,7 @@ from quadrants._config import amdgpu, cc, cpu, cuda, dx11, dx12, gles, metal, op
 from quadrants._config import gpu_archs as gpu  # noqa: F401  - a list, as in Quadrants
 from quadrants._version import __version__  # noqa: F401
 from quadrants.errors import (  # noqa: F401
+    QuadrantsArgumentError,
     QuadrantsAssertionError,
     QuadrantsCompilationError,
     QuadrantsError,

@@ -82,6 +82,29 @@ class QuadrantsRuntimeTypeError(QuadrantsRuntimeError, TypeError):
         super().__init__(f"\n{loc.render()}\n{message}" if loc is not None else message)
 
 
+class QuadrantsArgumentError(QuadrantsSyntaxError, QuadrantsRuntimeTypeError):
+    """A call whose arguments do not bind to the parameters (missing, unexpected, too many, given twice). Quadrants
+    raises QuadrantsSyntaxError there; it is also a QuadrantsRuntimeTypeError, like the other bad arguments."""
+
+    def __init__(self, message: str = "", loc: SourceLoc | None = None) -> None:
+        QuadrantsSyntaxError.__init__(self, message, loc)
+
+
+def binding_message(error: TypeError) -> str:
+    """Quadrants' words for what `inspect.Signature.bind` (or our kernel binding) reports."""
+    import re
+
+    text = str(error)
+    for pattern, words in ((r"missing a required argument: '(\w+)'", "Missing argument '{}'"),
+                           (r"got an unexpected keyword argument '(\w+)'", "Unexpected argument '{}'"),
+                           (r"multiple values for argument '(\w+)'", "Multiple values for argument '{}'"),
+                           (r"too many positional arguments", "Too many arguments")):  # fmt: skip
+        m = re.search(pattern, text)
+        if m is not None:
+            return words.format(*m.groups())
+    return text
+
+
 class QuadrantsAssertionError(QuadrantsRuntimeError, AssertionError):
     """A check inside a running kernel failed (debug mode)."""
 

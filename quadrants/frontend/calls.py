@@ -13,7 +13,13 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.errors import (
+    QuadrantsArgumentError,
+    QuadrantsCompilationError,
+    QuadrantsSyntaxError,
+    QuadrantsTypeError,
+    binding_message,
+)
 from quadrants.frontend.expressions import is_runtime
 from quadrants.frontend.func import BoundFunc, Func
 from quadrants.frontend.intrinsics import _NdRange
@@ -234,7 +240,8 @@ class CallMixin:
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as e:
-            raise self.error(node, f"calling qd.func {src.name!r}: {e}", QuadrantsTypeError) from None
+            raise self.error(node, f"{binding_message(e)} (calling qd.func {src.name!r}: {e})",
+                             QuadrantsArgumentError) from None  # fmt: skip
         bound.apply_defaults()
 
         ret_ann = hints.get("return")

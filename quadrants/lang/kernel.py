@@ -16,7 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from quadrants.errors import QuadrantsCompilationError, QuadrantsRuntimeTypeError, QuadrantsSyntaxError, SourceLoc
+from quadrants.errors import (
+    QuadrantsArgumentError,
+    QuadrantsCompilationError,
+    QuadrantsRuntimeTypeError,
+    QuadrantsSyntaxError,
+    SourceLoc,
+)
 from quadrants.frontend.source import FunctionSource, read_function
 from quadrants.lang import program
 from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation
@@ -295,8 +301,9 @@ class Kernel:
             return list(args)
         values: list[Any] = list(args)
         if len(args) > len(params):
-            raise QuadrantsRuntimeTypeError(
-                f"kernel {self.fn.__qualname__!r} takes {len(params)} argument(s) but {len(args)} were given",
+            raise QuadrantsArgumentError(
+                f"Too many arguments: kernel {self.fn.__qualname__!r} takes {len(params)} argument(s) but "
+                f"{len(args)} were given",
                 self.def_loc(),
             )
         for p in params[len(args) :]:
@@ -305,12 +312,13 @@ class Kernel:
             elif p.default is not EMPTY:
                 values.append(p.default)
             else:
-                raise QuadrantsRuntimeTypeError(
-                    f"kernel {self.fn.__qualname__!r} is missing argument {p.name!r}", self.def_loc()
+                raise QuadrantsArgumentError(
+                    f"Missing argument {p.name!r} of kernel {self.fn.__qualname__!r}", self.def_loc()
                 )
         if kwargs:
-            raise QuadrantsRuntimeTypeError(
-                f"kernel {self.fn.__qualname__!r} got unexpected argument(s) {sorted(kwargs)}", self.def_loc()
+            names = ", ".join(repr(k) for k in sorted(kwargs))
+            raise QuadrantsArgumentError(
+                f"Unexpected argument {names} for kernel {self.fn.__qualname__!r}", self.def_loc()
             )
         return values
 

@@ -26,7 +26,7 @@ def test_wrong_argument_count_and_type_name_the_kernel_definition() -> None:
     with pytest.raises(qd.QuadrantsRuntimeTypeError, match="takes 1 argument") as e:
         k(1, 2)
     assert "test_calls.py" in str(e.value) and "def k(a: qd.i32)" in str(e.value)
-    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="missing argument 'a'"):
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="Missing argument 'a'"):
         k()
     with pytest.raises(qd.QuadrantsRuntimeTypeError, match="cannot be converted into required type i32"):
         k(1.5)
@@ -126,3 +126,33 @@ def test_gpu_arch_falls_back_to_cpu(capsys) -> None:
 def test_unknown_init_option_raises_key_error() -> None:
     with pytest.raises(KeyError, match="Unrecognized keyword"):
         qd.init(arch=qd.cpu, no_such_option=1)
+
+
+def test_argument_binding_errors_are_quadrants_syntax_errors() -> None:
+    """As in Quadrants: QuadrantsSyntaxError with its words; also a QuadrantsRuntimeTypeError here."""
+    qd.init(arch=qd.cpu)
+
+    @qd.func
+    def add(a, b):
+        return a + b
+
+    @qd.kernel
+    def k(a: qd.i32, b: qd.i32) -> qd.i32:
+        return a + b
+
+    @qd.kernel
+    def too_many() -> qd.i32:
+        return add(1, 2, 3)
+
+    @qd.kernel
+    def twice() -> qd.i32:
+        return add(1, a=2)
+
+    assert k(1, 2) == 3  # the fast path exists; wrong calls still go through the checks
+    cases = [(lambda: k(2), "Missing argument 'b'"), (lambda: k(b=2), "Missing argument 'a'"),
+             (lambda: k(1, 2, c=2), "Unexpected argument 'c'"), (lambda: k(1, 2, 3), "Too many arguments"),
+             (too_many, "Too many arguments"), (twice, "Multiple values for argument 'a'")]  # fmt: skip
+    for call, words in cases:
+        with pytest.raises(qd.QuadrantsSyntaxError, match=words) as e:
+            call()
+        assert isinstance(e.value, qd.QuadrantsArgumentError)
