@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from quadrants._logging import warn
+from quadrants.errors import QuadrantsRuntimeError
 from quadrants.ir.types import NdType
 from quadrants.runtime import device
 from quadrants.types import dtypes
@@ -34,12 +35,14 @@ def nd_type(dtype: PrimitiveType, ndim: int, elem_shape: tuple[int, ...] = ()) -
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    out = tuple(int(s) for s in shape)
-    if any(s < 0 for s in out):
-        raise ValueError(f"ndarray shape must not be negative: {out}")
-    return out
+    """A qd.ndarray's shape: whole numbers from 1 to 2**31 - 1 (kernels read `x.shape[k]` as i32), as in
+    Quadrants; anything else is a QuadrantsRuntimeError."""
+    dims = (shape,) if isinstance(shape, (int, np.integer, float)) else tuple(shape)
+    ok = all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 1 <= int(s) < 2**31 for s in dims)
+    if not ok:
+        raise QuadrantsRuntimeError(f"{shape!r} is not a valid shape for ndarray: every dimension must be a whole "
+                                    "number from 1 to 2**31 - 1")  # fmt: skip
+    return tuple(int(s) for s in dims)
 
 
 def descriptor(data: int, shape: tuple[int, ...]) -> ctypes.Array:  # type: ignore[type-arg]

@@ -128,3 +128,12 @@ def test_bool_and_f16_ndarrays() -> None:
     k(a, h)
     np.testing.assert_array_equal(a.to_numpy(), [False, True, True, False])
     np.testing.assert_array_equal(h, np.array([0.5, 1.5, 3.0, -2.0], np.float16))
+
+
+@pytest.mark.parametrize("shape", [2**31, 1.5, 0, (1, 0), (1, 0.5), (1, 2**31), -3, True])
+def test_invalid_ndarray_shapes_are_refused(shape: object) -> None:
+    """Kernels read `x.shape[k]` as i32: a dimension of 2**31 or more would be read wrongly, so it is refused (as
+    Quadrants refuses it), like zero, negative and fractional sizes."""
+    with pytest.raises(qd.QuadrantsRuntimeError, match="is not a valid shape for ndarray"):
+        qd.ndarray(qd.f32, shape)
+    assert qd.ndarray(qd.f32, (1, np.int32(3), 4096)).shape == (1, 3, 4096) and qd.ndarray(qd.f32, ()).shape == ()
