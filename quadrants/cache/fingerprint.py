@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from quadrants.cache.source import digest, source_text
+from quadrants.cache.source import digest, resolve_name, source_text
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 
@@ -133,27 +133,17 @@ def _closure(fn: types.FunctionType) -> dict[str, Any]:
     return out
 
 
-def resolve_class(name: str) -> Any:
-    """The class `module:qualname` names (a KeyError when it is gone)."""
-    import sys
-
-    module, qualname = name.split(":", 1)
-    obj: Any = sys.modules[module]
-    for part in qualname.split("."):
-        obj = vars(obj)[part]
-    return obj
-
-
 def current_value(rec: CaptureRecord, fn: Any) -> Any:
     """The value `rec` describes, read again from `fn`'s globals or closure (a KeyError/AttributeError when the
     name or an attribute is gone)."""
     if rec.where == "class":
-        value = resolve_class(rec.name)
+        value = resolve_name(rec.name, unwrap=False)
+        if value is None:
+            raise KeyError(rec.name)
     elif rec.where == "global":
         value = fn.__globals__[rec.name]
     else:
-        cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-        value = cells[rec.name].cell_contents
+        value = _closure(fn)[rec.name]  # a KeyError also for an empty cell
     for attr in rec.chain:
         value = getattr(value, attr)
     return value

@@ -24,7 +24,7 @@ from quadrants._config import Config, cache_root, with_target
 from quadrants._stats import STATS
 from quadrants.cache import bundle, keys
 from quadrants.cache.runtime_lib import load_runtime_so, try_dlopen
-from quadrants.cache.source import FuncRecord, func_record, func_unchanged, resolve, source_text
+from quadrants.cache.source import FuncRecord, func_record, func_unchanged, resolve_name, source_text
 from quadrants.cache.store import CacheStore, Entry
 from quadrants.errors import QuadrantsCompilationError
 from quadrants.runtime.abi import KernelABI
@@ -419,7 +419,7 @@ class KernelCache:
     @staticmethod
     def _unresolvable_owner(records: list[Any]) -> str | None:
         for r in records:
-            if r.where != "class" and r.owner != "kernel" and resolve(*r.owner.split(":", 1)) is None:
+            if r.where != "class" and r.owner != "kernel" and resolve_name(r.owner) is None:
                 return f"func {r.owner} (defined inside a function) reads {r.name!r}, which cannot be re-checked"
         return None
 
@@ -572,7 +572,7 @@ def _capture_unchanged(raw: dict[str, Any], kernel_fn: Any) -> bool:
     if rec.where == "class":
         fn = None
     else:
-        fn = kernel_fn if rec.owner == "kernel" else resolve(*rec.owner.split(":", 1))
+        fn = kernel_fn if rec.owner == "kernel" else resolve_name(rec.owner)
         if fn is None:
             return False
     try:

@@ -79,8 +79,9 @@ def func_record(fn: Any, kernel_fn: Any) -> FuncRecord | None:
     return FuncRecord(fn.__module__, fn.__qualname__, rel, code.co_firstlineno, _last_line(code), digest(text))
 
 
-def resolve(module: str, qualname: str) -> Any:
-    """The object named `module:qualname`, or None (names inside functions cannot be resolved)."""
+def resolve(module: str, qualname: str, unwrap: bool = True) -> Any:
+    """The object named `module:qualname`, or None (names inside functions cannot be resolved). With `unwrap`, a
+    Func or Kernel gives the Python function it wraps."""
     if "<locals>" in qualname:
         return None
     obj: Any = sys.modules.get(module)
@@ -88,7 +89,13 @@ def resolve(module: str, qualname: str) -> Any:
         if obj is None:
             return None
         obj = vars(obj).get(part) if hasattr(obj, "__dict__") else getattr(obj, part, None)
-    return getattr(obj, "fn", obj)  # a Func or Kernel wraps the Python function
+    return getattr(obj, "fn", obj) if unwrap else obj
+
+
+def resolve_name(name: str, unwrap: bool = True) -> Any:
+    """`resolve` of a "module:qualname" text (how records name funcs and classes)."""
+    module, _, qualname = name.partition(":")
+    return resolve(module, qualname, unwrap)
 
 
 _UNCHANGED: dict[FuncRecord, bool] = {}

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from quadrants._logging import warn
 from quadrants.errors import QuadrantsTypeError
-from quadrants.frontend.calls import Grouped
 from quadrants.frontend.expressions import is_runtime
+from quadrants.frontend.intrinsic_calls import Grouped
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.scope import Alias, Fixed, MatVar
 from quadrants.frontend.values import Matrix

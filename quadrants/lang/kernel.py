@@ -240,11 +240,11 @@ class Kernel:
         sat elsewhere (other lines above it, another file with the same kernel). None: keep the recorded place."""
         import linecache
 
-        from quadrants.cache.source import resolve
+        from quadrants.cache.source import resolve_name
 
         if site.offset < 0:
             return None
-        fn = self.fn if site.owner == "" else resolve(*site.owner.split(":", 1))
+        fn = self.fn if site.owner == "" else resolve_name(site.owner)
         code = getattr(fn, "__code__", None)
         if code is None:
             return None

@@ -132,22 +132,28 @@ def is_dtype_like(obj: Any) -> bool:
 # ---- the predicates of `qd.types` (Quadrants' names) -----------------------------------------------------------
 
 
+def _scalar_of(t: Any) -> PrimitiveType | None:
+    """A dtype, or the element dtype of a vector/matrix type (None for anything else, `float` included)."""
+    t = t if isinstance(t, PrimitiveType) else getattr(t, "dtype", None)
+    return t if isinstance(t, PrimitiveType) else None
+
+
 def is_integral(t: Any) -> bool:
     """An integer dtype (also u1), or a vector/matrix type of one."""
-    t = getattr(t, "dtype", t) if not isinstance(t, PrimitiveType) else t
-    return isinstance(t, PrimitiveType) and t.is_integral
+    s = _scalar_of(t)
+    return s is not None and s.is_integral
 
 
 def is_real(t: Any) -> bool:
     """A floating-point dtype, or a vector/matrix type of one."""
-    t = getattr(t, "dtype", t) if not isinstance(t, PrimitiveType) else t
-    return isinstance(t, PrimitiveType) and t.is_float
+    s = _scalar_of(t)
+    return s is not None and s.is_float
 
 
 def is_signed(t: Any) -> bool:
     """A signed integer or floating-point dtype."""
-    t = getattr(t, "dtype", t) if not isinstance(t, PrimitiveType) else t
-    return isinstance(t, PrimitiveType) and t.is_signed
+    s = _scalar_of(t)
+    return s is not None and s.is_signed
 
 
 def is_tensor(t: Any) -> bool:
