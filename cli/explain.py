@@ -31,7 +31,7 @@ def run_explain(kernel_name: str, manifest_path: str | None, signature: str | No
         if cache_dir:
             env["QD_CACHE_DIR"] = os.path.abspath(cache_dir)
         with pc.environment(env):
-            from quadrants.cache.pipeline import KernelCache
+            from quadrants.driver import Driver
             from quadrants.lang import program
 
             if m is not None:
@@ -53,7 +53,7 @@ def run_explain(kernel_name: str, manifest_path: str | None, signature: str | No
                 pseudo = Manifest("(annotations)", [], [], None, ["host"], {}, [])
                 calls = [project.example_args(pseudo, kernel, kernel.params, Signature({}, ()))]
             config = program.get().config
-            cache = KernelCache(with_target(config, target), load=False)
+            cache = Driver(with_target(config, target), load=False)
             results = [inventory.explain(kernel, args, cache) for args in calls]
     except (ManifestError, project.ProjectError) as e:
         fail_usage(str(e), as_json)

@@ -8,7 +8,7 @@ For every kernel in the given modules:
   compile time, a field parameter (`qd.Tensor`), unreadable source
 
 The reads are found statically, from each kernel's and func's syntax tree and the values its names have after
-importing the modules, and judged by the same rules as the compiler (`cache/purity.py`). When the manifest
+importing the modules, and judged by the same rules as the compiler (`driver/purity.py`). When the manifest
 gives signatures for a kernel, they are also specialized, which finds field parameters.
 """
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quadrants.aot import project
-from quadrants.cache.purity import PurityReport, judge, pure_callee
+from quadrants.driver.purity import PurityReport, judge, pure_callee
 from quadrants.errors import QuadrantsCompilationError, SourceLoc
 from quadrants.frontend.records import Capture
 from quadrants.frontend.source import FunctionSource, read_function

@@ -218,13 +218,13 @@ def explain(kernel: Any, args: list[Any], cache: Any) -> Explanation:
     from quadrants.cache import keys
 
     name = f"{kernel.fn.__module__}:{kernel.fn.__qualname__}"
-    spec = kernel.specialize(tuple(args), {}, cache.config)
-    inputs = cache.fastcache_inputs(kernel, spec)
+    req = kernel.request(kernel.specialize(tuple(args), {}, cache.config), cache.config)
+    inputs = cache.fast_inputs(req)
     if inputs is None:
         return Explanation(name, None, {}, False, "fastcache does not apply (see the warning above)")
     text, signature = inputs
-    parts = keys.fastcache_key(text, signature, cache.config).parts
-    key, reason = cache.probe(kernel, spec)
+    parts = keys.fastcache_key(text, signature, cache.config, cache.device_key).parts
+    key, reason = cache.probe(req)
     ex = Explanation(name, key, parts, reason is None, reason)
     if reason is None:
         return ex

@@ -133,7 +133,7 @@ def precompile(
     t0 = time.perf_counter()
     with environment(project.environment(m, m.targets[0])):
         from quadrants._config import cache_root
-        from quadrants.cache.pipeline import KernelCache
+        from quadrants.driver import Driver
         from quadrants.errors import QuadrantsError, QuadrantsRuntimeTypeError
         from quadrants.lang import program
 
@@ -144,18 +144,18 @@ def precompile(
         report = Report(m.file, cache_root(base), list(m.targets), [k.name for k in m.kernels], check=check)
         _reconcile(m, found, report)
         if not check:
-            store = KernelCache(base, load=False).store
+            store = Driver(base, load=False).store
             why = store.check_writable() if store is not None else "the offline cache is off (offline_cache=false)"
             if why is not None:
                 raise CacheNotWritable(f"cannot write the cache folder: {why}")
         tasks: list[Item] = []
         for target in m.targets:
-            cache = KernelCache(with_target(base, target), load=False)
+            cache = Driver(with_target(base, target), load=False)
             # the native runtime every cached shared object needs (without a linker kernels load in-process)
-            if not target.startswith("cuda:") and cache.linker is not None and not _runtime_cached(cache):
+            if cache.backend.linker is not None and not _runtime_cached(cache):
                 if check:
                     report.errors.append(f"target {target}: the native runtime library is not cached")
-                elif not cache._ensure_runtime_so():  # gone (deleted by hand): built again
+                elif not cache.prepare():  # gone (deleted by hand): built again
                     why = cache.store.write_error if cache.store is not None else None
                     report.errors.append(f"target {target}: the native runtime library could not be built ({why})")
             for entry in m.kernels:
@@ -186,16 +186,16 @@ def precompile(
             _run_tasks(m, tasks, jobs, progress)
         if not check:
             for target in m.targets:
-                if target.startswith("cuda:"):
+                cache = Driver(with_target(base, target), load=False)
+                if not cache.backend.bundles:
                     continue  # GPU code loads per kernel (a module each): nothing to link
-                cache = KernelCache(with_target(base, target), load=False)
                 bundle = _bundle(cache, [i for i in report.items if i.target == target], report)
                 if bundle:
                     report.bundles[target] = bundle
                 elif cache.store is not None and cache.store.write_error:
                     report.errors.append(f"target {target}: the bundle could not be written "
                                          f"({cache.store.write_error})")  # fmt: skip
-            _record_targets(KernelCache(base, load=False), [t for t in m.targets if t != "host"], report)
+            _record_targets(Driver(base, load=False), [t for t in m.targets if t != "host"], report)
     report.seconds = time.perf_counter() - t0
     return report
 
@@ -253,10 +253,9 @@ def _record_targets(cache: Any, targets: list[str], report: Report) -> None:
 
 
 def _runtime_cached(cache: Any) -> bool:
-    from quadrants.cache import keys
+    from quadrants.backends.cpu import runtime_key
 
-    rkey = keys.KeyParts("runtime", keys.runtime_parts(cache.config)).digest()
-    return cache.store is not None and cache.store.read("runtime", rkey) is not None
+    return cache.store is not None and cache.store.read("runtime", runtime_key(cache.config, cache.device_key)) is not None
 
 
 # ---- workers --------------------------------------------------------------------------------------------
@@ -317,14 +316,14 @@ def _worker_init(manifest_path: str, cache_dir: str | None, targets: list[str], 
                  target: str, parent: int) -> None:  # fmt: skip
     _die_with_parent(parent)
     os.environ.update(env)
-    from quadrants.cache.pipeline import KernelCache
+    from quadrants.driver import Driver
     from quadrants.lang import program
 
     m = load_manifest(manifest_path, cache_dir, targets)
     modules = project.import_modules(m)
     _WORKER["manifest"] = m
     _WORKER["found"] = project.discover(modules)
-    _WORKER["cache"] = KernelCache(with_target(program.get().config, target), load=False)
+    _WORKER["cache"] = Driver(with_target(program.get().config, target), load=False)
     _WORKER["calls"] = {}
 
 
@@ -363,7 +362,6 @@ def _worker_compile(kernel_name: str, index: int) -> tuple[str, str, float]:
 def _bundle(cache: Any, items: list[Item], report: Report) -> str | None:
     """Link every fastcache kernel of one target into one library and point their entries at it."""
     from quadrants.cache import bundle
-    from quadrants.cache.pipeline import object_code
 
     store = cache.store
     entries: dict[str, dict[str, Any]] = {}
@@ -374,8 +372,8 @@ def _bundle(cache: Any, items: list[Item], report: Report) -> str | None:
     if not entries:
         return None
     okeys = sorted({meta["artifact"] for meta in entries.values()})
-    linker = cache.linker
-    bkey = bundle.bundle_key(cache.config, okeys, pack=linker is None)
+    linker = cache.backend.linker
+    bkey = bundle.bundle_key(cache.config, cache.device_key, okeys, pack=linker is None)
     existing = store.read("bundle", bkey)
     if existing is not None and all(store.read("fast", k).meta.get("bundle") == bkey for k in entries):
         return existing.path  # nothing changed since the last run
@@ -385,12 +383,15 @@ def _bundle(cache: Any, items: list[Item], report: Report) -> str | None:
         if art is None:
             report.notes.append(f"artifact {okey[:12]} vanished before bundling")
             return None
-        objects[okey] = object_code(art)
+        obj = cache.backend.entry_object(art)
+        if obj is None:
+            return None
+        objects[okey] = obj
     if linker is None:
         report.notes.append(f"target {cache.config.cpu_target}: no linker (ld) found; made an object pack "
                             "(linked in-process with llvmlite at start) instead of a shared library")  # fmt: skip
     try:
-        return bundle.publish(store, cache.config, entries, objects, linker)
+        return bundle.publish(store, cache.config, cache.device_key, entries, objects, linker)
     except bundle.BundleError as e:
         report.notes.append(f"target {cache.config.cpu_target}: no bundle ({e}); kernels load one by one")
         return None

@@ -29,13 +29,13 @@ def index_of(entries: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {k: {kk: vv for kk, vv in meta.items() if kk not in INDEX_OMITS} for k, meta in entries.items()}
 
 
-def bundle_key(config: Config, artifact_keys: list[str], pack: bool = False) -> str:
-    parts = {**keys.runtime_parts(config), "kernels": ",".join(artifact_keys), "pack": str(pack)}
+def bundle_key(config: Config, device: str, artifact_keys: list[str], pack: bool = False) -> str:
+    parts = {**keys.runtime_parts(config, device), "kernels": ",".join(artifact_keys), "pack": str(pack)}
     return keys.KeyParts("bundle", parts).digest()
 
 
-def publish(store: CacheStore, config: Config, fast: dict[str, dict[str, Any]], objects: dict[str, bytes],
-            linker: str | None) -> str:  # fmt: skip
+def publish(store: CacheStore, config: Config, device: str, fast: dict[str, dict[str, Any]],
+            objects: dict[str, bytes], linker: str | None) -> str:
     """One entry for the kernels of the fastcache entries `fast` (object code in `objects`, by artifact key),
     with their index, and the entries pointed at it: a shared library linked by `linker`, or where there is none
     an object pack (the objects concatenated; a process links them in-process in one go). Returns its path;
@@ -56,7 +56,7 @@ def publish(store: CacheStore, config: Config, fast: dict[str, dict[str, Any]], 
         except (LinkError, OSError) as e:
             raise BundleError(str(e)) from None
         meta["so"] = len(data)
-    bkey = bundle_key(config, okeys, pack=linker is None)
+    bkey = bundle_key(config, device, okeys, pack=linker is None)
     path = store.write("bundle", bkey, data, meta)
     if path is None:
         raise BundleError("the cache refused the write")

@@ -6,7 +6,8 @@
       offsets and every type are in it; source locations are not);
     - the compile-relevant config (`_config.compile_relevant`: arch, debug, bounds checks, opt_level,
       fast_math, default_fp/ip, cpu_target);
-    - the device capabilities (`device_capabilities`).
+    - the device part, which the backend supplies (`Backend.device_key`: the CPU's capabilities, or the GPU
+      architecture and PTX ISA).
 
 `fastcache_key(parts)`: fastcache, keyed without running the frontend.
     - FORMAT, quadrants version, native runtime ABI, llvmlite version;
@@ -14,10 +15,10 @@
     - the argument types of the specialization (ndarray dtype/ndim/element shape; scalar dtypes; vector shapes;
       dataclass and data_oriented member paths and types) and its compiled-in values (templates, enums,
       FIELD_METADATA_CACHE_VALUE members, data_oriented primitives), as stable text;
-    - the compile-relevant config and the device capabilities, as above.
+    - the compile-relevant config and the device part, as above.
     The sources of the qd.funcs the kernel reaches, and the values of the globals it is allowed to read
     (UPPERCASE constants, enum members, module attributes), are not known before compiling: the entry records
-    them and a lookup checks them (`pipeline.KernelCache._valid`, `fingerprint.py`). A mismatch is a miss, never a stale hit.
+    them and a lookup checks them (`fastcache.FastEntries.valid`, `fingerprint.py`). A mismatch is a miss, never a stale hit.
 
 Deliberately not in any key: absolute paths, line numbers, timestamps, process ids, object ids, the log level,
 thread counts and cache locations (none of them changes generated code).
@@ -26,8 +27,6 @@ thread counts and cache locations (none of them changes generated code).
 from __future__ import annotations
 
 import functools
-import platform
-import sys
 from dataclasses import dataclass, field
 
 from quadrants._config import Config, compile_relevant
@@ -42,7 +41,7 @@ except ImportError:
     except ImportError:
         from hashlib import sha256  # type: ignore[assignment]
 
-FORMAT = 2  # bump when the entry layout or a key's recipe changes
+FORMAT = 3  # bump when the entry layout or a key's recipe changes
 
 
 @dataclass(frozen=True)
@@ -61,46 +60,46 @@ def _encode(parts: dict[str, str]) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def _fast_prefix(config: Config) -> str:
-    return "fastcache" + _encode(_common(config))
+def _fast_prefix(config: Config, device: str) -> str:
+    return "fastcache" + _encode(_common(config, device))
 
 
 @functools.lru_cache(maxsize=8)
-def _common(config: Config) -> dict[str, str]:
+def _common(config: Config, device: str) -> dict[str, str]:
     parts = {
         "format": str(FORMAT),
         "quadrants": __version__,
         "runtime_abi": str(RUNTIME_ABI),
         "llvmlite": llvmlite_version(),
-        "device": device_key(config),
+        "device": device,
     }
     for name, value in compile_relevant(config).items():
         parts["config." + name] = value
     return parts
 
 
-def runtime_parts(config: Config) -> dict[str, str]:
+def runtime_parts(config: Config, device: str) -> dict[str, str]:
     """The native runtime library's key parts: it depends on the compiler and the device, not on kernels."""
-    common = _common(config)
+    common = _common(config, device)
     return {k: v for k, v in common.items() if not k.startswith("config.")} | {"cpu_target": config.cpu_target}
 
 
-def offline_key(ir_text: str, config: Config) -> KeyParts:
+def offline_key(ir_text: str, config: Config, device: str) -> KeyParts:
     """The offline cache key of a lowered kernel (our IR text, printed after the passes)."""
-    return KeyParts("offline", {**_common(config), "ir": ir_text})
+    return KeyParts("offline", {**_common(config, device), "ir": ir_text})
 
 
-def fastcache_key(source_text: str, signature: str, config: Config) -> KeyParts:
-    """The fastcache key of a kernel's specialization: its source text and argument signature
-    (`lang/args.signature_text`), without running the frontend."""
-    return KeyParts("fastcache", {**_common(config), "source": source_text, "signature": signature})
+def fastcache_key(source_text: str, signature: str, config: Config, device: str) -> KeyParts:
+    """The fastcache key of a kernel's specialization: its source text and argument signature (built by the
+    specializer in `lang/args.py`), without running the frontend."""
+    return KeyParts("fastcache", {**_common(config, device), "source": source_text, "signature": signature})
 
 
-def fastcache_digest(source_text: str, signature: str, config: Config) -> str:
+def fastcache_digest(source_text: str, signature: str, config: Config, device: str) -> str:
     """`fastcache_key(...).digest()`, computed without rebuilding the common parts (the start-up path).
     The common parts sort before "signature" and "source", so the encodings agree."""
     tail = _encode({"signature": signature, "source": source_text})
-    return sha256((_fast_prefix(config) + tail).encode()).hexdigest()
+    return sha256((_fast_prefix(config, device) + tail).encode()).hexdigest()
 
 
 @functools.cache
@@ -126,79 +125,4 @@ def llvmlite_version() -> str:
     return "unknown"
 
 
-def device_key(config: Config) -> str:
-    """What the code generator targets: the CPU (`device_capabilities`), or for arch=cuda the GPU architecture
-    and PTX ISA (plus the host CPU when the CUDA code is emulated on it)."""
-    if config.arch.name != "cuda":
-        return device_capabilities(config.cpu_target)
-    from quadrants.codegen.nvptx_isa import PTX_ISA
-
-    gpu = f"cuda/{config.cuda_arch or 'sm_80'}/ptx{PTX_ISA}"
-    return f"{gpu}/emulated-on:{device_capabilities('host')}" if config.cuda_emulate else gpu
-
-
-@functools.cache
-def device_capabilities(cpu_target: str = "host") -> str:
-    """What the CPU code generator branches on, without importing llvmlite.
-
-    For `cpu_target="host"`: the OS, architecture and C library, and the CPU vendor, family/model and feature
-    flags (the inputs LLVM derives the host CPU name and features from). For a named target (`x86-64-v3`):
-    the name alone - the code is the same for every machine that can run it.
-    """
-    base = f"{sys.platform}/{platform.machine()}/{'-'.join(platform.libc_ver())}"
-    if cpu_target != "host":
-        return f"{base}/cpu={cpu_target}"
-    return f"{base}/cpu=host:{_host_cpu_fingerprint()}"
-
-
-@functools.cache
-def _cpuinfo() -> dict[str, str]:
-    """The first processor block of /proc/cpuinfo ({} where there is none)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            text = f.read(64 * 1024)
-    except OSError:
-        text = ""
-    fields: dict[str, str] = {}
-    for line in text.splitlines():
-        if not line.strip():
-            break  # the first processor block describes them all on the machines we target
-        k, _, v = line.partition(":")
-        fields[k.strip()] = v.strip()
-    return fields
-
-
-def _host_cpu_fingerprint() -> str:
-    fields = _cpuinfo()
-    keys = ("vendor_id", "cpu family", "model", "flags", "Features", "CPU implementer", "CPU part")
-    picked = {k: fields[k] for k in keys if k in fields}
-    if "flags" in picked:
-        picked["flags"] = " ".join(sorted(picked["flags"].split()))
-    if not picked:  # no /proc/cpuinfo: ask LLVM (slower: imports llvmlite)
-        import llvmlite.binding as llvm
-
-        llvm.initialize_native_target()
-        picked = {"llvm": llvm.get_host_cpu_name() + ":" + llvm.get_host_cpu_features().flatten()}
-    return sha256(repr(sorted(picked.items())).encode()).hexdigest()[:24]
-
-
-# The x86-64 micro-architecture levels as /proc/cpuinfo flag names (psABI; "pni" is SSE3, "abm" has LZCNT).
-_X86_LEVELS = {
-    "x86-64": set(),
-    "x86-64-v2": {"cx16", "lahf_lm", "popcnt", "pni", "sse4_1", "sse4_2", "ssse3"},
-}
-_X86_LEVELS["x86-64-v3"] = _X86_LEVELS["x86-64-v2"] | {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe",
-                                                       "xsave"}  # fmt: skip
-_X86_LEVELS["x86-64-v4"] = _X86_LEVELS["x86-64-v3"] | {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"}
-
-
-def host_runs(cpu_target: str) -> bool:
-    """Can this machine run code built for `cpu_target`? Known for the x86-64 levels (the portable targets
-    `qd precompile` recommends); False for anything else, which then needs QD_CPU_TARGET set explicitly."""
-    need = _X86_LEVELS.get(cpu_target)
-    if need is None or platform.machine() not in ("x86_64", "AMD64"):
-        return False
-    return need <= set(_cpuinfo().get("flags", "").split())
-
-
-__all__ = ["KeyParts", "offline_key", "fastcache_key", "fastcache_digest", "device_capabilities", "host_runs", "FORMAT"]
+__all__ = ["KeyParts", "offline_key", "fastcache_key", "fastcache_digest", "runtime_parts", "FORMAT"]

@@ -25,7 +25,7 @@ from quadrants.errors import (
 )
 from quadrants.frontend.source import FunctionSource, read_function
 from quadrants.lang import program
-from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation
+from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation, signature_text
 from quadrants.runtime.launch import MISS, Launcher
 from quadrants.types import annotations as ann
 from quadrants.types.compound import MatrixType
@@ -159,36 +159,20 @@ class Kernel:
             for r in raw
         )
 
-    def _builder(self, spec: Specialization, config: Any, returns: tuple[Any, ...]) -> Callable[[], Any]:
-        """The frontend and passes for `spec`, run by the cache pipeline only when no cache answers."""
+    def request(self, spec: Specialization, config: Any, returns: tuple[Any, ...] | None = None) -> CallRequest:
+        """What the driver needs to find or compile `spec` under `config`."""
+        return CallRequest(self, spec, config, self._resolve_returns(config) if returns is None else returns)
 
-        def build() -> Any:
-            from quadrants import driver  # the frontend: not imported when a cache hit serves the call
-            from quadrants.ir.printer import format_kernel
+    def precompile(self, args: tuple[Any, ...], kwargs: dict[str, Any], driver: Any) -> Any:
+        """Compile the specialization `args` select with `driver` (a `quadrants.driver.Driver`), or find it in its
+        cache, without running anything; returns the pipeline's `Outcome`. `qd precompile` calls this."""
+        return driver.obtain(self.request(self.specialize(args, kwargs, driver.config), driver.config))
 
-            t0 = time.perf_counter()
-            fe = driver.build_ir(self.source, self.fn.__qualname__, spec.specs, returns, config)
-            text = format_kernel(fe.kernel)
-            driver.STATS.time("frontend", time.perf_counter() - t0)
-            return fe, text
-
-        return build
-
-    def precompile(self, args: tuple[Any, ...], kwargs: dict[str, Any], cache: Any) -> Any:
-        """Compile the specialization `args` select into `cache` (a `KernelCache`), or find it there, without
-        running anything; returns the pipeline's `Outcome`. `qd precompile` calls this."""
-        config = cache.config
-        spec = self.specialize(args, kwargs, config)
-        return cache.obtain(self, spec, self._builder(spec, config, self._resolve_returns(config)))
-
-    def probe(self, args: tuple[Any, ...], kwargs: dict[str, Any], cache: Any) -> tuple[str | None, str | None]:
-        """Whether a fresh process would find this call's code in `cache` without compiling: (fastcache key or
-        None, None if found else why not). A kernel without fastcache runs the frontend to find its offline key."""
-        config = cache.config
-        spec = self.specialize(args, kwargs, config)
-        if self.fastcache:
-            return cache.probe(self, spec)
-        return None, cache.probe_offline(self._builder(spec, config, self._resolve_returns(config)))
+    def probe(self, args: tuple[Any, ...], kwargs: dict[str, Any], driver: Any) -> tuple[str | None, str | None]:
+        """Whether a fresh process would find this call's code in `driver`'s cache without compiling: (fastcache
+        key or None, None if found else why not). A kernel without fastcache runs the frontend to find its
+        offline key."""
+        return driver.probe(self.request(self.specialize(args, kwargs, driver.config), driver.config))
 
     def specialize(self, args: tuple[Any, ...], kwargs: dict[str, Any], config: Any) -> Specialization:
         """The specialization a call with these arguments selects under `config` (what its keys are made of)."""
@@ -208,12 +192,11 @@ class Kernel:
         return values, spec
 
     def _compile(self, spec: Specialization, prog: program.Program) -> Launcher | QuadrantsCompilationError:
-        from quadrants.cache.pipeline import cache_for
-        from quadrants.lang.matrix import Matrix
+        from quadrants.driver import driver_for
 
-        config = prog.config
+        driver = driver_for(prog)
         try:
-            outcome = cache_for(prog).obtain(self, spec, self._builder(spec, config, self._returns))
+            outcome = driver.obtain(self.request(spec, prog.config, self._returns))
         except QuadrantsCompilationError as e:
             return e
         if not self._observed:
@@ -222,16 +205,9 @@ class Kernel:
             obs.cache_key_generated, obs.cache_validated = outcome.key_generated, outcome.validated
             obs.cache_loaded, obs.cache_stored = outcome.loaded and outcome.validated, outcome.stored
         art = outcome.artifact
-        assert art.loaded is not None  # this process's cache loads what it finds
-        launcher: Launcher
-        if prog.device is not None:
-            from quadrants.runtime.cuda_launch import CudaLauncher
-
-            launcher = CudaLauncher(art.abi, art.loaded, prog.device, prog.fields.table_address, Matrix._wrap,
-                                    check_errors=config.bounds_checked)  # fmt: skip
-        else:
-            launcher = Launcher(art.abi, art.loaded, config.num_threads, prog.fields.table_address, Matrix._wrap)
-        launcher.compiled = getattr(art, "compiled", None)  # type: ignore[attr-defined]
+        assert art.loaded is not None  # this process's driver loads what it finds
+        launcher: Launcher = driver.backend.launcher(art.abi, art.loaded, prog)
+        launcher.compiled = art.compiled  # type: ignore[attr-defined]
         launcher.locate = self._locate_site
         return launcher
 
@@ -355,3 +331,34 @@ def kernel(fn: Callable[..., Any] | None = None, *, fastcache: bool = False, pur
         return Kernel(f, fastcache=fastcache, def_locals=def_locals)
 
     return wrap(fn) if fn is not None else wrap
+
+
+@dataclass(frozen=True)
+class CallRequest:
+    """A kernel's specialization as the driver sees it (`quadrants.driver.CompileRequest`)."""
+
+    kernel: Kernel
+    spec: Specialization
+    config: Any
+    returns: tuple[Any, ...]
+
+    @property
+    def fn(self) -> Callable[..., Any]:
+        return self.kernel.fn
+
+    @property
+    def fastcache(self) -> bool:
+        return self.kernel.fastcache
+
+    def signature_text(self) -> tuple[str | None, str, bool]:
+        return signature_text(self.spec)
+
+    def build_ir(self) -> tuple[Any, str]:
+        from quadrants._stats import STATS
+        from quadrants.driver.build import build_ir_text  # the frontend: not imported when a cache hit serves the call
+
+        k = self.kernel
+        t0 = time.perf_counter()
+        out = build_ir_text(k.source, k.fn.__qualname__, self.spec.specs, self.returns, self.config)
+        STATS.time("frontend", time.perf_counter() - t0)
+        return out

@@ -6,7 +6,6 @@ An ABI record is plain data, serializable to JSON (cache entries store it; nothi
 from __future__ import annotations
 
 import ctypes
-import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -65,19 +64,12 @@ class KernelABI:
     has_print: bool = False
     ret_shapes: tuple[tuple[int, ...], ...] = ()  # per declared result: () for a scalar, (n,) or (n, m)
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), sort_keys=True)
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "symbol": self.symbol, "args": [asdict(a) for a in self.args], "rets": list(self.rets),
             "sites": [asdict(s) for s in self.sites], "has_print": self.has_print,
             "ret_shapes": [list(x) for x in self.ret_shapes],
         }  # fmt: skip
-
-    @classmethod
-    def from_json(cls, text: str) -> KernelABI:
-        return cls.from_dict(json.loads(text))
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> KernelABI:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from quadrants.cache.keys import FORMAT, host_runs
+from quadrants.backends.host import host_runs
+from quadrants.cache.keys import FORMAT
 from tests.cache.conftest import make_read_only
 
 KERNELS = '''

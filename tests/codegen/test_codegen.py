@@ -102,6 +102,7 @@ def test_stats_count_compiles_and_stage_times() -> None:
 def test_the_runtime_abi_is_in_the_runtime_symbols_and_the_keys() -> None:
     """One RUNTIME_ABI (runtime/abi.py) names the runtime's exports, is in every cache key, and is what the
     loader probes for; the runtime IR has no other version written into it."""
+    from quadrants.backends import device_key
     from quadrants.cache import keys
     from quadrants.codegen import runtime_ir
     from quadrants.runtime.loader import RUNTIME_SYMBOL_PROBE
@@ -109,7 +110,8 @@ def test_the_runtime_abi_is_in_the_runtime_symbols_and_the_keys() -> None:
     text = runtime_ir.runtime_module_text("x86_64-unknown-linux-gnu", "")
     assert f"define void @qd_rt{RUNTIME_ABI}_parallel_for(" in text and RUNTIME_SYMBOL_PROBE in text
     assert runtime_ir.PARALLEL_FOR == RUNTIME_SYMBOL_PROBE and "{{" not in text
-    assert keys.runtime_parts(qd.lang.program.get().config)["runtime_abi"] == str(RUNTIME_ABI)
+    config = qd.lang.program.get().config
+    assert keys.runtime_parts(config, device_key(config))["runtime_abi"] == str(RUNTIME_ABI)
 
 
 def test_float_powers_with_integer_exponents_need_no_libgcc() -> None:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,8 +16,8 @@ import pytest
 import quadrants as qd
 from quadrants import _config
 from quadrants.cache.keys import FORMAT
-from quadrants.cache.pipeline import KernelCache
 from quadrants.codegen import nvptx
+from quadrants.driver import Driver
 from quadrants.runtime.cuda_driver import pick_image
 from quadrants.runtime.device import Device, LoadedCuda
 
@@ -97,21 +98,40 @@ def test_a_gpu_takes_its_cubin_a_compatible_one_or_the_ptx(project: tuple[Path, 
     gpu = StubGpu(capability)
     base = qd.lang.program.get().config
     config = dataclasses.replace(base, arch=_config.cuda, cuda_arch=gpu.arch)
-    cache = KernelCache(config, device=gpu)
+    driver = Driver(config, device=gpu)
     kernel = module.saxpy
-    spec = kernel.specialize((1.0, np.zeros(2, np.float32), np.zeros(2, np.float32)), {}, config)
-
-    def build():  # type: ignore[no-untyped-def]
-        raise AssertionError("compiled instead of loading precompiled code")
+    req = NoCompile(kernel.request(kernel.specialize((1.0, np.zeros(2, np.float32), np.zeros(2, np.float32)), {},
+                                                    config), config))  # fmt: skip
 
     if want is None:  # sm_75: older than every precompiled architecture: it must compile
         with pytest.raises(AssertionError, match="compiled instead"):
-            cache.obtain(kernel, spec, build)
+            driver.obtain(req)
         return
-    outcome = cache.obtain(kernel, spec, build)
+    outcome = driver.obtain(req)
     assert outcome.loaded and outcome.validated
     (image,) = gpu.loaded
     if want == "cubin":
         assert image.startswith(b"\x7fELF")  # a cubin is an ELF image
     else:
         assert b".target sm_90" in image and image.endswith(b"\0")
+
+
+@dataclasses.dataclass
+class NoCompile:
+    """A kernel call's request whose frontend fails the test: the driver must load precompiled code."""
+
+    req: Any
+
+    @property
+    def fn(self) -> Any:
+        return self.req.fn
+
+    @property
+    def fastcache(self) -> bool:
+        return bool(self.req.fastcache)
+
+    def signature_text(self) -> Any:
+        return self.req.signature_text()
+
+    def build_ir(self) -> Any:
+        raise AssertionError("compiled instead of loading precompiled code")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants import driver
+from quadrants.backends.cuda import compile_cuda
 from quadrants.codegen import nvptx
 from quadrants.lang import program
 
@@ -31,8 +31,8 @@ def compiled(kernel, *args):  # type: ignore[no-untyped-def]
     kernel(*args)
     launcher = next(iter(kernel._launchers.values()))
     c = launcher.compiled
-    return driver.generate_cuda(c.frontend, c.ir_text, kernel.fn.__qualname__, program.get().config,
-                                ("sm_80", "sm_90"), cubin=nvptx.ptxas_path() is not None)  # fmt: skip
+    return compile_cuda(c.frontend, c.ir_text, c.abi.symbol, program.get().config, ("sm_80", "sm_90"),
+                        cubin=nvptx.ptxas_path() is not None)
 
 
 def test_a_parallel_loop_is_one_grid_stride_task() -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from quadrants.cache.keys import host_runs
+from quadrants.backends.host import host_runs
 from tests.cache.conftest import make_read_only
 
 CLOTH = Path(__file__).resolve().parents[2] / "examples" / "cloth"

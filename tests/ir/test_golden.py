@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import quadrants as qd
-from quadrants.driver import build_ir
+from quadrants.driver.build import build_ir
 from quadrants.frontend.visitor import ParamSpec
 from quadrants.ir.printer import format_kernel
 from quadrants.runtime.ndarray import nd_type

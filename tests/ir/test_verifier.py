@@ -55,7 +55,7 @@ def test_parallel_loop_must_be_top_level() -> None:
 
 
 def test_passes_keep_the_ir_valid(fresh_runtime) -> None:
-    from quadrants.driver import build_kernel, frontend_options
+    from quadrants.driver.build import build_kernel, frontend_options
     from quadrants.lang.program import get
     from tests.ir.test_golden import CASES
 

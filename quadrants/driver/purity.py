@@ -30,13 +30,14 @@ import enum
 import math
 import numbers
 import types
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from quadrants.cache.fingerprint import CaptureRecord, fingerprint
-from quadrants.errors import SourceLoc
+from quadrants.errors import QuadrantsCompilationError, SourceLoc
 from quadrants.frontend.records import Capture, FrontendResult
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
@@ -161,3 +162,14 @@ def judge(c: Capture, owner: str, report: PurityReport) -> None:
 
 
 __all__ = ["check", "judge", "pure_callee", "fingerprint", "PurityReport", "CaptureRecord", "math"]
+
+
+def apply(report: PurityReport) -> None:
+    """Purity findings as Quadrants reports them: warnings are Python `UserWarning`s tagged `[PURE.VIOLATION]`
+    (programs and tests catch them with `pytest.warns`), errors stop the compile."""
+    for message, loc in report.warnings:
+        where = f"{loc.short()}: " if loc is not None else ""
+        warnings.warn(f"[PURE.VIOLATION] {where}{message}", UserWarning, stacklevel=3)
+    if report.errors:
+        message, loc = report.errors[0]
+        raise QuadrantsCompilationError(message, loc)

@@ -1,0 +1,94 @@
+"""Backends: one object per device, the only place that knows how code is made and run for it.
+
+A backend turns a kernel's checked IR into code (`compile`: render to an LLVM module, then object code or
+PTX/cubins), lays that code out as a cache entry (`entry`), makes it callable (`load`, `load_entry`) and
+wraps it in a launcher (`launcher`). It also supplies its part of every cache key (`device_key`) and says which
+other targets' cached code this machine can run (`runnable_targets`). The driver (quadrants/driver/) runs the
+pipeline and asks the backend for each device-specific step; the cache never sees a backend.
+
+    cpu.py    the host CPU: LLVM object code, linked into shared objects (ld) or in-process (ORC)
+    cuda.py   NVIDIA GPUs: NVPTX → PTX → cubins (ptxas), launched through cuda-python; or emulated on the host
+
+Adding a device means adding one module with a class that satisfies `Backend`, and a line in `backend_for`.
+Backend modules import llvmlite and the code generators only inside `compile`: a cache hit never loads them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from quadrants._config import Config
+from quadrants.cache.store import CacheStore, Entry
+from quadrants.frontend.records import FrontendResult
+from quadrants.runtime.abi import KernelABI
+
+
+class Compiled(Protocol):
+    """A kernel compiled by a backend: its ABI and the intermediates kept for dumps and tests."""
+
+    abi: KernelABI
+    llvm_ir: str
+    ir_text: str
+    frontend: FrontendResult | None
+
+
+class Backend(Protocol):
+    config: Config
+    store: CacheStore | None
+    bundles: bool  # its kernels can be linked together into bundles (one dlopen for many kernels)
+
+    @property
+    def target(self) -> str:
+        """The target as `with_target` spells it and `qd cache ls` shows it: `host`, `x86-64-v3`, `cuda:sm_80`."""
+
+    def device_key(self) -> str:
+        """The device part of every cache key: what the generated code depends on besides the kernel."""
+
+    def runnable_targets(self, listed: dict[str, Any]) -> list[str]:
+        """Of the targets `qd precompile` recorded (`targets.json`), those whose code this process can run in
+        place of its own, best first (empty when it cannot use any)."""
+
+    def compile(self, fe: FrontendResult, ir_text: str, name: str, symbol: str) -> Compiled:
+        """Render the IR to an LLVM module and compile it. Raises QuadrantsCompilationError."""
+
+    def entry(self, compiled: Any) -> tuple[bytes, dict[str, Any]]:
+        """The artifact entry's body and metadata for `compiled`."""
+
+    @property
+    def linker(self) -> str | None:
+        """The system linker that makes shared objects and bundles (None: this backend makes none)."""
+
+    def bundle_object(self, compiled: Any) -> bytes | None:
+        """The object code the session bundle links for this kernel (None: this backend makes no bundles)."""
+
+    def entry_object(self, entry: Entry) -> bytes | None:
+        """The same for a kernel loaded from its artifact entry."""
+
+    def load(self, compiled: Any, path: str | None) -> Any:
+        """Make freshly compiled code callable (`path`: its artifact entry, when stored)."""
+
+    def load_entry(self, entry: Entry) -> tuple[KernelABI, Any]:
+        """Make an artifact entry's code callable."""
+
+    def prepare(self, load: bool) -> bool:
+        """Find or build what kernels link against (the CPU's native runtime), loading it when `load`;
+        False when shared objects cannot be used (code then loads in-process)."""
+
+    def launcher(self, abi: KernelABI, loaded: Any, program: Any) -> Any:
+        """The callable that marshals a call's arguments and runs the loaded kernel."""
+
+
+def backend_for(config: Config, store: CacheStore | None, device: Any = None) -> Backend:
+    """The backend of `config.arch` (`device`: the GPU, or its emulator, for arch=cuda)."""
+    if config.arch.name == "cuda":
+        from quadrants.backends.cuda import CudaBackend
+
+        return CudaBackend(config, store, device)
+    from quadrants.backends.cpu import CpuBackend
+
+    return CpuBackend(config, store)
+
+
+def device_key(config: Config) -> str:
+    """The device part of `config`'s keys, without a device or a store (the CLI's cache commands)."""
+    return backend_for(config, None).device_key()

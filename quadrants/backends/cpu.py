@@ -1,0 +1,238 @@
+"""The CPU backend: LLVM object code for the host (or a portable x86-64 level), run by the native runtime's
+thread pool.
+
+    compile     IR --codegen.kernel.lower_kernel--> LLVM module --codegen.compile.compile_ir--> object code
+    entry       `ld -shared` makes a shared object; the artifact entry is the .so followed by the object code
+                (the file itself is what dlopen maps; the object serves ORC where shared objects cannot load)
+    load        dlopen the entry (no llvmlite), else link the object in-process with ORC
+    prepare     the native runtime (codegen/runtime.ll) as a cached shared object, loaded with global symbols so
+                every kernel .so and bundle resolves it
+    device_key  the host's capabilities (backends/host.py), or the portable target's name
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from quadrants import _logging
+from quadrants._config import Config
+from quadrants._stats import STATS
+from quadrants.backends.host import device_capabilities, host_runs
+from quadrants.cache import keys
+from quadrants.cache.store import CacheStore, Entry
+from quadrants.codegen.abi import make_abi
+from quadrants.frontend.records import FrontendResult
+from quadrants.runtime.abi import KernelABI
+from quadrants.runtime.loader import Loaded, OrcLoader, SharedObjectLoader
+
+
+@dataclass
+class CompiledCpu:
+    abi: KernelABI
+    object_code: bytes
+    ir_text: str
+    llvm_ir: str
+    frontend: FrontendResult | None
+    timings: dict[str, float] = field(default_factory=dict)
+    shared: bool = False  # its artifact entry starts with a shared object (`entry` linked one)
+
+
+class CpuBackend:
+    bundles = True
+
+    def __init__(self, config: Config, store: CacheStore | None) -> None:
+        self.config = config
+        self.store = store
+        self._prepared: dict[bool, bool] = {}  # load -> prepare's answer
+
+    @property
+    def target(self) -> str:
+        return self.config.cpu_target
+
+    def device_key(self) -> str:
+        return device_capabilities(self.config.cpu_target)
+
+    def runnable_targets(self, listed: dict[str, Any]) -> list[str]:
+        """Portable levels (`x86-64-v3`...) a `host` process can run: an image precompiled on one machine starts
+        fast on another."""
+        if self.config.cpu_target != "host":
+            return []
+        return [t for t in listed.get("cpu", []) if t != "host" and host_runs(t)]
+
+    @property
+    def linker(self) -> str | None:
+        from quadrants.cache.link import find_linker  # imports subprocess: only when linking
+
+        return find_linker(self.config.linker) if self.store is not None else None
+
+    # ---- compile --------------------------------------------------------------------------------------------
+
+    def compile(self, fe: FrontendResult, ir_text: str, name: str, symbol: str) -> CompiledCpu:
+        from quadrants.codegen.compile import compile_ir
+        from quadrants.codegen.cpu import cpu_target, target_machine
+        from quadrants.codegen.kernel import TargetInfo, lower_kernel
+        from quadrants.codegen.lower import CodegenOptions
+
+        config = self.config
+        t0 = time.perf_counter()
+        target = cpu_target(config.cpu_target)
+        tm = target_machine(target, 2)
+        options = CodegenOptions(fast_math=config.fast_math, bounds_checked=config.bounds_checked)
+        module = lower_kernel(fe.kernel, options, symbol, TargetInfo(triple=target.triple,
+                                                                      data_layout=str(tm.target_data)))  # fmt: skip
+        llvm_ir = str(module)
+        timings = {"lower": time.perf_counter() - t0}
+        stages = config.dump_stages
+        obj = compile_ir(llvm_ir, symbol, target, config.opt_level, keep_ir="opt" in stages, keep_asm="asm" in stages)
+        timings.update(obj.timings)
+        abi = make_abi(fe.kernel, symbol, keep_sites=config.bounds_checked)
+        if config.print_ir:
+            print(ir_text, end="")
+        if stages:
+            dump(config, symbol, {"ir": ir_text, "llvm": llvm_ir, "opt": obj.optimized_ir, "asm": obj.asm})
+        STATS.add(timings)
+        return CompiledCpu(abi, obj.object_code, ir_text, llvm_ir, fe, timings)
+
+    def entry(self, compiled: CompiledCpu) -> tuple[bytes, dict[str, Any]]:
+        so = self._link(compiled.object_code)
+        compiled.shared = bool(so)
+        return so + compiled.object_code, {"so": len(so), "obj": len(compiled.object_code),
+                                           "abi": compiled.abi.to_dict()}  # fmt: skip
+
+    def _link(self, object_code: bytes) -> bytes:
+        """A shared object of one kernel (b"" without a linker, or when linking fails: ORC loads it then)."""
+        linker = self.linker
+        if linker is None:
+            return b""
+        from quadrants.cache.link import LinkError, link_shared
+
+        t0 = time.perf_counter()
+        try:
+            return link_shared(object_code, linker)
+        except (LinkError, OSError) as e:
+            _logging.warn(f"linking failed, using the in-process JIT: {e}", tag="cache")
+            return b""
+        finally:
+            STATS.time("link", time.perf_counter() - t0)
+
+    def bundle_object(self, compiled: CompiledCpu) -> bytes:
+        return compiled.object_code
+
+    def entry_object(self, entry: Entry) -> bytes:
+        return object_code(entry)
+
+    # ---- load -----------------------------------------------------------------------------------------------
+
+    def load(self, compiled: CompiledCpu, path: str | None) -> Loaded:
+        loaded = None
+        if path is not None and compiled.shared and self.prepare(True):
+            loaded = try_dlopen(path, compiled.abi.symbol)
+        return loaded if loaded is not None else OrcLoader.load(compiled.object_code, compiled.abi.symbol)
+
+    def load_entry(self, entry: Entry) -> tuple[KernelABI, Loaded]:
+        abi = KernelABI.from_dict(entry.meta["abi"])
+        loaded = None
+        if entry.meta["so"] and self.prepare(True):
+            loaded = try_dlopen(entry.path, abi.symbol)
+        return abi, loaded if loaded is not None else OrcLoader.load(object_code(entry), abi.symbol)
+
+    def prepare(self, load: bool) -> bool:
+        ready = self._prepared.get(load)
+        if ready is None:
+            ready = self._prepared[load] = load_runtime_so(self.store, self.linker, self.config, self.device_key(), load)
+        return ready
+
+    def launcher(self, abi: KernelABI, loaded: Loaded, program: Any) -> Any:
+        from quadrants.lang.matrix import Matrix
+        from quadrants.runtime.launch import Launcher
+
+        return Launcher(abi, loaded, self.config.num_threads, program.fields.table_address, Matrix._wrap)
+
+
+def object_code(entry: Entry) -> bytes:
+    """The relocatable object stored after the shared object in a CPU artifact entry."""
+    so_size, obj_size = entry.meta["so"], entry.meta["obj"]
+    return bytes(entry.body[so_size : so_size + obj_size])
+
+
+def try_dlopen(path: str, symbol: str) -> Loaded | None:
+    try:
+        return SharedObjectLoader.load(path, symbol)
+    except (OSError, AttributeError) as e:
+        _logging.debug(f"cannot open {path} ({e}); linking in-process instead", tag="cache")
+        return None
+
+
+def runtime_key(config: Config, device: str) -> str:
+    """The cache key of the native runtime library: the compiler and the device, not the kernels."""
+    return keys.KeyParts("runtime", keys.runtime_parts(config, device)).digest()
+
+
+def load_runtime_so(store: CacheStore | None, linker: str | None, config: Config, device: str, load: bool) -> bool:
+    """Find (or build and cache) the native runtime .so for this config and, if `load`, load it globally."""
+    import ctypes
+
+    from quadrants.runtime.loader import RUNTIME_SYMBOL_PROBE
+
+    if store is None:
+        return False
+    rkey = runtime_key(config, device)
+    if rkey in _RUNTIME_LOADED:
+        return True
+    entry = store.read("runtime", rkey)
+    path = entry.path if entry is not None and entry.meta.get("so") else None
+    if path is None:
+        path = _build_runtime_so(store, rkey, linker, config)
+        if path is None:
+            return False
+    if not load:
+        return True
+    try:
+        lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        getattr(lib, RUNTIME_SYMBOL_PROBE)
+    except (OSError, AttributeError):
+        return False
+    _RUNTIME_LIBS.append(lib)
+    _RUNTIME_LOADED.add(rkey)
+    return True
+
+
+def _build_runtime_so(store: CacheStore, rkey: str, linker: str | None, config: Config) -> str | None:
+    if linker is None:
+        return None
+    from quadrants.cache.link import LinkError, link_shared
+    from quadrants.codegen.compile import compile_ir
+    from quadrants.codegen.cpu import cpu_target, target_machine
+    from quadrants.codegen.runtime_ir import runtime_module_text
+
+    target = cpu_target(config.cpu_target)
+    tm = target_machine(target, 2)
+    obj = compile_ir(runtime_module_text(target.triple, str(tm.target_data)), "qd_runtime", target, 2).object_code
+    try:
+        so = link_shared(obj, linker)
+    except (LinkError, OSError):
+        return None
+    return store.write("runtime", rkey, so, {"so": len(so)})
+
+
+_RUNTIME_LOADED: set[str] = set()
+_RUNTIME_LIBS: list[Any] = []
+
+
+DUMP_SUFFIXES = {"ir": ".qd.txt", "llvm": ".ll", "opt": ".opt.ll", "asm": ".s"}
+
+
+def dump(config: Config, symbol: str, texts: dict[str, Any]) -> None:
+    """`debug_dump_path`/`dump_stages`: write each stage's text next to the others, named by the symbol."""
+    os.makedirs(config.debug_dump_path, exist_ok=True)
+    for stage in config.dump_stages:
+        text = texts.get(stage)
+        if text is None:
+            continue
+        path = os.path.join(config.debug_dump_path, symbol + DUMP_SUFFIXES.get(stage, "." + stage))
+        with open(path, "w") as f:
+            f.write(text)
+        _logging.info(f"wrote {path}", tag="dump")

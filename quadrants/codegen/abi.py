@@ -1,0 +1,54 @@
+"""A lowered kernel's calling convention (`runtime.abi.KernelABI`), read off its IR: parameters, results,
+which ndarray parameters it writes, and its check sites. Shared by every backend; no llvmlite."""
+
+from __future__ import annotations
+
+from quadrants.ir import nodes as ir
+from quadrants.runtime.abi import ArgABI, KernelABI, SiteABI
+
+
+def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelABI:
+    """The kernel's calling convention. Check sites only matter when checks are compiled in (`debug`,
+    `check_out_of_bound`); without them the ABI stays small (it is read at every cache hit)."""
+    args = []
+    written = written_params(kernel)
+    for k, p in enumerate(kernel.params):
+        if isinstance(p.type, ir.NdType):
+            args.append(ArgABI(p.name, "ndarray", p.type.dtype.name, p.type.ndim, p.type.elem_shape, k in written))
+        else:
+            args.append(ArgABI(p.name, "scalar", p.type.name))
+    sites = site_abis(kernel) if keep_sites else ()
+    has_print = any(isinstance(s, ir.Print) for s in ir.walk(kernel.body))
+    return KernelABI(symbol=symbol, args=tuple(args), rets=tuple(t.name for t in kernel.ret_types),
+                     sites=sites, has_print=has_print, ret_shapes=kernel.ret_shapes)  # fmt: skip
+
+
+def site_abis(kernel: ir.Kernel) -> tuple[SiteABI, ...]:
+    """The kernel's check sites as the ABI records them (relative to the kernel or func they are in)."""
+    sites = []
+    for s in kernel.sites:
+        loc = s.loc
+        if loc is None:
+            sites.append(SiteABI(s.kind, s.detail, "", 0, 0, 0, "", ""))
+        else:
+            offset = loc.lineno - s.first_line if s.first_line else -1
+            sites.append(SiteABI(s.kind, s.detail, loc.filename, loc.lineno, loc.col, loc.end_col, loc.line_text,
+                                 loc.func_name, s.owner, offset))  # fmt: skip
+    return tuple(sites)
+
+
+def written_params(kernel: ir.Kernel) -> set[int]:
+    """Indices of the ndarray parameters the kernel may write (stores, atomics, reductions into them)."""
+    out: set[int] = set()
+
+    def mark(ptr: ir.Value) -> None:
+        if isinstance(ptr, ir.ExtPtr) and isinstance(ptr.arr, ir.Arg):  # an element of an ndarray argument
+            out.add(ptr.arr.index)
+
+    for s in ir.walk(kernel.body):
+        if isinstance(s, (ir.Store, ir.AtomicRMW)):
+            mark(s.ptr)
+        elif isinstance(s, ir.RangeFor):
+            for r in s.reductions:
+                mark(r.ptr)
+    return out

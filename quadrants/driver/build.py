@@ -1,0 +1,43 @@
+"""Stages 1 and 2: the frontend (Python AST → IR), then the passes, with the IR verified after each.
+
+Imported only when something compiles: a cache hit never loads the frontend.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quadrants._config import Config
+from quadrants.frontend.source import FunctionSource
+from quadrants.frontend.visitor import FrontendOptions, FrontendResult, ParamSpec, build_kernel
+from quadrants.ir.printer import format_kernel
+from quadrants.ir.verifier import verify
+from quadrants.passes import run_pipeline
+
+
+def frontend_options(config: Config) -> FrontendOptions:
+    return FrontendOptions(
+        default_ip=config.default_ip,
+        default_fp=config.default_fp,
+        debug=config.debug,
+        unrolling_limit=config.unrolling_limit,
+    )
+
+
+def build_ir(
+    source: FunctionSource, name: str, params: list[ParamSpec], returns: tuple[Any, ...], config: Config
+) -> FrontendResult:
+    """The frontend, then the passes, verified; the kernel's IR is `result.kernel`."""
+    result = build_kernel(source, name, params, returns, frontend_options(config))
+    verify(result.kernel)
+    run_pipeline(result.kernel)
+    verify(result.kernel)
+    return result
+
+
+def build_ir_text(
+    source: FunctionSource, name: str, params: list[ParamSpec], returns: tuple[Any, ...], config: Config
+) -> tuple[FrontendResult, str]:
+    """`build_ir` and the IR's text (what the offline key is made of)."""
+    fe = build_ir(source, name, params, returns, config)
+    return fe, format_kernel(fe.kernel)
