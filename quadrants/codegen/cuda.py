@@ -18,7 +18,9 @@ regions; codegen/llvm_types.py).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from llvmlite import ir as ll
@@ -38,17 +40,13 @@ from quadrants.codegen.llvm_types import (
     VOID,
     abi,
     mem,
-    reg,
 )
-from quadrants.codegen.lower import BASE_DISPATCH, CodegenOptions, FnLowering, NdInfo
+from quadrants.codegen.lower import SHARED_DISPATCH, CodegenOptions, FnLowering, NdInfo, StmtLowering
+from quadrants.codegen.math import HostNvptxMath, NvptxMath
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
 
 REMAT = (ir.Const, ir.Arg, ir.NdShape, ir.GlobalNd, ir.Cast, ir.Binary, ir.Unary, ir.Select)
-
-# llvm intrinsics NVPTX cannot lower -> libdevice functions (f32 name; f64 drops the `f`).
-LIBDEVICE = {"llvm.sin": "__nv_sinf", "llvm.cos": "__nv_cosf", "llvm.exp": "__nv_expf", "llvm.log": "__nv_logf",
-             "llvm.pow": "__nv_powf", "llvm.round": "__nv_roundf"}  # fmt: skip
 
 
 @dataclass
@@ -208,15 +206,16 @@ def _param_types(kernel: ir.Kernel) -> list[ll.Type]:
 
 
 class CudaLowering(FnLowering):
-    """Statement lowering inside one task function (libdevice math, grid-stride parallel loops)."""
+    """Statement lowering inside one task function (`CUDA_DISPATCH`: grid-stride parallel loops, values shared
+    through `temps`; libdevice math, or libm when `emulated` on the host)."""
 
     def __init__(self, module: ll.Module, fn: ll.Function, opts: CodegenOptions, kernel: ir.Kernel,
-                 slots: dict[int, int]) -> None:  # fmt: skip
-        super().__init__(module, fn, fn.args[0], opts, kernel)
+                 slots: dict[int, int], promoted: dict[int, ir.Value], emulated: bool) -> None:  # fmt: skip
+        super().__init__(module, fn, fn.args[0], opts, kernel, CUDA_DISPATCH, HostNvptxMath if emulated else NvptxMath)
         self.temps = fn.args[1]
         self.slot_of = slots
-        self.promoted: dict[int, ir.Value] = {}
-        self.emulated = False
+        self.promoted = promoted
+        self.emulated = emulated
         self.on_error = lambda b: b.ret_void()
         self.kernel_args: dict[int, Any] = {}
         pos = 2
@@ -234,25 +233,6 @@ class CudaLowering(FnLowering):
     def slot_ptr(self, value: ir.Value) -> ll.Value:
         return self.b.gep(self.temps, [ll.Constant(I64, 8 * self.slot_of[id(value)])], source_etype=ll.IntType(8))
 
-    # -- math: libdevice instead of the intrinsics NVPTX cannot lower --
-    def float_call(self, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
-        if name in LIBDEVICE and t.bits != 16:
-            symbol = LIBDEVICE[name] if t.bits == 32 else LIBDEVICE[name][:-1]
-            return self._device_call(symbol, args, t)
-        return super().float_call(name, args, t)
-
-    def libm_call(self, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
-        if t.bits == 16:
-            return super().libm_call(name, args, t)  # widens to f32 and comes back here
-        return self._device_call(f"__nv_{name}" + ("f" if t.bits == 32 else ""), args, t)
-
-    def _device_call(self, symbol: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
-        if self.emulated:
-            symbol = symbol.removeprefix("__nv_")  # libm has the same functions under the C names
-        ty = reg(t)
-        fn = self.m.globals.get(symbol) or ll.Function(self.m, ll.FunctionType(ty, [ty] * len(args)), symbol)
-        return self.b.call(fn, args)
-
 
 def _lower_task(module: ll.Module, kernel: ir.Kernel, opts: CodegenOptions, seg: _Segment, name: str,
                 remat: set[int], slots: dict[int, int], promoted: dict[int, ir.Value]) -> None:  # fmt: skip
@@ -260,16 +240,13 @@ def _lower_task(module: ll.Module, kernel: ir.Kernel, opts: CodegenOptions, seg:
     emulated = module.triple != nvptx.TRIPLE
     if not emulated:
         fn.calling_convention = "ptx_kernel"
-    lw = CudaLowering(module, fn, opts, kernel, slots)
-    lw.emulated = emulated
-    lw.dispatch = _DISPATCH  # type: ignore[assignment]
-    lw.promoted = promoted
+    lw = CudaLowering(module, fn, opts, kernel, slots, promoted, emulated)
     defs = _defs(seg)
     uses = _uses(seg, promoted)
     needed = _remat_closure(kernel.body.stmts, [v for v in uses if id(v) in remat], promoted)
     for s in kernel.body.stmts:
         if id(s) in needed:
-            lw.dispatch[type(s)](lw, s)
+            lw.stmt(s)
     for v in uses:
         if id(v) in slots and id(v) not in defs and id(v) not in lw.values:
             if isinstance(v, ir.Alloca):
@@ -281,7 +258,7 @@ def _lower_task(module: ll.Module, kernel: ir.Kernel, opts: CodegenOptions, seg:
                 assert isinstance(t, PrimitiveType)
                 lw.values[id(v)] = lw.to_reg(lw.b.load(lw.slot_ptr(v), typ=mem(t)), t)
     for s in seg.stmts:
-        lw.dispatch[type(s)](lw, s)
+        lw.stmt(s)
         if id(s) in slots and not isinstance(s, ir.Alloca):
             t = s.type  # type: ignore[attr-defined]
             value = lw.v(s) if isinstance(t, ir.PtrType) else lw.to_mem(lw.v(s), t)  # type: ignore[arg-type]
@@ -468,7 +445,7 @@ def _shuffle_down(lw: CudaLowering, value: ll.Value, delta: int) -> ll.Value:
 
 def _warp_reduce(lw: CudaLowering, op: str, value: ll.Value, t: PrimitiveType) -> ll.Value:
     for delta in (16, 8, 4, 2, 1):
-        value = lw.binop(op, value, _shuffle_down(lw, value, delta), t)
+        value = lw.math.binop(op, value, _shuffle_down(lw, value, delta), t)
     return value
 
 
@@ -495,12 +472,15 @@ def _define_record_error(module: ll.Module) -> None:
     b.ret_void()
 
 
-_DISPATCH: dict[type, Any] = {
-    **BASE_DISPATCH,
-    ir.Arg: _lower_arg,
-    ir.Alloca: _lower_alloca,
-    ir.Load: _lower_load,
-    ir.Store: _lower_store,
-    ir.RangeFor: _lower_range_for,
-    ir.Print: _lower_print,
-}
+# A task function's statements: the shared ones, with arguments, locals and parallel loops lowered for the GPU.
+CUDA_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType(
+    {
+        **SHARED_DISPATCH,
+        ir.Arg: _lower_arg,
+        ir.Alloca: _lower_alloca,
+        ir.Load: _lower_load,
+        ir.Store: _lower_store,
+        ir.RangeFor: _lower_range_for,
+        ir.Print: _lower_print,
+    }
+)

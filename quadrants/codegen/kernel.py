@@ -9,17 +9,23 @@ its C type (f16 as float, u1 as i8). The result is 0, or the error code of the f
 the context). A parallel loop becomes `void @<symbol>.taskN(ptr frame, i64 lo, i64 hi)`: the values it uses
 from outside the loop travel in a frame struct on the entry function's stack, and the runtime's `parallel_for`
 runs it.
+
+The entry function lowers the shared statements (codegen/lower.py) plus the kernel's arguments and its parallel
+loops (`ENTRY_DISPATCH`); a task function only the shared ones.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from llvmlite import ir as ll
 
 from quadrants.codegen import runtime_ir
 from quadrants.codegen.llvm_types import CTX_ERROR, CTX_NUM_THREADS, I32, I64, PTR, abi, mem, reg
-from quadrants.codegen.lower import CodegenOptions, FnLowering, NdInfo, register
+from quadrants.codegen.lower import SHARED_DISPATCH, CodegenOptions, FnLowering, NdInfo, StmtLowering
+from quadrants.codegen.math import MathLowering
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
 
@@ -40,11 +46,7 @@ def lower_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, target: T
     module.data_layout = target.data_layout
     params = [PTR] + [PTR if isinstance(p.type, ir.NdType) else abi(p.type) for p in kernel.params]
     fn = ll.Function(module, ll.FunctionType(I32, params), symbol)
-    lw = FnLowering(module, fn, fn.args[0], opts, kernel)
-    lw.on_error = lambda b: b.ret(b.load(_ctx_field(b, fn.args[0], CTX_ERROR), typ=I32))
-    lw.kernel_args = fn.args[1:]  # type: ignore[attr-defined]
-    lw.symbol = symbol  # type: ignore[attr-defined]
-    lw.task_count = 0  # type: ignore[attr-defined]
+    lw = EntryLowering(module, fn, opts, kernel, symbol)
     lw.block(kernel.body)
     if not lw.b.block.is_terminated:
         lw.ret_ok()
@@ -52,14 +54,20 @@ def lower_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, target: T
     return module
 
 
-def _ctx_field(b: ll.IRBuilder, ctx: ll.Value, index: int) -> ll.Value:
-    from quadrants.codegen.llvm_types import CTX_TYPE
+class EntryLowering(FnLowering):
+    """The kernel's entry function: its arguments, and the names of its parallel loops' task functions."""
 
-    return b.gep(ctx, [ll.Constant(I32, 0), ll.Constant(I32, index)], source_etype=CTX_TYPE)
+    def __init__(self, module: ll.Module, fn: ll.Function, opts: CodegenOptions, kernel: ir.Kernel,
+                 symbol: str) -> None:  # fmt: skip
+        super().__init__(module, fn, fn.args[0], opts, kernel, ENTRY_DISPATCH, MathLowering)
+        self.on_error = lambda b: b.ret(b.load(self.ctx_field(CTX_ERROR), typ=I32))  # b is self.b
+        self.kernel_args: list[ll.Argument] = fn.args[1:]
+        self.symbol = symbol
+        self.task_count = 0
 
 
-def _lower_arg(lw: FnLowering, s: ir.Arg) -> None:
-    arg = lw.kernel_args[s.index]  # type: ignore[attr-defined]
+def _lower_arg(lw: EntryLowering, s: ir.Arg) -> None:
+    arg = lw.kernel_args[s.index]
     t = s.type
     if isinstance(t, ir.NdType):
         data = lw.b.load(arg, typ=PTR)
@@ -70,7 +78,7 @@ def _lower_arg(lw: FnLowering, s: ir.Arg) -> None:
         lw.values[id(s)] = lw.from_abi(arg, t)
 
 
-def _lower_range_for(lw: FnLowering, s: ir.RangeFor) -> None:
+def _lower_range_for(lw: EntryLowering, s: ir.RangeFor) -> None:
     if not s.parallel:
         lw.counted_loop(s, lw.v(s.begin), lw.v(s.end))
         return
@@ -102,8 +110,8 @@ def _lower_range_for(lw: FnLowering, s: ir.RangeFor) -> None:
         else:
             assert isinstance(v.type, PrimitiveType)
             put(lw.to_mem(lw.v(v), v.type))
-    lw.task_count += 1  # type: ignore[attr-defined]
-    task = _build_task(lw, s, captures, frame_ty, f"{lw.symbol}.task{lw.task_count}")  # type: ignore[attr-defined]
+    lw.task_count += 1
+    task = _build_task(lw, s, captures, frame_ty, f"{lw.symbol}.task{lw.task_count}")
     nthreads = b.load(lw.ctx_field(CTX_NUM_THREADS), typ=I32)
     grain = ll.Constant(I64, max(1, PARALLEL_WORK_THRESHOLD // _cost(s.body)))
     pf = runtime_ir.declare_parallel_for(lw.m)
@@ -153,7 +161,7 @@ def _build_task(
     fn = ll.Function(parent.m, runtime_ir.TASK_TYPE, name)
     fn.linkage = "internal"
     frame, lo, hi = fn.args
-    tl = FnLowering(parent.m, fn, None, parent.opts, parent.kernel)  # type: ignore[arg-type]
+    tl = FnLowering(parent.m, fn, None, parent.opts, parent.kernel, SHARED_DISPATCH, MathLowering)  # type: ignore[arg-type]
     tl.on_error = lambda b: b.ret_void()
     b = tl.b
     slot = 0
@@ -198,5 +206,7 @@ def _cost(block: ir.Block) -> int:
     return max(total, 1)
 
 
-register(ir.Arg, _lower_arg)
-register(ir.RangeFor, _lower_range_for)
+# The entry function's statements: the shared ones, its arguments, and parallel loops as tasks.
+ENTRY_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType(
+    {**SHARED_DISPATCH, ir.Arg: _lower_arg, ir.RangeFor: _lower_range_for}
+)

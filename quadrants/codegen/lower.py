@@ -1,14 +1,18 @@
 """Lower IR statements into one LLVM function (the shared part of every backend).
 
 Consumes IR blocks; produces llvmlite instructions in the function being built. `FnLowering` knows nothing of
-entry points or tasks: `codegen/kernel.py` decides which statements go into which function and what each
-function receives; this module turns statements into instructions, one method per IR node class.
+entry points or tasks: `codegen/kernel.py` (CPU) and `codegen/cuda.py` decide which statements go into which
+function and what each function receives; this module turns statements into instructions, one method per IR
+node class. Which method lowers which statement class is a table each backend builds explicitly from
+`SHARED_DISPATCH` (adding its own arguments and parallel loops) and hands to `FnLowering`, together with its math
+strategy (codegen/math.py); nothing here is changed after import.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from llvmlite import ir as ll
@@ -20,18 +24,15 @@ from quadrants.codegen.llvm_types import (
     CTX_TYPE,
     ERROR_ASSERT,
     ERROR_BOUNDS,
-    F32,
     F64,
-    I1,
     I8,
     I32,
     I64,
     PTR,
-    abi,
     mem,
     reg,
 )  # fmt: skip
-from quadrants.codegen.math import MathLowering
+from quadrants.codegen.math import MathFactory
 from quadrants.codegen.runtime_ir import opaque_alloca
 from quadrants.ir import nodes as ir
 from quadrants.types import dtypes
@@ -66,10 +67,18 @@ class Slot:
     reduction: ir.Reduction
 
 
-class FnLowering(MathLowering):
-    dispatch: dict[type, Callable[[FnLowering, Any], None]]  # IR statement class -> lowering method
+# Lowers one statement: called as `f(lowering, stmt)`, where `lowering` is the FnLowering (or the backend's
+# subclass of it) that holds the table.
+StmtLowering = Callable[..., None]
 
-    def __init__(self, module: ll.Module, fn: ll.Function, ctx: ll.Value, opts: CodegenOptions, kernel: ir.Kernel):
+
+class FnLowering:
+    """The state of one LLVM function being lowered: its builder, the values of the IR values lowered so far,
+    the enclosing loops and reduction slots; `dispatch` picks the lowering of each statement and `math` lowers
+    operators."""
+
+    def __init__(self, module: ll.Module, fn: ll.Function, ctx: ll.Value, opts: CodegenOptions, kernel: ir.Kernel,
+                 dispatch: Mapping[type, StmtLowering], math: MathFactory) -> None:  # fmt: skip
         self.m = module
         self.fn = fn
         self.opts = opts
@@ -85,7 +94,8 @@ class FnLowering(MathLowering):
         self.slots: list[Slot] = []
         self._error_exit: ll.Block | None = None
         self.on_error: Callable[[ll.IRBuilder], None] = lambda b: b.ret_void()
-        self.flags = FAST_FLAGS if opts.fast_math else ()
+        self.dispatch = dispatch  # IR statement class -> its lowering
+        self.math = math(module, self.b, FAST_FLAGS if opts.fast_math else ())
         self.b.position_at_end(self.body_start)
 
     # ---- helpers ----------------------------------------------------------------------------------------
@@ -143,10 +153,13 @@ class FnLowering(MathLowering):
 
     def block(self, block: ir.Block) -> None:
         for s in block.stmts:
-            method = self.dispatch.get(type(s))
-            if method is None:
-                raise NotImplementedError(f"codegen for {type(s).__name__}")
-            method(self, s)
+            self.stmt(s)
+
+    def stmt(self, s: ir.Stmt) -> None:
+        method = self.dispatch.get(type(s))
+        if method is None:
+            raise NotImplementedError(f"codegen for {type(s).__name__}")
+        method(self, s)
 
     # ---- values -----------------------------------------------------------------------------------------
 
@@ -196,10 +209,10 @@ class FnLowering(MathLowering):
         self.values[id(s)] = self.b.select(self.v(s.cond), self.v(s.a), self.v(s.b))
 
     def binary(self, s: ir.Binary) -> None:
-        self.values[id(s)] = self.binop(s.op, self.v(s.lhs), self.v(s.rhs), s.lhs.type)  # type: ignore[arg-type]
+        self.values[id(s)] = self.math.binop(s.op, self.v(s.lhs), self.v(s.rhs), s.lhs.type)  # type: ignore[arg-type]
 
     def unary(self, s: ir.Unary) -> None:
-        self.values[id(s)] = self.unop(s.op, self.v(s.operand), s.operand.type)  # type: ignore[arg-type]
+        self.values[id(s)] = self.math.unop(s.op, self.v(s.operand), s.operand.type)  # type: ignore[arg-type]
 
     # ---- memory -----------------------------------------------------------------------------------------
 
@@ -296,7 +309,7 @@ class FnLowering(MathLowering):
         old = b.phi(it)
         old.add_incoming(first, pre)
         old_v = b.bitcast(old, mem(t)) if t.is_float else old
-        new_v = self.binop(op, self.to_reg(old_v, t), self.to_reg(value, t), t)
+        new_v = self.math.binop(op, self.to_reg(old_v, t), self.to_reg(value, t), t)
         new_i = b.bitcast(self.to_mem(new_v, t), it) if t.is_float else self.to_mem(new_v, t)
         res = b.cmpxchg(ptr, old, new_i, "seq_cst", "seq_cst")
         seen = b.extract_value(res, 0)
@@ -317,7 +330,7 @@ class FnLowering(MathLowering):
         t = slot.reduction.dtype
         acc = self.to_reg(self.b.load(slot.acc, typ=mem(t)), t)
         op = "add" if slot.reduction.op == "sub" else slot.reduction.op
-        self.b.store(self.to_mem(self.binop(op, acc, self.v(s.value), t), t), slot.acc)
+        self.b.store(self.to_mem(self.math.binop(op, acc, self.v(s.value), t), t), slot.acc)
 
     # ---- control flow -----------------------------------------------------------------------------------
 
@@ -499,35 +512,6 @@ class FnLowering(MathLowering):
                 args.append(self.b.zext(x, I64) if reg(t).width < 64 else x)
         return bytearray("".join(fmt).encode("utf-8") + b"\0"), args
 
-    def noop(self, s: ir.Stmt) -> None:
-        pass
-
-
-_DISPATCH: dict[type, Callable[[FnLowering, Any], None]] = {
-    ir.Const: FnLowering.const,
-    ir.NdShape: FnLowering.nd_shape,
-    ir.GlobalNd: FnLowering.global_nd,
-    ir.Cast: FnLowering.cast,
-    ir.Select: FnLowering.select,
-    ir.Binary: FnLowering.binary,
-    ir.Unary: FnLowering.unary,
-    ir.Alloca: FnLowering.alloca_stmt,
-    ir.Load: FnLowering.load,
-    ir.Store: FnLowering.store,
-    ir.ExtPtr: FnLowering.ext_ptr,
-    ir.AtomicRMW: FnLowering.atomic,
-    ir.Reduce: FnLowering.reduce,
-    ir.If: FnLowering.if_stmt,
-    ir.While: FnLowering.while_stmt,
-    ir.RangeFor: FnLowering.range_for,
-    ir.LoopCoord: FnLowering.loop_coord,
-    ir.Break: FnLowering.break_stmt,
-    ir.Continue: FnLowering.continue_stmt,
-    ir.Return: FnLowering.return_stmt,
-    ir.Assert: FnLowering.assert_stmt,
-    ir.Print: FnLowering.print_stmt,
-}
-
 
 def reduction_identity(op: str, t: PrimitiveType) -> ll.Constant:
     """The start value of a thread-local reduction accumulator."""
@@ -542,13 +526,31 @@ def reduction_identity(op: str, t: PrimitiveType) -> ll.Constant:
     return ll.Constant(ty, value)
 
 
-BASE_DISPATCH = dict(_DISPATCH)  # what every backend shares; arguments and parallel loops are each backend's
-FnLowering.dispatch = _DISPATCH  # the CPU backend's (codegen/kernel.py registers its statements into it)
-
-
-def register(cls: type, method: Callable[[FnLowering, Any], None]) -> None:
-    """Let codegen/kernel.py lower the statements it owns (arguments, parallel loops) on the CPU."""
-    _DISPATCH[cls] = method
-
-
-__all__ = ["FnLowering", "CodegenOptions", "NdInfo", "Slot", "register", "abi", "I1", "F32", "field"]
+# The statements every backend lowers the same way; arguments and parallel loops are each backend's (kernel.py,
+# cuda.py). Read-only: a backend builds its own table from it.
+SHARED_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType(
+    {
+        ir.Const: FnLowering.const,
+        ir.NdShape: FnLowering.nd_shape,
+        ir.GlobalNd: FnLowering.global_nd,
+        ir.Cast: FnLowering.cast,
+        ir.Select: FnLowering.select,
+        ir.Binary: FnLowering.binary,
+        ir.Unary: FnLowering.unary,
+        ir.Alloca: FnLowering.alloca_stmt,
+        ir.Load: FnLowering.load,
+        ir.Store: FnLowering.store,
+        ir.ExtPtr: FnLowering.ext_ptr,
+        ir.AtomicRMW: FnLowering.atomic,
+        ir.Reduce: FnLowering.reduce,
+        ir.If: FnLowering.if_stmt,
+        ir.While: FnLowering.while_stmt,
+        ir.RangeFor: FnLowering.range_for,
+        ir.LoopCoord: FnLowering.loop_coord,
+        ir.Break: FnLowering.break_stmt,
+        ir.Continue: FnLowering.continue_stmt,
+        ir.Return: FnLowering.return_stmt,
+        ir.Assert: FnLowering.assert_stmt,
+        ir.Print: FnLowering.print_stmt,
+    }
+)

@@ -1,13 +1,19 @@
-"""Arithmetic and math lowering: the operator tables of the CPU backend.
+"""Arithmetic and math lowering: the operator tables, and each backend's way to call float functions.
 
-Consumes LLVM values and their dtypes; produces instructions. Semantics follow real Quadrants: `//` and `%`
-floor like Python, shift amounts wrap at the type width (as x86 does), integer division by zero gives 0
-instead of trapping, `round` rounds halves away from zero. f16 math computes in f32.
+Consumes LLVM values and their dtypes; produces instructions through the builder of the function being lowered
+(codegen/lower.py holds one math object per function, built by the backend's `MathFactory`). Semantics follow
+real Quadrants: `//` and `%` floor like Python, shift amounts wrap at the type width (as x86 does), integer
+division by zero gives 0 instead of trapping, `round` rounds halves away from zero. f16 math computes in f32.
+
+The backends differ only in how a float function is called: `MathLowering` (the CPU) uses LLVM intrinsics
+(`llvm.sin.f32`) and libm (`tanf`); `NvptxMath` calls libdevice (`__nv_sinf`) for the intrinsics NVPTX cannot
+lower and for libm's functions; `HostNvptxMath` (the CUDA backend emulated on the host) calls libm under the
+same names (`sinf`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from llvmlite import ir as ll
 
@@ -15,9 +21,6 @@ from quadrants.codegen import runtime_ir
 from quadrants.codegen.llvm_types import F32, I1, reg
 from quadrants.types import dtypes
 from quadrants.types.dtypes import PrimitiveType
-
-if TYPE_CHECKING:
-    from quadrants.codegen.lower import FnLowering
 
 INT_CMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 # Ordered comparisons, except `!=` which is true for NaN (as in Python).
@@ -31,15 +34,27 @@ INTRINSIC_UNARY = {"sqrt": "llvm.sqrt", "sin": "llvm.sin", "cos": "llvm.cos", "e
 LIBM_UNARY = {"tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan", "tanh": "tanh"}
 
 
+# llvm intrinsics NVPTX cannot lower -> the libdevice function (f64 name; f32 appends `f`, both prefixed `__nv_`).
+LIBDEVICE = {"llvm.sin": "sin", "llvm.cos": "cos", "llvm.exp": "exp", "llvm.log": "log", "llvm.pow": "pow",
+             "llvm.round": "round"}  # fmt: skip
+
+
 class MathLowering:
-    def binop(self: FnLowering, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
+    """Operators and math functions on the CPU: LLVM intrinsics, libm for what LLVM has no intrinsic for."""
+
+    def __init__(self, module: ll.Module, builder: ll.IRBuilder, flags: tuple[str, ...]) -> None:
+        self.m = module
+        self.b = builder
+        self.flags = flags  # fast-math flags of float instructions and intrinsic calls
+
+    def binop(self, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
         if op in INT_CMP:
             return self._compare(op, a, c, t)
         if t.is_float:
             return self._float_binop(op, a, c, t)
         return self._int_binop(op, a, c, t)
 
-    def _compare(self: FnLowering, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
+    def _compare(self, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
         b = self.b
         if t.is_float:
             if op == "ne":
@@ -49,7 +64,7 @@ class MathLowering:
             return b.icmp_signed(INT_CMP[op], a, c)
         return b.icmp_unsigned(INT_CMP[op], a, c)
 
-    def _float_binop(self: FnLowering, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
+    def _float_binop(self, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
         b, f = self.b, self.flags
         if op in FLOAT_SIMPLE:
             return getattr(b, FLOAT_SIMPLE[op])(a, c, flags=f)  # type: ignore[no-any-return]
@@ -68,7 +83,7 @@ class MathLowering:
             return self.libm_call("atan2", [a, c], t)
         raise NotImplementedError(f"float {op}")
 
-    def _int_binop(self: FnLowering, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
+    def _int_binop(self, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
         b = self.b
         signed = t.kind == "int"
         ty = reg(t)
@@ -85,12 +100,12 @@ class MathLowering:
             name = ("llvm.s" if signed else "llvm.u") + op
             return b.call(intrinsic(self.m, name, ty, [ty, ty]), [a, c])
         if op == "pow":
-            return b.call(runtime_ipow(self, ty, signed), [a, c])
+            return b.call(runtime_ir.ipow(self.m, ty, signed), [a, c])
         if op in ("floordiv", "mod", "raw_div", "raw_mod", "truediv"):
             return self._int_division(op, a, c, t)
         raise NotImplementedError(f"integer {op}")
 
-    def _int_division(self: FnLowering, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
+    def _int_division(self, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
         """Division and modulo; a zero divisor gives 0 (never a SIGFPE that would kill the process)."""
         b = self.b
         ty = reg(t)
@@ -117,7 +132,7 @@ class MathLowering:
         out = q if op in ("floordiv", "raw_div", "truediv") else r
         return b.select(is_zero, zero, out)
 
-    def unop(self: FnLowering, op: str, x: ll.Value, t: PrimitiveType) -> ll.Value:
+    def unop(self, op: str, x: ll.Value, t: PrimitiveType) -> ll.Value:
         b = self.b
         ty = reg(t)
         if op == "neg":
@@ -141,7 +156,7 @@ class MathLowering:
             return self.libm_call(LIBM_UNARY[op], [x], t)
         raise NotImplementedError(f"unary {op} on {t}")
 
-    def float_call(self: FnLowering, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
+    def float_call(self, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
         b = self.b
         if t is dtypes.f16:
             wide = [b.fpext(a, F32) for a in args]
@@ -149,7 +164,7 @@ class MathLowering:
         ty = reg(t)
         return b.call(intrinsic(self.m, name, ty, [ty] * len(args)), args, fastmath=self.flags)
 
-    def libm_call(self: FnLowering, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
+    def libm_call(self, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
         b = self.b
         if t is dtypes.f16:
             wide = [b.fpext(a, F32) for a in args]
@@ -173,5 +188,34 @@ def intrinsic(m: ll.Module, base: str, ty: ll.Type, args: list[ll.Type]) -> ll.F
     return fn  # type: ignore[no-any-return]
 
 
-def runtime_ipow(lw: FnLowering, ty: ll.IntType, signed: bool) -> ll.Function:
-    return runtime_ir.ipow(lw.m, ty, signed)
+class NvptxMath(MathLowering):
+    """Math on NVIDIA GPUs: libdevice instead of the intrinsics NVPTX cannot lower, and instead of libm."""
+
+    prefix = "__nv_"  # libdevice's names are libm's with this prefix
+
+    def float_call(self, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
+        if name in LIBDEVICE and t.bits != 16:
+            return self._device_call(LIBDEVICE[name], args, t)
+        return super().float_call(name, args, t)  # f16 widens to f32 and comes back here
+
+    def libm_call(self, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
+        if t.bits == 16:
+            return super().libm_call(name, args, t)  # widens to f32 and comes back here
+        return self._device_call(name, args, t)
+
+    def _device_call(self, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
+        symbol = self.prefix + name + ("f" if t.bits == 32 else "")
+        ty = reg(t)
+        fn = self.m.globals.get(symbol) or ll.Function(self.m, ll.FunctionType(ty, [ty] * len(args)), symbol)
+        return self.b.call(fn, args)
+
+
+class HostNvptxMath(NvptxMath):
+    """The CUDA backend's math compiled for the host (runtime/emulator.py): libm has libdevice's functions
+    under the C names."""
+
+    prefix = ""
+
+
+# Builds the math object of one function being lowered (a backend passes one of the classes above).
+MathFactory = Callable[[ll.Module, ll.IRBuilder, tuple[str, ...]], MathLowering]
