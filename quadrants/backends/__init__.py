@@ -89,6 +89,37 @@ def backend_for(config: Config, store: CacheStore | None, device: Any = None) ->
     return CpuBackend(config, store)
 
 
+def open_device(config: Config) -> tuple[Config, Any]:
+    """The device `config.arch` asks for, and the config as it will run: arch=cuda/gpu gets the GPU through
+    cuda-python (or the emulator, with `cuda_emulate`) when one is usable, else the CPU with a warning (an error
+    with `enable_fallback=False`); an arch this package has no backend for runs on the CPU the same way."""
+    import dataclasses
+
+    from quadrants import _config
+
+    if config.arch in _config.FOREIGN:
+        _fallback(config, f"arch={config.arch.name} is not a backend of this package")
+        return dataclasses.replace(config, arch=_config.cpu), None
+    if config.arch.name not in ("gpu", "cuda"):
+        return config, None
+    from quadrants.backends.cuda import open_gpu
+
+    dev, why = open_gpu(config)
+    if dev is None:
+        _fallback(config, f"arch={config.arch.name}: {why}")
+        return dataclasses.replace(config, arch=_config.cpu), None
+    return dataclasses.replace(config, arch=_config.cuda, cuda_arch=config.cuda_arch or dev.arch), dev
+
+
+def _fallback(config: Config, why: str) -> None:
+    """Run on the CPU instead of the requested arch: a warning, or an error with enable_fallback=False."""
+    if not config.enable_fallback:
+        raise RuntimeError(f"{why}, and enable_fallback=False: not falling back to the CPU")
+    from quadrants import _logging
+
+    _logging.warn(f"{why}; falling back to the CPU", tag="init")
+
+
 def device_key(config: Config) -> str:
     """The device part of `config`'s keys, without a device or a store (the CLI's cache commands)."""
     return backend_for(config, None).device_key()

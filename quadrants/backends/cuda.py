@@ -130,6 +130,33 @@ class CudaBackend:
                             check_errors=self.config.bounds_checked)  # fmt: skip
 
 
+def gpu_available() -> bool:
+    """A cheap probe (about 0.2 ms): can the CUDA driver library be opened?"""
+    import ctypes
+
+    try:
+        ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    return True
+
+
+def open_gpu(config: Config) -> tuple[Any, str]:
+    """(the device, "") - the emulator with `cuda_emulate`, else the GPU through cuda-python - or (None, why not)."""
+    if config.cuda_emulate:
+        from quadrants.runtime.emulator import EmulatedDevice
+
+        return EmulatedDevice(), ""
+    if not gpu_available():
+        return None, "no CUDA driver found"
+    try:
+        from quadrants.runtime.cuda_driver import CudaDevice
+
+        return CudaDevice(), ""
+    except Exception as e:  # noqa: BLE001 - cuda-python missing, no device, driver too old: say which
+        return None, f"the CUDA device could not be used ({e})"
+
+
 def compile_cuda(fe: FrontendResult, ir_text: str, symbol: str, config: Config, archs: tuple[str, ...],
                  cubin: bool = True) -> CompiledCuda:  # fmt: skip
     """Lower to NVPTX, PTX per architecture in `archs`, and cubins with `ptxas` when it is installed (`cubin`).

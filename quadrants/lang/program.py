@@ -6,7 +6,6 @@ Consumes `qd.init(...)` arguments; produces the state every kernel call reads.
 
 from __future__ import annotations
 
-import ctypes
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,15 +56,6 @@ def resolve_dtype(dt: Any) -> PrimitiveType:
     return to_dtype(dt, c.default_ip, c.default_fp)
 
 
-def gpu_available() -> bool:
-    """A cheap probe (about 0.2 ms): can the CUDA driver library be opened?"""
-    try:
-        ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return False
-    return True
-
-
 def init(arch: Any = None, default_fp: Any = None, default_ip: Any = None, **kwargs: Any) -> None:
     """`qd.init(arch=qd.cpu, ...)`: (re)start with the given options. See `quadrants/_config.py`."""
     global _program, _generation
@@ -79,49 +69,14 @@ def init(arch: Any = None, default_fp: Any = None, default_ip: Any = None, **kwa
     _logging.set_level(config.log_level)
     for note in notes:
         _logging.warn(note, tag="init")
-    config, dev = _resolve_arch(config)
+    from quadrants.backends import open_device
+
+    config, dev = open_device(config)
     _forget_all()
     _generation += 1
     memory.set_current(dev if dev is not None else memory.HOST)
     _program = Program(config=config, generation=_generation, fields=FieldMemory(), device=dev)
     _logging.info(f"Starting on arch={config.arch}", tag="init")
-
-
-def _resolve_arch(config: Config) -> tuple[Config, Device | None]:
-    """arch=cuda / gpu: the GPU through cuda-python when one is usable (or the emulator when asked), else the
-    CPU with a warning."""
-    import dataclasses
-
-    name = config.arch.name
-    if config.arch in _config.FOREIGN:
-        _fallback(config, f"arch={name} is not a backend of this package")
-        return dataclasses.replace(config, arch=_config.cpu), None
-    if name not in ("gpu", "cuda"):
-        return config, None
-    dev: Device | None = None
-    if config.cuda_emulate:
-        from quadrants.runtime.emulator import EmulatedDevice
-
-        dev = EmulatedDevice()
-    elif not gpu_available():
-        _fallback(config, f"arch={name}: no CUDA driver found")
-    else:
-        try:
-            from quadrants.runtime.cuda_driver import CudaDevice
-
-            dev = CudaDevice()
-        except Exception as e:  # noqa: BLE001 - cuda-python missing, no device, driver too old: say which
-            _fallback(config, f"arch={name}: the CUDA device could not be used ({e})")
-    if dev is None:
-        return dataclasses.replace(config, arch=_config.cpu), None
-    return dataclasses.replace(config, arch=_config.cuda, cuda_arch=config.cuda_arch or dev.arch), dev
-
-
-def _fallback(config: Config, why: str) -> None:
-    """Run on the CPU instead of the requested arch: a warning, or an error with enable_fallback=False."""
-    if not config.enable_fallback:
-        raise RuntimeError(f"{why}, and enable_fallback=False: not falling back to the CPU")
-    _logging.warn(f"{why}; falling back to the CPU", tag="init")
 
 
 def current_config() -> Config | None:
@@ -140,5 +95,4 @@ def reset() -> None:
 
 def sync() -> None:
     """`qd.sync()`: wait for launched kernels (CPU kernels run synchronously: nothing to wait for)."""
-    if _program is not None and _program.device is not None:
-        _program.device.sync()
+    memory.current().sync()

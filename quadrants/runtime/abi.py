@@ -14,9 +14,12 @@ from quadrants.types import dtypes
 from quadrants.types.dtypes import PrimitiveType
 
 # The native runtime's ABI version: in its exported symbols (`qd_rt<N>_parallel_for`) and in every cache key, so
-# code built against another runtime never links by accident. Bump it whenever codegen/runtime.ll changes. Kept
-# here, in a module that does not import llvmlite: the cache keys and the loader need it on the start-up path.
+# code built against another runtime never links by accident. Kept here, in a module that does not import
+# llvmlite: the cache keys and the loader need it on the start-up path. Bump it whenever codegen/runtime.ll
+# changes, and set RUNTIME_LL_DIGEST to the new file's digest: tests/codegen/test_codegen.py fails until both
+# are done.
 RUNTIME_ABI = 2
+RUNTIME_LL_DIGEST = (2, "26ce9e7b202e8da0")  # (RUNTIME_ABI, sha256 of codegen/runtime.ll, first 16 hex digits)
 RUNTIME_SYMBOL_PROBE = f"qd_rt{RUNTIME_ABI}_parallel_for"  # a symbol every build of this runtime exports
 
 CTYPES: dict[PrimitiveType, Any] = {

@@ -29,6 +29,9 @@ class Memory:
     def host_access(self) -> None:
         """Called before Python reads or writes kernel data."""
 
+    def sync(self) -> None:
+        """Wait for the kernels in flight (CPU kernels run synchronously: nothing to wait for)."""
+
 
 HOST = Memory()
 _current: Memory = HOST

@@ -114,6 +114,22 @@ def test_the_runtime_abi_is_in_the_runtime_symbols_and_the_keys() -> None:
     assert keys.runtime_parts(config, device_key(config))["runtime_abi"] == str(RUNTIME_ABI)
 
 
+def test_a_changed_runtime_bumps_the_runtime_abi() -> None:
+    """runtime.ll cannot change without a new RUNTIME_ABI: cached kernels built against the old runtime would
+    link against the new one (the digest pins the text the current ABI number was given to)."""
+    import hashlib
+    from pathlib import Path
+
+    from quadrants.runtime.abi import RUNTIME_LL_DIGEST
+
+    text = (Path(qd.__file__).parent / "codegen" / "runtime.ll").read_bytes()
+    digest = hashlib.sha256(text).hexdigest()[:16]
+    assert RUNTIME_LL_DIGEST == (RUNTIME_ABI, digest), (
+        f"codegen/runtime.ll changed (digest {digest}): bump RUNTIME_ABI in runtime/abi.py and set "
+        f"RUNTIME_LL_DIGEST = ({RUNTIME_ABI + 1}, {digest!r})"
+    )
+
+
 def test_float_powers_with_integer_exponents_need_no_libgcc() -> None:
     """`x ** n` (float base, integer exponent) becomes llvm.powi, a call to __powisf2/__powidf2: the native
     runtime defines them, so kernels loaded from the cache (dlopen) find them. Checked against Python."""

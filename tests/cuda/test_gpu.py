@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 
 import quadrants as qd
+from quadrants.backends.cuda import gpu_available
 from quadrants.lang import program
 from tests.cuda.apps import run_twice
 
 
 def _gpu_reason() -> str | None:
-    if not program.gpu_available():
+    if not gpu_available():
         return "no CUDA driver"
     try:
         from quadrants.runtime.cuda_driver import CudaDevice
