@@ -74,7 +74,7 @@ def load_pack(entry: Entry) -> dict[str, tuple[dict[str, Any], Loaded]]:
     objects, symbols = [], []
     for okey, offset, size in entry.meta["pack"]:
         if okey in by_okey:
-            objects.append(entry.body[offset : offset + size])
+            objects.append(bytes(entry.body[offset : offset + size]))
             symbols.append(by_okey[okey]["symbol"])
     try:
         addresses, keep = OrcLoader.load_pack(objects, symbols)

@@ -53,7 +53,7 @@ class CorruptEntry(Exception):
 @dataclass
 class Entry:
     path: str
-    body: bytes
+    body: memoryview  # of the file's bytes, read once
     meta: dict[str, Any]
 
 
@@ -74,7 +74,9 @@ def encode(kind: str, key: str, body: bytes, meta: dict[str, Any]) -> bytes:
     return body + meta_bytes + trailer
 
 
-def decode(data: bytes, kind: str, key: str) -> tuple[bytes, dict[str, Any]]:
+def decode(data: bytes, kind: str, key: str) -> tuple[memoryview, dict[str, Any]]:
+    """An entry's body (a view of `data`: entries are read once and never copied; a shared object in a body is
+    then dlopened from the page cache) and its metadata; raises CorruptEntry."""
     if len(data) < TRAILER.size:
         raise CorruptEntry("truncated")
     magic, fmt, kcode, kbytes, body_size, meta_size, crc, end = TRAILER.unpack_from(data, len(data) - TRAILER.size)
@@ -86,10 +88,11 @@ def decode(data: bytes, kind: str, key: str) -> tuple[bytes, dict[str, Any]]:
         raise CorruptEntry("entry belongs to another key")
     if body_size + meta_size + TRAILER.size != len(data):
         raise CorruptEntry("truncated")
-    if zlib.crc32(data[: body_size + meta_size]) != crc:
+    view = memoryview(data)  # the checksum and the body without copying the file's bytes again
+    if zlib.crc32(view[: body_size + meta_size]) != crc:
         raise CorruptEntry("checksum mismatch")
-    meta = json.loads(data[body_size : body_size + meta_size])
-    return data[:body_size], meta
+    meta = json.loads(bytes(view[body_size : body_size + meta_size]))
+    return view[:body_size], meta
 
 
 class CacheStore:
