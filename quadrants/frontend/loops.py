@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
-from typing import Any
+from typing import Any, NamedTuple
 
 from quadrants._logging import warn
 from quadrants.errors import QuadrantsTypeError
@@ -99,8 +99,19 @@ def _index_value(fb: FrontendBuilder, v: Any, t: PrimitiveType, loc: Any) -> ir.
         return fb.b.const(int(v), t)
 
 
-def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]], grouped: bool) -> None:
-    it_node = node.iter
+class _FlatRange(NamedTuple):
+    """A loop's bounds flattened to one range `begin..end` of type `flat_type` (`extents`: per dimension, for
+    a multi-dimensional loop, in the flat type)."""
+
+    begins: list[Any]  # per dimension, a Python int or a value of its index type
+    dim_types: list[PrimitiveType]
+    extents: list[Any]
+    flat_type: PrimitiveType
+    begin: ir.Value
+    end: ir.Value
+
+
+def _flatten(fb: FrontendBuilder, it_node: ast.expr, bounds: list[tuple[Any, Any]]) -> _FlatRange:
     loc = fb.loc(it_node)
     raw = [(_bound(fb, b, it_node), _bound(fb, e, it_node)) for b, e in bounds]
     # Indices are i32 as in Quadrants, unless a bound is 64-bit (or a constant beyond i32): then i64, so a
@@ -109,19 +120,26 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
     dim_types = [i64 if _wide(b) or _wide(e) else i32 for b, e in raw]
     begins = [_as_index(fb, b, t, loc) for (b, _), t in zip(raw, dim_types)]
     ends = [_as_index(fb, e, t, loc) for (_, e), t in zip(raw, dim_types)]
-    extents: list[Any] = []
     if len(bounds) == 1:
         flat_t = dim_types[0]
-        begin_v, end_v = _index_value(fb, begins[0], flat_t, loc), _index_value(fb, ends[0], flat_t, loc)
-    else:
-        for b0, e0 in zip(begins, ends):
-            extents.append(binary(fb, "max", binary(fb, "sub", e0, b0, it_node) if b0 != 0 else e0, 0, it_node))
-        flat_t = i64 if any(is_runtime(e) for e in extents) or _product(extents) >= 2**31 else i32
-        extents = [_as_index(fb, e, flat_t, loc) for e in extents]
-        total: Any = None
-        for ext in extents:  # in the flat type: the product of i32 extents may not fit in i32
-            total = ext if total is None else binary(fb, "mul", total, ext, it_node)
-        begin_v, end_v = _index_value(fb, 0, flat_t, loc), _index_value(fb, total, flat_t, loc)
+        begin, end = _index_value(fb, begins[0], flat_t, loc), _index_value(fb, ends[0], flat_t, loc)
+        return _FlatRange(begins, dim_types, [], flat_t, begin, end)
+    extents: list[Any] = []
+    for b0, e0 in zip(begins, ends):
+        extents.append(binary(fb, "max", binary(fb, "sub", e0, b0, it_node) if b0 != 0 else e0, 0, it_node))
+    flat_t = i64 if any(is_runtime(e) for e in extents) or _product(extents) >= 2**31 else i32
+    extents = [_as_index(fb, e, flat_t, loc) for e in extents]
+    total: Any = None
+    for ext in extents:  # in the flat type: the product of i32 extents may not fit in i32
+        total = ext if total is None else binary(fb, "mul", total, ext, it_node)
+    begin, end = _index_value(fb, 0, flat_t, loc), _index_value(fb, total, flat_t, loc)
+    return _FlatRange(begins, dim_types, extents, flat_t, begin, end)
+
+
+def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]], grouped: bool) -> None:
+    it_node = node.iter
+    loc = fb.loc(it_node)
+    flat = _flatten(fb, it_node, bounds)
     targets = _target_names(fb, node.target)
     if grouped and len(targets) != 1:
         raise fb.error(node.target, "qd.grouped(...) binds the whole index to a single name")
@@ -133,13 +151,13 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
     config, fb.loop_config = fb.loop_config or {}, None
     serialize = config.get("serialize") or config.get("parallelize") == 1
     parallel = fb.runtime_depth == 0 and fb.parallel_id == 0 and not serialize
-    ext_values = tuple(_index_value(fb, e, flat_t, loc) for e in extents)
+    ext_values = tuple(_index_value(fb, e, flat.flat_type, loc) for e in flat.extents)
     loop = fb.b.emit(
         ir.RangeFor(
-            begin=begin_v,
-            end=end_v,
+            begin=flat.begin,
+            end=flat.end,
             parallel=parallel,
-            type=flat_t,
+            type=flat.flat_type,
             name=",".join(targets),
             extents=ext_values,
             block_dim=int(config.get("block_dim") or 0) if parallel else 0,
@@ -154,7 +172,7 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
         fb.parallel_id = fb.next_parallel_id
     try:
         with fb.b.into(loop.body):
-            coords = [loop] if len(bounds) == 1 else _coords(fb, loop, begins, dim_types, it_node)
+            coords = [loop] if len(bounds) == 1 else _coords(fb, loop, flat.begins, flat.dim_types, it_node)
             if grouped:
                 scope.names[targets[0]] = Fixed(Matrix((len(coords),), list(coords)), "loop index")
             else:

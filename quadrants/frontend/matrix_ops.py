@@ -8,6 +8,7 @@ in `vectors.py`, element-wise operators in `operators.py`.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any
 
 from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
@@ -132,66 +133,111 @@ def reduce_elements(fb: FrontendBuilder, op: str, m: Matrix, node: ast.AST) -> A
 # ---- methods, attributes, indexing --------------------------------------------------------------------
 
 
+Method = Callable[[FrontendBuilder, Matrix, str, list[Any], dict[str, Any], ast.Call], Any]
+
+
 def matrix_method(
     fb: FrontendBuilder, m: Matrix, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
 ) -> Any:
+    """`m.name(*args, **kwargs)`: a method of a runtime vector/matrix (the table `METHODS`)."""
+    method = METHODS.get(name)
+    if method is None:
+        raise QuadrantsSyntaxError(f"vectors and matrices have no method {name!r}", fb.loc(node))
+    return method(fb, m, name, args, kwargs, node)
+
+
+def _dot(fb: FrontendBuilder, m: Matrix, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+    return dot(fb, m, _need_matrix(fb, args[0], node), node)
+
+
+def _cross(fb: FrontendBuilder, m: Matrix, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+    o = _need_matrix(fb, args[0], node)
+    a, b = m.elements, o.elements
+    if m.shape == o.shape == (2,):
+        return binary(fb, "sub", binary(fb, "mul", a[0], b[1], node), binary(fb, "mul", a[1], b[0], node), node)
+    if m.shape == o.shape == (3,):
+        return Matrix((3,), [
+            binary(fb, "sub", binary(fb, "mul", a[(i + 1) % 3], b[(i + 2) % 3], node),
+                   binary(fb, "mul", a[(i + 2) % 3], b[(i + 1) % 3], node), node)
+            for i in range(3)
+        ])  # fmt: skip
+    raise QuadrantsTypeError("cross needs two 2-D or two 3-D vectors", fb.loc(node))
+
+
+def _norm_sqr(
+    fb: FrontendBuilder, m: Matrix, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+) -> Any:
+    return dot(fb, m, m, node)
+
+
+def _norm(fb: FrontendBuilder, m: Matrix, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+    """`norm(eps=0)`, `norm_inv(eps=0)` and `normalized(eps=0)`: eps is added under the square root."""
+    s = dot(fb, m, m, node)
+    if args or "eps" in kwargs:
+        s = binary(fb, "add", s, args[0] if args else kwargs["eps"], node)
+    r = fb.ops.unary("sqrt", s, fb.loc(node))
+    if name == "norm":
+        return r
+    inv = binary(fb, "truediv", 1.0, r, node)
+    return inv if name == "norm_inv" else matrix_binary(fb, "mul", m, inv, node)
+
+
+def _transpose(
+    fb: FrontendBuilder, m: Matrix, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+) -> Any:
+    if m.is_vector:
+        raise QuadrantsTypeError("`transpose()` cannot apply to a vector. If you want something like "
+                                 "`a @ b.transpose()`, write `a.outer_product(b)` instead.", fb.loc(node))  # fmt: skip
+    return transpose(m)
+
+
+def _trace(fb: FrontendBuilder, m: Matrix, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+    if m.is_vector or m.n != m.m:
+        raise QuadrantsTypeError("trace needs a square matrix", fb.loc(node))
+    return reduce_elements(fb, "add", Matrix((m.n,), [m.at(i, i) for i in range(m.n)]), node)
+
+
+def _determinant(
+    fb: FrontendBuilder, m: Matrix, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+) -> Any:
+    return determinant(fb, m, node)
+
+
+def _inverse(fb: FrontendBuilder, m: Matrix, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+    return inverse(fb, m, node)
+
+
+def _outer_product(
+    fb: FrontendBuilder, m: Matrix, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+) -> Any:
+    o = _need_matrix(fb, args[0], node)
+    return Matrix((m.n, o.n), [binary(fb, "mul", x, y, node) for x in m.elements for y in o.elements])
+
+
+def _reduce(fb: FrontendBuilder, m: Matrix, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+    return reduce_elements(fb, {"sum": "add"}.get(name, name), m, node)
+
+
+def _any_all(fb: FrontendBuilder, m: Matrix, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
     loc = fb.loc(node)
-    if name == "dot":
-        return dot(fb, m, _need_matrix(fb, args[0], node), node)
-    if name == "cross":
-        o = _need_matrix(fb, args[0], node)
-        a, b = m.elements, o.elements
-        if m.shape == o.shape == (2,):
-            return binary(fb, "sub", binary(fb, "mul", a[0], b[1], node), binary(fb, "mul", a[1], b[0], node), node)
-        if m.shape == o.shape == (3,):
-            return Matrix((3,), [
-                binary(fb, "sub", binary(fb, "mul", a[(i + 1) % 3], b[(i + 2) % 3], node),
-                            binary(fb, "mul", a[(i + 2) % 3], b[(i + 1) % 3], node), node)
-                for i in range(3)
-            ])  # fmt: skip
-        raise QuadrantsTypeError("cross needs two 2-D or two 3-D vectors", loc)
-    if name == "norm_sqr":
-        return dot(fb, m, m, node)
-    if name in ("norm", "norm_inv"):
-        s = dot(fb, m, m, node)
-        if args or "eps" in kwargs:
-            s = binary(fb, "add", s, args[0] if args else kwargs["eps"], node)
-        r = fb.ops.unary("sqrt", s, loc)
-        return r if name == "norm" else binary(fb, "truediv", 1.0, r, node)
-    if name == "normalized":
-        s = dot(fb, m, m, node)
-        if args or "eps" in kwargs:
-            s = binary(fb, "add", s, args[0] if args else kwargs["eps"], node)
-        inv = binary(fb, "truediv", 1.0, fb.ops.unary("sqrt", s, loc), node)
-        return matrix_binary(fb, "mul", m, inv, node)
-    if name == "transpose":
-        if m.is_vector:
-            raise QuadrantsTypeError("`transpose()` cannot apply to a vector. If you want something like "
-                                     "`a @ b.transpose()`, write `a.outer_product(b)` instead.", loc)  # fmt: skip
-        return transpose(m)
-    if name == "trace":
-        if m.is_vector or m.n != m.m:
-            raise QuadrantsTypeError("trace needs a square matrix", loc)
-        return reduce_elements(fb, "add", Matrix((m.n,), [m.at(i, i) for i in range(m.n)]), node)
-    if name == "determinant":
-        return determinant(fb, m, node)
-    if name == "inverse":
-        return inverse(fb, m, node)
-    if name == "outer_product":
-        o = _need_matrix(fb, args[0], node)
-        return Matrix((m.n, o.n), [binary(fb, "mul", x, y, node) for x in m.elements for y in o.elements])
-    if name in ("sum", "max", "min"):
-        return reduce_elements(fb, {"sum": "add"}.get(name, name), m, node)
-    if name in ("any", "all"):
-        conds = [fb.ops.cond(e, loc) for e in m.elements]
-        out = conds[0]
-        for c in conds[1:]:
-            out = fb.ops.binary("or" if name == "any" else "and", out, c, loc)
-        return out
-    if name == "cast":
-        t = resolve_dt(fb, args[0])
-        return Matrix(m.shape, [fb.b.cast(e, t) for e in m.elements])  # type: ignore[arg-type]
-    raise QuadrantsSyntaxError(f"vectors and matrices have no method {name!r}", loc)
+    conds = [fb.ops.cond(e, loc) for e in m.elements]
+    out = conds[0]
+    for c in conds[1:]:
+        out = fb.ops.binary("or" if name == "any" else "and", out, c, loc)
+    return out
+
+
+def _cast(fb: FrontendBuilder, m: Matrix, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+    t = resolve_dt(fb, args[0])
+    return Matrix(m.shape, [fb.b.cast(e, t) for e in m.elements])  # type: ignore[arg-type]
+
+
+METHODS: dict[str, Method] = {
+    "dot": _dot, "cross": _cross, "norm_sqr": _norm_sqr, "norm": _norm, "norm_inv": _norm, "normalized": _norm,
+    "transpose": _transpose, "trace": _trace, "determinant": _determinant, "inverse": _inverse,
+    "outer_product": _outer_product, "sum": _reduce, "max": _reduce, "min": _reduce, "any": _any_all,
+    "all": _any_all, "cast": _cast,
+}  # fmt: skip
 
 
 def _need_matrix(fb: FrontendBuilder, v: Any, node: ast.AST) -> Matrix:
