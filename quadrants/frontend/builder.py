@@ -37,6 +37,7 @@ class FrontendBuilder:
         self,
         kernel: ir.Kernel,
         options: FrontendOptions,
+        returns: tuple[Any, ...],
         statements: Mapping[type, StmtFn],
         expressions: Mapping[type, ExprFn],
     ) -> None:
@@ -56,7 +57,7 @@ class FrontendBuilder:
         self.static_calls: list[StaticCall] = []
         self.funcs_seen: dict[int, FunctionSource] = {}
         self.fields_used: dict[tuple[int, int], ir.GlobalNd] = {}
-        self.returns: tuple[Any, ...] = ()
+        self.returns = returns  # the kernel's declared results: dtypes or MatrixTypes
         self.global_insert_pos = 0  # where field handles go: after the arguments, before everything else
 
     # ---- locations and errors -------------------------------------------------------------------------

@@ -47,8 +47,7 @@ def build_kernel(
             shapes.append(())
     kernel = ir.Kernel(name=name, params=runtime_params(params), ret_types=tuple(flat), body=ir.Block(),
                        ret_shapes=tuple(shapes))  # fmt: skip
-    fb = FrontendBuilder(kernel, options, STATEMENTS, EXPRESSIONS)
-    fb.returns = returns
+    fb = FrontendBuilder(kernel, options, returns, STATEMENTS, EXPRESSIONS)
     _translate_kernel(fb, source, params)
     return FrontendResult(
         kernel=kernel, captures=fb.captures, funcs=list(fb.funcs_seen.values()), static_calls=fb.static_calls
