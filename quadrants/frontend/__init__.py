@@ -1,1 +1,1 @@
-"""Python AST -> typed IR. The visitor (`visitor.py`) is imported only when something compiles."""
+"""Python AST -> typed IR. The entry point (`visitor.build_kernel`) is imported only when something compiles."""

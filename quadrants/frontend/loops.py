@@ -1,5 +1,5 @@
-"""Loops (a mixin of the frontend `Visitor`): `range`, `qd.ndrange`, `qd.grouped`, loops over an ndarray's
-index space, `qd.static` unrolling, and `while`.
+"""Loops: `range`, `qd.ndrange`, `qd.grouped`, loops over an ndarray's index space, `qd.static` unrolling, and
+`while`.
 
 A `for` at the kernel's top level (through static ifs, static fors and inlined funcs, as in Quadrants) becomes a
 parallel `RangeFor`; every other loop is serial. Multi-dimensional loops are flattened to one range whose
@@ -11,228 +11,261 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from quadrants._logging import warn
 from quadrants.errors import QuadrantsTypeError
-from quadrants.frontend.expressions import is_runtime
+from quadrants.frontend.arguments import call_args
+from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.intrinsic_calls import Grouped
 from quadrants.frontend.intrinsics import _NdRange
+from quadrants.frontend.lvalues import assign, read
+from quadrants.frontend.ndarrays import is_ndarray, ndarray_attribute, ndarray_handle
+from quadrants.frontend.operators import binary
 from quadrants.frontend.scope import Alias, Fixed, MatVar
-from quadrants.frontend.values import Matrix
+from quadrants.frontend.static_eval import is_static_call, static_eval
+from quadrants.frontend.values import Matrix, is_runtime
+from quadrants.frontend.vectors import as_matrix
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType, i32, i64
 
-if TYPE_CHECKING:
-    from quadrants.frontend.visitor import Visitor
 
-
-class LoopMixin:
-    loop_config: dict[str, Any] | None  # qd.loop_config(...) for the next loop (set by calls.py, read here)
-    def visit_For(self: Visitor, node: ast.For) -> None:
-        if node.orelse:
-            raise self.error(node, "for ... else is not supported in kernels")
-        chosen = node.iter
-        while isinstance(chosen, ast.IfExp) and self.is_static_call(chosen.test):  # `A if qd.static(c) else B`
-            chosen = chosen.body if self.expr(chosen.test) else chosen.orelse
-        if chosen is not node.iter:
-            node = copy.copy(node)  # the chosen iterable, without changing the user's AST
-            node.iter = chosen
-        it_node = node.iter
-        if isinstance(it_node, ast.Call):
-            fn = self.expr(it_node.func)
-            if fn is builtins.range:
-                args, kwargs = self.call_args(it_node)
-                if kwargs or not 1 <= len(args) <= 2:
-                    raise self.error(
-                        it_node, "range(a, b, step) is not supported in kernels; use range(n) or range(a, b)"
-                    )
-                begin, end = (0, args[0]) if len(args) == 1 else args
-                self.range_loop(node, [(begin, end)], grouped=False)
-                return
-            if getattr(fn, "__qd_intrinsic__", None) == "static":
-                self.static_for(node)
-                return
-        it = self.expr(it_node)
-        grouped = isinstance(it, Grouped)
-        if grouped:
-            it = it.inner
-        if isinstance(it, _NdRange):
-            self.range_loop(node, it.bounds, grouped)
-        elif self.is_ndarray(it):
-            shape = self.ndarray_attribute(self.ndarray_handle(it), "shape", it_node)
-            self.range_loop(node, [(0, s) for s in shape], grouped)
-        else:
-            raise self.error(
-                it_node,
-                f"cannot loop over {type(it).__name__} in a kernel; use range(), qd.ndrange(), qd.grouped() "
-                "or qd.static()",
-            )
-
-    # ---- runtime loops ----------------------------------------------------------------------------------
-
-    def _bound(self: Visitor, v: Any, node: ast.AST) -> Any:
-        """A loop bound: a Python int, or an integer IR value (not yet cast to the loop's type)."""
-        if not is_runtime(v):
-            if isinstance(v, float) and v != int(v):
-                raise self.error(node, "loop bounds must be integers: every argument of ndrange should be an "
-                                 "integer scalar or a tuple/list of (int, int)", QuadrantsTypeError)  # fmt: skip
-            return int(v)
-        val = self.ops.value(v, self.loc(node))
-        assert isinstance(val.type, PrimitiveType)
-        if val.type.is_float:
-            raise self.error(node, f"loop bounds must be integers, not {val.type}: every argument of ndrange should be "
-                             "an integer scalar or a tuple/list of (int, int)", QuadrantsTypeError)  # fmt: skip
-        return val
-
-    def _as_index(self: Visitor, v: Any, t: PrimitiveType, loc: Any) -> Any:
-        """A bound as a value of the index type `t` (Python ints stay Python ints: they fold)."""
-        return v if not is_runtime(v) else self.ops.cast(v, t, loc)
-
-    def _index_value(self: Visitor, v: Any, t: PrimitiveType, loc: Any) -> ir.Value:
-        """An IR value of the index type `t`."""
-        if is_runtime(v):
-            return self.ops.cast(v, t, loc)
-        with self.b.at(loc):
-            return self.b.const(int(v), t)
-
-    def range_loop(self: Visitor, node: ast.For, bounds: list[tuple[Any, Any]], grouped: bool) -> None:
-        it_node = node.iter
-        loc = self.loc(it_node)
-        raw = [(self._bound(b, it_node), self._bound(e, it_node)) for b, e in bounds]
-        # Indices are i32 as in Quadrants, unless a bound is 64-bit (or a constant beyond i32): then i64, so a
-        # loop over more than 2**31 elements runs them all. The flat index of a multi-dimensional loop is i64
-        # unless its extents are constants whose product fits in i32.
-        dim_types = [i64 if _wide(b) or _wide(e) else i32 for b, e in raw]
-        begins = [self._as_index(b, t, loc) for (b, _), t in zip(raw, dim_types)]
-        ends = [self._as_index(e, t, loc) for (_, e), t in zip(raw, dim_types)]
-        extents: list[Any] = []
-        if len(bounds) == 1:
-            flat_t = dim_types[0]
-            begin_v, end_v = self._index_value(begins[0], flat_t, loc), self._index_value(ends[0], flat_t, loc)
-        else:
-            for b0, e0 in zip(begins, ends):
-                extents.append(self.binary("max", self.binary("sub", e0, b0, it_node) if b0 != 0 else e0, 0, it_node))
-            flat_t = i64 if any(is_runtime(e) for e in extents) or _product(extents) >= 2**31 else i32
-            extents = [self._as_index(e, flat_t, loc) for e in extents]
-            total: Any = None
-            for ext in extents:  # in the flat type: the product of i32 extents may not fit in i32
-                total = ext if total is None else self.binary("mul", total, ext, it_node)
-            begin_v, end_v = self._index_value(0, flat_t, loc), self._index_value(total, flat_t, loc)
-        targets = _target_names(node.target, self)
-        if grouped and len(targets) != 1:
-            raise self.error(node.target, "qd.grouped(...) binds the whole index to a single name")
-        if not grouped and len(targets) != len(bounds):
-            raise self.error(node.target, "Ndrange for loop with number of the loop variables not equal to the "
-                             f"dimension of the ndrange is not supported ({len(bounds)} dimension(s), "
-                             f"{len(targets)} name(s))")  # fmt: skip
-
-        config, self.loop_config = self.loop_config or {}, None
-        serialize = config.get("serialize") or config.get("parallelize") == 1
-        parallel = self.runtime_depth == 0 and self.parallel_id == 0 and not serialize
-        ext_values = tuple(self._index_value(e, flat_t, loc) for e in extents)
-        loop = self.b.emit(
-            ir.RangeFor(
-                begin=begin_v, end=end_v, parallel=parallel, type=flat_t, name=",".join(targets), extents=ext_values,
-                block_dim=int(config.get("block_dim") or 0) if parallel else 0,
-            )
+def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
+    if node.orelse:
+        raise fb.error(node, "for ... else is not supported in kernels")
+    chosen = node.iter
+    while isinstance(chosen, ast.IfExp) and is_static_call(fb, chosen.test):  # `A if qd.static(c) else B`
+        chosen = chosen.body if fb.expr(chosen.test) else chosen.orelse
+    if chosen is not node.iter:
+        node = copy.copy(node)  # the chosen iterable, without changing the user's AST
+        node.iter = chosen
+    it_node = node.iter
+    if isinstance(it_node, ast.Call):
+        fn = fb.expr(it_node.func)
+        if fn is builtins.range:
+            args, kwargs = call_args(fb, it_node)
+            if kwargs or not 1 <= len(args) <= 2:
+                raise fb.error(it_node, "range(a, b, step) is not supported in kernels; use range(n) or range(a, b)")
+            begin, end = (0, args[0]) if len(args) == 1 else args
+            range_loop(fb, node, [(begin, end)], grouped=False)
+            return
+        if getattr(fn, "__qd_intrinsic__", None) == "static":
+            static_for(fb, node)
+            return
+    it = fb.expr(it_node)
+    grouped = isinstance(it, Grouped)
+    if grouped:
+        it = it.inner
+    if isinstance(it, _NdRange):
+        range_loop(fb, node, it.bounds, grouped)
+    elif is_ndarray(it):
+        shape = ndarray_attribute(fb, ndarray_handle(fb, it), "shape", it_node)
+        range_loop(fb, node, [(0, s) for s in shape], grouped)
+    else:
+        raise fb.error(
+            it_node,
+            f"cannot loop over {type(it).__name__} in a kernel; use range(), qd.ndrange(), qd.grouped() or qd.static()",
         )
-        scope = self.new_scope()
-        self.runtime_depth += 1
-        self.loops.append("parallel" if parallel else "serial")
-        saved_pid = self.parallel_id
-        if parallel:
-            self._next_parallel_id += 1
-            self.parallel_id = self._next_parallel_id
-        try:
-            with self.b.into(loop.body):
-                coords = [loop] if len(bounds) == 1 else self._coords(loop, begins, dim_types, it_node)
-                if grouped:
-                    scope.names[targets[0]] = Fixed(Matrix((len(coords),), list(coords)), "loop index")
-                else:
-                    for name, c in zip(targets, coords):
-                        scope.names[name] = Fixed(c, "loop index")
-                self.stmts(node.body)
-        finally:
-            self.parallel_id = saved_pid
-            self.loops.pop()
-            self.runtime_depth -= 1
-            self.pop_scope(scope)
-
-    def _coords(self: Visitor, loop: ir.RangeFor, begins: list[Any], types: list[PrimitiveType], node: ast.AST) -> list[Any]:
-        coords: list[Any] = []
-        for k, b0 in enumerate(begins):
-            c = self.b.emit(ir.LoopCoord(loop=loop, dim=k, type=types[k]))
-            coords.append(self.binary("add", c, b0, node) if (is_runtime(b0) or b0) else c)
-        return coords
-
-    # ---- compile-time unrolling -------------------------------------------------------------------------
-
-    def static_for(self: Visitor, node: ast.For) -> None:
-        call = node.iter
-        assert isinstance(call, ast.Call)
-        if len(call.args) != 1:
-            raise self.error(call, "for ... in qd.static(...) takes one iterable")
-        arg = call.args[0]
-        bound = self.frame.scope.find(arg.id)[1] if isinstance(arg, ast.Name) else None
-        if isinstance(bound, (MatVar, Fixed, Alias)):  # unrolling over the elements of a runtime vector
-            m = self.as_matrix(self.read(bound), arg)
-            if m is None:
-                raise self.error(arg, "qd.static(...) needs a compile-time iterable or a vector")
-            items = m.unpack_values()
-        else:
-            items = list(self.static_eval(arg))
-        if len(items) > self.options.unrolling_limit:
-            warn(
-                f"{self.loc(call).short()}: qd.static loop unrolls {len(items)} iterations "
-                f"(unrolling_limit={self.options.unrolling_limit})",
-                tag="frontend",
-            )
-        self.loops.append("static")
-        try:
-            for item in items:
-                scope = self.new_scope()
-                try:
-                    self.assign(node.target, item, node, static=True)
-                    self.stmts(node.body)
-                finally:
-                    self.pop_scope(scope)
-                if self.frame.terminated:
-                    break
-        finally:
-            self.loops.pop()
-
-    # ---- while ------------------------------------------------------------------------------------------
-
-    def visit_While(self: Visitor, node: ast.While) -> None:
-        if node.orelse:
-            raise self.error(node, "while ... else is not supported in kernels")
-        loop = self.b.emit(ir.While())
-        scope = self.new_scope()
-        self.runtime_depth += 1
-        self.loops.append("while")
-        try:
-            with self.b.into(loop.body):
-                cond = self.expr(node.test)
-                if is_runtime(cond):
-                    c = self.ops.unary("lnot", self.ops.cond(cond, self.loc(node.test)), self.loc(node.test))
-                    stop = self.b.emit(ir.If(cond=c))
-                    stop.then.stmts.append(ir.Break(loc=self.b.loc))
-                elif not cond:
-                    self.b.emit(ir.Break())
-                self.stmts(node.body)
-        finally:
-            self.loops.pop()
-            self.runtime_depth -= 1
-            self.pop_scope(scope)
 
 
-def _target_names(target: ast.expr, v: Visitor) -> list[str]:
+# ---- runtime loops -------------------------------------------------------------------------------------------
+
+
+def _bound(fb: FrontendBuilder, v: Any, node: ast.AST) -> Any:
+    """A loop bound: a Python int, or an integer IR value (not yet cast to the loop's type)."""
+    if not is_runtime(v):
+        if isinstance(v, float) and v != int(v):
+            raise fb.error(node, "loop bounds must be integers: every argument of ndrange should be an "
+                             "integer scalar or a tuple/list of (int, int)", QuadrantsTypeError)  # fmt: skip
+        return int(v)
+    val = fb.ops.value(v, fb.loc(node))
+    assert isinstance(val.type, PrimitiveType)
+    if val.type.is_float:
+        raise fb.error(node, f"loop bounds must be integers, not {val.type}: every argument of ndrange should be "
+                         "an integer scalar or a tuple/list of (int, int)", QuadrantsTypeError)  # fmt: skip
+    return val
+
+
+def _as_index(fb: FrontendBuilder, v: Any, t: PrimitiveType, loc: Any) -> Any:
+    """A bound as a value of the index type `t` (Python ints stay Python ints: they fold)."""
+    return v if not is_runtime(v) else fb.ops.cast(v, t, loc)
+
+
+def _index_value(fb: FrontendBuilder, v: Any, t: PrimitiveType, loc: Any) -> ir.Value:
+    """An IR value of the index type `t`."""
+    if is_runtime(v):
+        return fb.ops.cast(v, t, loc)
+    with fb.b.at(loc):
+        return fb.b.const(int(v), t)
+
+
+class _FlatRange(NamedTuple):
+    """A loop's bounds flattened to one range `begin..end` of type `flat_type` (`extents`: per dimension, for
+    a multi-dimensional loop, in the flat type)."""
+
+    begins: list[Any]  # per dimension, a Python int or a value of its index type
+    dim_types: list[PrimitiveType]
+    extents: list[Any]
+    flat_type: PrimitiveType
+    begin: ir.Value
+    end: ir.Value
+
+
+def _flatten(fb: FrontendBuilder, it_node: ast.expr, bounds: list[tuple[Any, Any]]) -> _FlatRange:
+    loc = fb.loc(it_node)
+    raw = [(_bound(fb, b, it_node), _bound(fb, e, it_node)) for b, e in bounds]
+    # Indices are i32 as in Quadrants, unless a bound is 64-bit (or a constant beyond i32): then i64, so a
+    # loop over more than 2**31 elements runs them all. The flat index of a multi-dimensional loop is i64
+    # unless its extents are constants whose product fits in i32.
+    dim_types = [i64 if _wide(b) or _wide(e) else i32 for b, e in raw]
+    begins = [_as_index(fb, b, t, loc) for (b, _), t in zip(raw, dim_types)]
+    ends = [_as_index(fb, e, t, loc) for (_, e), t in zip(raw, dim_types)]
+    if len(bounds) == 1:
+        flat_t = dim_types[0]
+        begin, end = _index_value(fb, begins[0], flat_t, loc), _index_value(fb, ends[0], flat_t, loc)
+        return _FlatRange(begins, dim_types, [], flat_t, begin, end)
+    extents: list[Any] = []
+    for b0, e0 in zip(begins, ends):
+        extents.append(binary(fb, "max", binary(fb, "sub", e0, b0, it_node) if b0 != 0 else e0, 0, it_node))
+    flat_t = i64 if any(is_runtime(e) for e in extents) or _product(extents) >= 2**31 else i32
+    extents = [_as_index(fb, e, flat_t, loc) for e in extents]
+    total: Any = None
+    for ext in extents:  # in the flat type: the product of i32 extents may not fit in i32
+        total = ext if total is None else binary(fb, "mul", total, ext, it_node)
+    begin, end = _index_value(fb, 0, flat_t, loc), _index_value(fb, total, flat_t, loc)
+    return _FlatRange(begins, dim_types, extents, flat_t, begin, end)
+
+
+def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]], grouped: bool) -> None:
+    it_node = node.iter
+    loc = fb.loc(it_node)
+    flat = _flatten(fb, it_node, bounds)
+    targets = _target_names(fb, node.target)
+    if grouped and len(targets) != 1:
+        raise fb.error(node.target, "qd.grouped(...) binds the whole index to a single name")
+    if not grouped and len(targets) != len(bounds):
+        raise fb.error(node.target, "Ndrange for loop with number of the loop variables not equal to the "
+                         f"dimension of the ndrange is not supported ({len(bounds)} dimension(s), "
+                         f"{len(targets)} name(s))")  # fmt: skip
+
+    config, fb.loop_config = fb.loop_config or {}, None
+    serialize = config.get("serialize") or config.get("parallelize") == 1
+    parallel = fb.runtime_depth == 0 and fb.parallel_id == 0 and not serialize
+    ext_values = tuple(_index_value(fb, e, flat.flat_type, loc) for e in flat.extents)
+    loop = fb.b.emit(
+        ir.RangeFor(
+            begin=flat.begin,
+            end=flat.end,
+            parallel=parallel,
+            type=flat.flat_type,
+            name=",".join(targets),
+            extents=ext_values,
+            block_dim=int(config.get("block_dim") or 0) if parallel else 0,
+        )
+    )
+    scope = fb.new_scope()
+    fb.runtime_depth += 1
+    fb.loops.append("parallel" if parallel else "serial")
+    saved_pid = fb.parallel_id
+    if parallel:
+        fb.next_parallel_id += 1
+        fb.parallel_id = fb.next_parallel_id
+    try:
+        with fb.b.into(loop.body):
+            coords = [loop] if len(bounds) == 1 else _coords(fb, loop, flat.begins, flat.dim_types, it_node)
+            if grouped:
+                scope.names[targets[0]] = Fixed(Matrix((len(coords),), list(coords)), "loop index")
+            else:
+                for name, c in zip(targets, coords):
+                    scope.names[name] = Fixed(c, "loop index")
+            fb.stmts(node.body)
+    finally:
+        fb.parallel_id = saved_pid
+        fb.loops.pop()
+        fb.runtime_depth -= 1
+        fb.pop_scope(scope)
+
+
+def _coords(
+    fb: FrontendBuilder, loop: ir.RangeFor, begins: list[Any], types: list[PrimitiveType], node: ast.AST
+) -> list[Any]:
+    coords: list[Any] = []
+    for k, b0 in enumerate(begins):
+        c = fb.b.emit(ir.LoopCoord(loop=loop, dim=k, type=types[k]))
+        coords.append(binary(fb, "add", c, b0, node) if (is_runtime(b0) or b0) else c)
+    return coords
+
+
+# ---- compile-time unrolling ----------------------------------------------------------------------------------
+
+
+def static_for(fb: FrontendBuilder, node: ast.For) -> None:
+    call = node.iter
+    assert isinstance(call, ast.Call)
+    if len(call.args) != 1:
+        raise fb.error(call, "for ... in qd.static(...) takes one iterable")
+    arg = call.args[0]
+    bound = fb.frame.scope.find(arg.id)[1] if isinstance(arg, ast.Name) else None
+    if isinstance(bound, (MatVar, Fixed, Alias)):  # unrolling over the elements of a runtime vector
+        m = as_matrix(fb, read(fb, bound), arg)
+        if m is None:
+            raise fb.error(arg, "qd.static(...) needs a compile-time iterable or a vector")
+        items = m.unpack_values()
+    else:
+        items = list(static_eval(fb, arg))
+    if len(items) > fb.options.unrolling_limit:
+        warn(
+            f"{fb.loc(call).short()}: qd.static loop unrolls {len(items)} iterations "
+            f"(unrolling_limit={fb.options.unrolling_limit})",
+            tag="frontend",
+        )
+    fb.loops.append("static")
+    try:
+        for item in items:
+            scope = fb.new_scope()
+            try:
+                assign(fb, node.target, item, node, static=True)
+                fb.stmts(node.body)
+            finally:
+                fb.pop_scope(scope)
+            if fb.frame.terminated:
+                break
+    finally:
+        fb.loops.pop()
+
+
+# ---- while ---------------------------------------------------------------------------------------------------
+
+
+def transform_while(fb: FrontendBuilder, node: ast.While) -> None:
+    if node.orelse:
+        raise fb.error(node, "while ... else is not supported in kernels")
+    loop = fb.b.emit(ir.While())
+    scope = fb.new_scope()
+    fb.runtime_depth += 1
+    fb.loops.append("while")
+    try:
+        with fb.b.into(loop.body):
+            cond = fb.expr(node.test)
+            if is_runtime(cond):
+                c = fb.ops.unary("lnot", fb.ops.cond(cond, fb.loc(node.test)), fb.loc(node.test))
+                stop = fb.b.emit(ir.If(cond=c))
+                stop.then.stmts.append(ir.Break(loc=fb.b.loc))
+            elif not cond:
+                fb.b.emit(ir.Break())
+            fb.stmts(node.body)
+    finally:
+        fb.loops.pop()
+        fb.runtime_depth -= 1
+        fb.pop_scope(scope)
+
+
+def _target_names(fb: FrontendBuilder, target: ast.expr) -> list[str]:
     if isinstance(target, ast.Name):
         return [target.id]
     if isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts):
         return [e.id for e in target.elts]  # type: ignore[attr-defined]
-    raise v.error(target, "loop targets must be names")
+    raise fb.error(target, "loop targets must be names")
 
 
 def _wide(bound: Any) -> bool:

@@ -1,26 +1,29 @@
-"""Assignment targets (a mixin of the frontend `Visitor`): where `x = ...`, `a[i] += ...`, `v.y = ...`,
-`m[i, j] -= ...` and `qd.atomic_add(a[i], ...)` write.
+"""Assignment targets and name bindings: where `x = ...`, `a[i] += ...`, `v.y = ...`, `m[i, j] -= ...` and
+`qd.atomic_add(a[i], ...)` write, and what reading a name gives.
 
 A target resolves to a reference: one memory location (`ScalarRef`: an ndarray element, a field element or a
 local variable), a vector/matrix of them (`MatrixRef`), or one element of a `MatrixRef` chosen at run time
 (`DynamicRef`, written with selects). One resolution serves assignment, augmented assignment and atomics.
+Assigning a runtime value to a new name defines a local variable; anything else binds the name to the value.
 """
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
-from quadrants.frontend.matrix_ops import COMPONENTS, is_swizzle
+from quadrants.frontend.builder import FrontendBuilder
+from quadrants.frontend.matrix_ops import COMPONENTS, is_swizzle, select_element
+from quadrants.frontend.ndarrays import element_ptrs, is_ndarray, ndarray_handle, reject_captured_array
+from quadrants.frontend.operators import binary
+from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.scope import Alias, Fixed, MatVar, Var
-from quadrants.frontend.values import Matrix
+from quadrants.frontend.values import Matrix, is_runtime
+from quadrants.frontend.vectors import as_matrix
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
-
-if TYPE_CHECKING:
-    from quadrants.frontend.visitor import Visitor
 
 ATOMIC_AUG = {"add", "sub", "and", "or", "xor"}
 
@@ -52,160 +55,236 @@ class DynamicRef:
 Ref = ScalarRef | MatrixRef | DynamicRef
 
 
-class LValueMixin:
-    def resolve_ref(self: Visitor, node: ast.expr) -> Ref | None:
-        """The reference `node` denotes, or None for a plain name that is not a variable yet."""
-        if isinstance(node, ast.Name):
-            _, binding = self.frame.scope.find(node.id)
-            if isinstance(binding, Var):
-                return self.var_ref(binding)
-            if isinstance(binding, MatVar):
-                return MatrixRef(binding.shape, [self.var_ref(v) for v in binding.vars])
-            if isinstance(binding, Alias):
-                return binding.ref  # type: ignore[no-any-return]
-            if isinstance(binding, Fixed):
-                raise self.error(node, f"cannot assign to {binding.what} {node.id!r}")
-            return None
-        if isinstance(node, ast.Subscript):
-            inner = self._sub_ref(node.value)
-            if inner is None:
-                base = self.expr(node.value)
-                self.reject_captured_array(base, node)
-                if not self.is_ndarray(base):
-                    raise self.error(node, "only ndarray, field, vector and matrix elements can be assigned through []")
-                handle = self.ndarray_handle(base)
-                ptrs = self.element_ptrs(handle, node)
-                elem_shape = handle.type.elem_shape  # type: ignore[union-attr]
-                refs = [ScalarRef(p, p.type.pointee, shared=True) for p in ptrs]  # type: ignore[union-attr]
-                return refs[0] if not elem_shape else MatrixRef(elem_shape, refs)
-            if not isinstance(inner, MatrixRef):
-                raise self.error(node, "a scalar cannot be indexed")
-            return self.index_ref(inner, self.expr(node.slice), node)
-        if isinstance(node, ast.Attribute):
-            inner = self._sub_ref(node.value)
-            if isinstance(inner, MatrixRef) and len(inner.shape) == 1 and is_swizzle(node.attr):
-                idx = [COMPONENTS[c] for c in node.attr]
-                if max(idx) >= inner.shape[0]:
-                    raise self.error(node, f"a vector of size {inner.shape[0]} has no component {node.attr!r}")
-                return inner.refs[idx[0]] if len(idx) == 1 else MatrixRef((len(idx),), [inner.refs[i] for i in idx])
-            raise self.error(node, f"cannot assign to attribute {node.attr!r} in a kernel")
-        raise self.error(node, f"cannot assign to {type(node).__name__} in a kernel")
+# ---- references ---------------------------------------------------------------------------------------
 
-    def _sub_ref(self: Visitor, node: ast.expr) -> Ref | None:
-        """The reference of the base of a subscript or attribute target, or None when the base is a value to
-        evaluate (an ndarray, a field, a struct member)."""
-        if isinstance(node, ast.Name):
-            _, binding = self.frame.scope.find(node.id)
-            if isinstance(binding, MatVar):
-                return MatrixRef(binding.shape, [self.var_ref(v) for v in binding.vars])
-            if isinstance(binding, Var):
-                return self.var_ref(binding)
-            if isinstance(binding, Alias):
-                return binding.ref  # type: ignore[no-any-return]
-            return None
-        if isinstance(node, ast.Subscript):
-            return self.resolve_ref(node)
-        if isinstance(node, ast.Attribute):
-            inner = self._sub_ref(node.value)
-            return self.resolve_ref(node) if isinstance(inner, MatrixRef) else None
+
+def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | None:
+    """The reference `node` denotes, or None for a plain name that is not a variable yet."""
+    if isinstance(node, ast.Name):
+        _, binding = fb.frame.scope.find(node.id)
+        if isinstance(binding, Var):
+            return var_ref(fb, binding)
+        if isinstance(binding, MatVar):
+            return MatrixRef(binding.shape, [var_ref(fb, v) for v in binding.vars])
+        if isinstance(binding, Alias):
+            return binding.ref  # type: ignore[no-any-return]
+        if isinstance(binding, Fixed):
+            raise fb.error(node, f"cannot assign to {binding.what} {node.id!r}")
         return None
+    if isinstance(node, ast.Subscript):
+        inner = _sub_ref(fb, node.value)
+        if inner is None:
+            base = fb.expr(node.value)
+            reject_captured_array(fb, base, node)
+            if not is_ndarray(base):
+                raise fb.error(node, "only ndarray, field, vector and matrix elements can be assigned through []")
+            handle = ndarray_handle(fb, base)
+            ptrs = element_ptrs(fb, handle, node)
+            elem_shape = handle.type.elem_shape  # type: ignore[union-attr]
+            refs = [ScalarRef(p, p.type.pointee, shared=True) for p in ptrs]  # type: ignore[union-attr]
+            return refs[0] if not elem_shape else MatrixRef(elem_shape, refs)
+        if not isinstance(inner, MatrixRef):
+            raise fb.error(node, "a scalar cannot be indexed")
+        return index_ref(fb, inner, fb.expr(node.slice), node)
+    if isinstance(node, ast.Attribute):
+        inner = _sub_ref(fb, node.value)
+        if isinstance(inner, MatrixRef) and len(inner.shape) == 1 and is_swizzle(node.attr):
+            idx = [COMPONENTS[c] for c in node.attr]
+            if max(idx) >= inner.shape[0]:
+                raise fb.error(node, f"a vector of size {inner.shape[0]} has no component {node.attr!r}")
+            return inner.refs[idx[0]] if len(idx) == 1 else MatrixRef((len(idx),), [inner.refs[i] for i in idx])
+        raise fb.error(node, f"cannot assign to attribute {node.attr!r} in a kernel")
+    raise fb.error(node, f"cannot assign to {type(node).__name__} in a kernel")
 
-    def var_ref(self: Visitor, var: Var) -> ScalarRef:
-        shared = self.parallel_id != 0 and var.parallel_id != self.parallel_id
-        return ScalarRef(var.ptr, var.dtype, shared, var)
 
-    def index_ref(self: Visitor, ref: MatrixRef, index: Any, node: ast.AST) -> Ref:
-        from quadrants.frontend.expressions import is_runtime
+def _sub_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | None:
+    """The reference of the base of a subscript or attribute target, or None when the base is a value to
+    evaluate (an ndarray, a field, a struct member)."""
+    if isinstance(node, ast.Name):
+        _, binding = fb.frame.scope.find(node.id)
+        if isinstance(binding, MatVar):
+            return MatrixRef(binding.shape, [var_ref(fb, v) for v in binding.vars])
+        if isinstance(binding, Var):
+            return var_ref(fb, binding)
+        if isinstance(binding, Alias):
+            return binding.ref  # type: ignore[no-any-return]
+        return None
+    if isinstance(node, ast.Subscript):
+        return resolve_ref(fb, node)
+    if isinstance(node, ast.Attribute):
+        inner = _sub_ref(fb, node.value)
+        return resolve_ref(fb, node) if isinstance(inner, MatrixRef) else None
+    return None
 
-        idx = list(index) if isinstance(index, (tuple, list)) else [index]
-        if not any(is_runtime(i) for i in idx):
-            if len(ref.shape) == 1 or len(idx) == 2:
-                flat = idx[0] if len(ref.shape) == 1 else idx[0] * ref.m + idx[1]
-                return ref.refs[flat]
-            return MatrixRef((ref.m,), ref.refs[idx[0] * ref.m : (idx[0] + 1) * ref.m])
-        if len(ref.shape) == 2 and len(idx) == 1:
-            raise self.error(node, "a matrix row cannot be assigned with a runtime index; index both dimensions")
-        flat = (
-            idx[0] if len(ref.shape) == 1 else self.binary("add", self.binary("mul", idx[0], ref.m, node), idx[1], node)
+
+def var_ref(fb: FrontendBuilder, var: Var) -> ScalarRef:
+    shared = fb.parallel_id != 0 and var.parallel_id != fb.parallel_id
+    return ScalarRef(var.ptr, var.dtype, shared, var)
+
+
+def index_ref(fb: FrontendBuilder, ref: MatrixRef, index: Any, node: ast.AST) -> Ref:
+    idx = list(index) if isinstance(index, (tuple, list)) else [index]
+    if not any(is_runtime(i) for i in idx):
+        if len(ref.shape) == 1 or len(idx) == 2:
+            flat = idx[0] if len(ref.shape) == 1 else idx[0] * ref.m + idx[1]
+            return ref.refs[flat]
+        return MatrixRef((ref.m,), ref.refs[idx[0] * ref.m : (idx[0] + 1) * ref.m])
+    if len(ref.shape) == 2 and len(idx) == 1:
+        raise fb.error(node, "a matrix row cannot be assigned with a runtime index; index both dimensions")
+    flat = idx[0] if len(ref.shape) == 1 else binary(fb, "add", binary(fb, "mul", idx[0], ref.m, node), idx[1], node)
+    return DynamicRef(ref, flat)
+
+
+# ---- reading and writing references -------------------------------------------------------------------
+
+
+def load_ref(fb: FrontendBuilder, ref: Ref, node: ast.AST) -> Any:
+    if isinstance(ref, ScalarRef):
+        return fb.b.load(ref.ptr)
+    if isinstance(ref, MatrixRef):
+        return Matrix(ref.shape, [fb.b.load(r.ptr) for r in ref.refs])
+    return select_element(fb, Matrix(ref.base.shape, [fb.b.load(r.ptr) for r in ref.base.refs]), ref.index, node)
+
+
+def store_ref(fb: FrontendBuilder, ref: Ref, value: Any, node: ast.AST) -> None:
+    loc = fb.loc(node)
+    if isinstance(ref, ScalarRef):
+        if as_matrix(fb, value, node) is not None:
+            raise QuadrantsTypeError("cannot assign a vector/matrix to a scalar", loc)
+        if ref.var is not None:
+            fb.assign_var(ref.var, value, node)
+        else:
+            fb.b.store(ref.ptr, fb.ops.cast(value, ref.dtype, loc))
+        return
+    if isinstance(ref, MatrixRef):
+        m = as_matrix(fb, value, node)
+        if m is None or len(m.elements) != len(ref.refs):
+            got = m.shape if m is not None else "a scalar"
+            raise QuadrantsTypeError(f"cannot assign {got} to a vector/matrix of shape {ref.shape}", loc)
+        for r, e in zip(ref.refs, m.elements):
+            store_ref(fb, r, e, node)
+        return
+    for k, r in enumerate(ref.base.refs):
+        hit = fb.ops.binary("eq", ref.index, k, loc)
+        store_ref(fb, r, fb.ops.select(hit, value, fb.b.load(r.ptr), loc), node)
+
+
+def augassign_ref(fb: FrontendBuilder, ref: Ref, op: str, value: Any, node: ast.AST) -> None:
+    if isinstance(ref, ScalarRef):
+        if ref.shared and op in ATOMIC_AUG:
+            atomic_ref(fb, ref, op, value, node)
+        else:
+            store_ref(fb, ref, binary(fb, op, fb.b.load(ref.ptr), value, node), node)
+        return
+    if isinstance(ref, MatrixRef):
+        m = as_matrix(fb, value, node)
+        for k, r in enumerate(ref.refs):
+            augassign_ref(fb, r, op, m.elements[k] if m is not None else value, node)
+        return
+    store_ref(fb, ref, binary(fb, op, load_ref(fb, ref, node), value, node), node)
+
+
+def atomic_ref(fb: FrontendBuilder, ref: Ref, op: str, value: Any, node: ast.AST) -> Any:
+    """`qd.atomic_<op>(target, value)`: the old value(s)."""
+    loc = fb.loc(node)
+    if isinstance(ref, ScalarRef):
+        if op in ("and", "or", "xor") and ref.dtype.is_float:
+            raise QuadrantsTypeError(f"atomic_{op} needs an integer target, not {ref.dtype}", loc)
+        v = fb.ops.cast(value, ref.dtype, loc)
+        return fb.b.emit(ir.AtomicRMW(op=op, ptr=ref.ptr, value=v, type=ref.dtype))
+    if isinstance(ref, MatrixRef):
+        m = as_matrix(fb, value, node)
+        return Matrix(
+            ref.shape,
+            [atomic_ref(fb, r, op, m.elements[k] if m is not None else value, node) for k, r in enumerate(ref.refs)],
         )
-        return DynamicRef(ref, flat)
-
-    # ---- reading and writing references ---------------------------------------------------------------
-
-    def load_ref(self: Visitor, ref: Ref, node: ast.AST) -> Any:
-        if isinstance(ref, ScalarRef):
-            return self.b.load(ref.ptr)
-        if isinstance(ref, MatrixRef):
-            return Matrix(ref.shape, [self.b.load(r.ptr) for r in ref.refs])
-        return self.select_element(Matrix(ref.base.shape, [self.b.load(r.ptr) for r in ref.base.refs]), ref.index, node)
-
-    def store_ref(self: Visitor, ref: Ref, value: Any, node: ast.AST) -> None:
-        loc = self.loc(node)
-        if isinstance(ref, ScalarRef):
-            if self.as_matrix(value, node) is not None:
-                raise QuadrantsTypeError("cannot assign a vector/matrix to a scalar", loc)
-            if ref.var is not None:
-                self.assign_var(ref.var, value, node)
-            else:
-                self.b.store(ref.ptr, self.ops.cast(value, ref.dtype, loc))
-            return
-        if isinstance(ref, MatrixRef):
-            m = self.as_matrix(value, node)
-            if m is None or len(m.elements) != len(ref.refs):
-                got = m.shape if m is not None else "a scalar"
-                raise QuadrantsTypeError(f"cannot assign {got} to a vector/matrix of shape {ref.shape}", loc)
-            for r, e in zip(ref.refs, m.elements):
-                self.store_ref(r, e, node)
-            return
-        for k, r in enumerate(ref.base.refs):
-            hit = self.ops.binary("eq", ref.index, k, loc)
-            self.store_ref(r, self.ops.select(hit, value, self.b.load(r.ptr), loc), node)
-
-    def augassign_ref(self: Visitor, ref: Ref, op: str, value: Any, node: ast.AST) -> None:
-        if isinstance(ref, ScalarRef):
-            if ref.shared and op in ATOMIC_AUG:
-                self.atomic_ref(ref, op, value, node)
-            else:
-                self.store_ref(ref, self.binary(op, self.b.load(ref.ptr), value, node), node)
-            return
-        if isinstance(ref, MatrixRef):
-            m = self.as_matrix(value, node)
-            for k, r in enumerate(ref.refs):
-                self.augassign_ref(r, op, m.elements[k] if m is not None else value, node)
-            return
-        self.store_ref(ref, self.binary(op, self.load_ref(ref, node), value, node), node)
-
-    def atomic_ref(self: Visitor, ref: Ref, op: str, value: Any, node: ast.AST) -> Any:
-        """`qd.atomic_<op>(target, value)`: the old value(s)."""
-        loc = self.loc(node)
-        if isinstance(ref, ScalarRef):
-            if op in ("and", "or", "xor") and ref.dtype.is_float:
-                raise QuadrantsTypeError(f"atomic_{op} needs an integer target, not {ref.dtype}", loc)
-            v = self.ops.cast(value, ref.dtype, loc)
-            return self.b.emit(ir.AtomicRMW(op=op, ptr=ref.ptr, value=v, type=ref.dtype))
-        if isinstance(ref, MatrixRef):
-            m = self.as_matrix(value, node)
-            return Matrix(
-                ref.shape,
-                [
-                    self.atomic_ref(r, op, m.elements[k] if m is not None else value, node)
-                    for k, r in enumerate(ref.refs)
-                ],
-            )
-        raise QuadrantsSyntaxError("atomics need a compile-time index into vectors and matrices", loc)
-
-    def lvalue(self: Visitor, node: ast.expr, what: str) -> Ref:
-        ref = self.resolve_ref(node)
-        if ref is None:
-            raise self.error(node, f"cannot use a non-writable target as the first operand of '{what}'")
-        return ref
-
-    def assign_target(self: Visitor, target: ast.expr, value: Any, node: ast.AST, static: bool = False) -> None:
-        """`target = value` for targets other than plain names and tuples (those live in the visitor)."""
-        ref = self.resolve_ref(target)
-        if ref is None:
-            raise self.error(target, "cannot assign here")
-        self.store_ref(ref, value, node)
+    raise QuadrantsSyntaxError("atomics need a compile-time index into vectors and matrices", loc)
 
 
-__all__ = ["LValueMixin", "ScalarRef", "MatrixRef", "DynamicRef", "QuadrantsSyntaxError"]
+def lvalue(fb: FrontendBuilder, node: ast.expr, what: str) -> Ref:
+    ref = resolve_ref(fb, node)
+    if ref is None:
+        raise fb.error(node, f"cannot use a non-writable target as the first operand of '{what}'")
+    return ref
+
+
+def _assign_target(fb: FrontendBuilder, target: ast.expr, value: Any, node: ast.AST) -> None:
+    """`target = value` for targets other than plain names and tuples (`assign` handles those)."""
+    ref = resolve_ref(fb, target)
+    if ref is None:
+        raise fb.error(target, "cannot assign here")
+    store_ref(fb, ref, value, node)
+
+
+# ---- names --------------------------------------------------------------------------------------------
+
+
+def read(fb: FrontendBuilder, binding: Any) -> Any:
+    """The value a name's binding has when read in an expression."""
+    if isinstance(binding, Var):
+        return fb.b.load(binding.ptr)
+    if isinstance(binding, MatVar):
+        return Matrix(binding.shape, [fb.b.load(v.ptr) for v in binding.vars])
+    if isinstance(binding, Fixed):
+        return binding.value
+    if isinstance(binding, Alias):
+        return load_ref(fb, binding.ref, binding.node)
+    return binding
+
+
+def assign(fb: FrontendBuilder, target: ast.expr, value: Any, node: ast.AST, static: bool = False) -> None:
+    """`target = value` for any target: a name, a tuple/list of targets (unpacking), an element or component."""
+    if isinstance(target, ast.Name):
+        assign_name(fb, target.id, value, target, static)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        items = unpack(fb, value, len(target.elts), target)
+        for t, v in zip(target.elts, items):
+            assign(fb, t, v, node, static)
+    else:
+        _assign_target(fb, target, value, target)
+
+
+def assign_name(fb: FrontendBuilder, name: str, value: Any, node: ast.AST, static: bool = False) -> None:
+    scope, binding = fb.frame.scope.find(name)
+    if isinstance(binding, Fixed):
+        raise fb.error(node, f"cannot assign to {binding.what} {name!r}")
+    if isinstance(binding, Var) and not static:
+        store_ref(fb, var_ref(fb, binding), value, node)
+        return
+    if isinstance(binding, MatVar) and not static:
+        store_ref(fb, MatrixRef(binding.shape, [var_ref(fb, v) for v in binding.vars]), value, node)
+        return
+    if isinstance(binding, Alias):
+        if static:
+            raise fb.error(node, f"cannot bind a compile-time value to {name!r}, a reference parameter")
+        store_ref(fb, binding.ref, value, node)
+        return
+    if static or not _becomes_variable(value):
+        (scope or fb.frame.scope).names[name] = value
+        return
+    m = as_matrix(fb, value, node)
+    if m is not None:
+        fb.define_matrix_var(name, m)
+    else:
+        fb.define_var(name, value, node)
+
+
+def unpack(fb: FrontendBuilder, value: Any, n: int, node: ast.AST) -> list[Any]:
+    m = as_matrix(fb, value, node) if not isinstance(value, (tuple, list)) else None
+    if m is not None:
+        value = m.unpack_values()
+    if not isinstance(value, (tuple, list)):
+        raise fb.error(node, f"cannot unpack {type(value).__name__} into {n} names")
+    if len(value) != n:
+        raise fb.error(node, f"cannot unpack {len(value)} values into {n} names")
+    return list(value)
+
+
+def _becomes_variable(value: Any) -> bool:
+    """Assigning a runtime scalar or vector, or a Python number, to a new name creates a local variable;
+    anything else (ndarrays, tuples, Python objects) binds the name to the object itself."""
+    if isinstance(value, ir.Value):
+        return isinstance(value.type, PrimitiveType)
+    if isinstance(value, Matrix):
+        return True
+    return is_static_number(value)

@@ -2,7 +2,7 @@
 
 Operands are IR values or compile-time Python numbers. Python numbers become typed constants only when they
 meet an IR value (`u8_var + 1` is i32 because the literal is `default_ip`); arithmetic between two Python
-numbers never reaches this module (the visitor evaluates it in Python, as Quadrants does).
+numbers never reaches this module (`operators.py` evaluates it in Python, as Quadrants does).
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@
   and matrices live in registers and cost nothing at run time.
 - `Struct`: a dataclass or data_oriented parameter after specialization: a name -> binding map of its members
   (runtime arguments, compile-time values, nested structs), plus the Python class for method lookup.
+
+`is_runtime(v)` tells these and IR values (known only at run time) from compile-time Python objects.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from quadrants.ir import nodes as ir
 from quadrants.types.compound import Shaped
+from quadrants.types.dtypes import PrimitiveType
 
 
 @dataclass(eq=False)
@@ -46,6 +50,17 @@ class Matrix(Shaped):
 
     def __repr__(self) -> str:
         return f"Matrix{self.shape}({self.elements!r})"
+
+
+def is_runtime(v: Any) -> bool:
+    return isinstance(v, (ir.Value, Matrix))
+
+
+def matrix_dtype(m: Matrix) -> PrimitiveType:
+    """The dtype of a Matrix whose elements are IR values (all of one dtype, see `vectors.make_matrix`)."""
+    t = m.elements[0].type
+    assert isinstance(t, PrimitiveType)
+    return t
 
 
 @dataclass(eq=False)

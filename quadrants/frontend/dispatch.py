@@ -1,0 +1,45 @@
+"""The dispatcher: which construct function translates each AST node class. Two literal tables, read by
+`FrontendBuilder.stmt` / `.expr`; a node class missing from them is unsupported in kernels (a located error).
+
+This module imports the construct modules and is imported only by the entry point (`visitor.build_kernel`), so
+the construct modules never import each other through it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from quadrants.frontend import calls, expressions, loops, statements
+from quadrants.frontend.builder import ExprFn, StmtFn
+
+STATEMENTS: dict[type, StmtFn] = {
+    ast.Pass: statements.transform_pass,
+    ast.Expr: statements.transform_expr,
+    ast.FunctionDef: statements.transform_function_def,
+    ast.Return: statements.transform_return,
+    ast.Assert: statements.transform_assert,
+    ast.Assign: statements.transform_assign,
+    ast.AnnAssign: statements.transform_ann_assign,
+    ast.AugAssign: statements.transform_aug_assign,
+    ast.If: statements.transform_if,
+    ast.Break: statements.transform_break,
+    ast.Continue: statements.transform_continue,
+    ast.For: loops.transform_for,
+    ast.While: loops.transform_while,
+}
+
+EXPRESSIONS: dict[type, ExprFn] = {
+    ast.Constant: expressions.transform_constant,
+    ast.Name: expressions.transform_name,
+    ast.Tuple: expressions.transform_tuple,
+    ast.List: expressions.transform_list,
+    ast.JoinedStr: expressions.transform_joined_str,
+    ast.BinOp: expressions.transform_binop,
+    ast.UnaryOp: expressions.transform_unaryop,
+    ast.Compare: expressions.transform_compare,
+    ast.BoolOp: expressions.transform_boolop,
+    ast.IfExp: expressions.transform_ifexp,
+    ast.Attribute: expressions.transform_attribute,
+    ast.Subscript: expressions.transform_subscript,
+    ast.Call: calls.transform_call,
+}

@@ -1,0 +1,129 @@
+"""`qd.func` calls: the callee's body is translated in place, in a new frame, with its parameters bound.
+
+Template parameters given a variable or an element alias it (by reference, as in Quadrants); a scalar-annotated
+parameter is a local copy cast to its type; anything else binds the value. A return value is cast to the
+function's annotation. Recursion is a compile error.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import typing
+from typing import Any
+
+from quadrants.errors import QuadrantsArgumentError, QuadrantsTypeError, binding_message
+from quadrants.frontend.arguments import ByValue, call_args
+from quadrants.frontend.builder import FrontendBuilder
+from quadrants.frontend.func import Func
+from quadrants.frontend.scope import MISSING, Alias, Fixed, Frame, MatVar, Scope, Var, closure_of
+from quadrants.ir import nodes as ir
+from quadrants.types import annotations as ann
+from quadrants.types.dtypes import PrimitiveType, to_dtype
+
+
+def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> Any:
+    src = func.source
+    if any(fr.source is src for fr in fb.frames):
+        raise fb.error(node, f"qd.func {src.name!r} calls itself: recursion is not supported")
+    fb.funcs_seen.setdefault(id(src), src)
+    hints = getattr(src.fn, "__annotations__", {})
+    closure = closure_of(src.fn)
+    g = src.fn.__globals__
+    names = {**func.def_locals, **closure}
+
+    def resolve(a: Any) -> Any:
+        return ann.normalize(ann.resolve(a, g, names))
+
+    sig = inspect.signature(src.fn)
+    by_ref = _reference_params(sig, hints, resolve, bound_self is not None)
+    args, kwargs = call_args(fb, node, by_ref)
+    if bound_self is not None:
+        args = [bound_self, *args]
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as e:
+        raise fb.error(node, f"{binding_message(e)} (calling qd.func {src.name!r}: {e})",
+                       QuadrantsArgumentError) from None  # fmt: skip
+    bound.apply_defaults()
+
+    ret_ann = hints.get("return")
+    frame = Frame(
+        source=src,
+        scope=Scope(),
+        is_kernel=False,
+        entry_depth=fb.runtime_depth,
+        return_annotation=_return_annotation(fb, resolve(ret_ann)) if ret_ann is not None else None,
+        closure=closure,
+    )
+    call_loc = fb.loc(node)
+    saved_loops, fb.loops = fb.loops, []
+    fb.frames.append(frame)
+    try:
+        for name, value in bound.arguments.items():
+            _bind_param(fb, name, value, resolve(hints.get(name)), call_loc)
+        fb.new_scope()
+        body = src.tree.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+            body = body[1:]
+        fb.stmts(body)
+    finally:
+        fb.frames.pop()
+        fb.loops = saved_loops
+    return None if frame.returned is MISSING else frame.returned
+
+
+def _reference_params(sig: inspect.Signature, hints: dict[str, Any], resolve: Any, bound_self: bool) -> set[Any]:
+    """Which call arguments bind `qd.template()` parameters, by position (after any bound `self`) and by name:
+    those are passed by reference, as in Quadrants."""
+    out: set[Any] = set()
+    positional = True
+    for k, (name, p) in enumerate(sig.parameters.items()):
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            positional = False
+            continue
+        if name in hints and ann.is_template(resolve(hints[name])):
+            if positional and p.kind != p.KEYWORD_ONLY:
+                out.add(k - 1 if bound_self else k)
+            out.add(name)
+    return out
+
+
+def _bind_param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, loc: Any) -> None:
+    scope = fb.frame.scope
+    if isinstance(value, (Var, MatVar, Alias)):  # a template parameter given a location: by reference
+        scope.names[name] = value
+        return
+    if isinstance(value, ByValue):
+        scope.names[name] = Fixed(value.value, "template parameter given a value (not a variable or an element):")
+        return
+    if annotation is None or ann.is_template(annotation):
+        if isinstance(value, ir.Value) and isinstance(value.type, PrimitiveType) and annotation is None:
+            value = fb.new_var(name, value, value.type)  # a local copy
+        scope.names[name] = value
+        return
+    if isinstance(annotation, ann.NdarrayType):
+        if not (isinstance(value, ir.Value) and isinstance(value.type, ir.NdType)):
+            raise QuadrantsTypeError(f"argument {name!r} must be an ndarray", loc)
+        scope.names[name] = value
+        return
+    if ann.is_scalar_annotation(annotation):
+        dtype = annotation if isinstance(annotation, PrimitiveType) else None
+        if dtype is None:
+            dtype = to_dtype(annotation, fb.options.default_ip, fb.options.default_fp)
+        v = fb.ops.cast(value, dtype, loc)
+        assert isinstance(v.type, PrimitiveType)
+        scope.names[name] = fb.new_var(name, v, v.type)
+        return
+    scope.names[name] = value
+
+
+def _return_annotation(fb: FrontendBuilder, a: Any) -> Any:
+    if a is None or a is type(None):
+        return None
+    if typing.get_origin(a) is tuple or isinstance(a, tuple):
+        items = typing.get_args(a) if not isinstance(a, tuple) else a
+        return tuple(_return_annotation(fb, x) for x in items)
+    if ann.is_scalar_annotation(a):
+        return to_dtype(a, fb.options.default_ip, fb.options.default_fp)
+    return None  # a vector/matrix or other annotation: returned as computed

@@ -1,0 +1,118 @@
+"""Ndarrays and fields in kernels: their IR handles, attributes (`shape`, `dtype`, `ndim`) and element pointers.
+
+An ndarray argument is an IR value of `NdType`; a field is a Python object whose `__qd_field__()` names a region
+and offset, baked into the kernel as one `GlobalNd` handle per field (inserted after the arguments). Indexing
+makes one `ExtPtr` per scalar of the element, with a bounds-check site.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import numpy as np
+
+from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.frontend.builder import FrontendBuilder
+from quadrants.frontend.operators import py_value
+from quadrants.frontend.ops import is_static_number
+from quadrants.frontend.values import Matrix
+from quadrants.ir import nodes as ir
+from quadrants.types.dtypes import PrimitiveType, i32
+
+
+def is_field(v: Any) -> bool:
+    return getattr(v, "__qd_field__", None) is not None
+
+
+def is_ndarray(v: Any) -> bool:
+    return (isinstance(v, ir.Value) and isinstance(v.type, ir.NdType)) or is_field(v)
+
+
+def ndarray_handle(fb: FrontendBuilder, v: Any) -> ir.Value:
+    """The IR handle of an ndarray argument, or of a field (a region offset baked into the kernel)."""
+    if isinstance(v, ir.Value):
+        return v
+    region, offset, dtype, shape, elem_shape = v.__qd_field__()
+    key = (region, offset)
+    handle = fb.fields_used.get(key)
+    if handle is None:
+        from quadrants.runtime.ndarray import nd_type
+
+        handle = ir.GlobalNd(region=region, offset=offset, shape=tuple(shape),
+                             type=nd_type(dtype, len(shape), tuple(elem_shape)))  # fmt: skip
+        fb.kernel.body.stmts.insert(fb.global_insert_pos, handle)
+        fb.global_insert_pos += 1
+        fb.fields_used[key] = handle
+    return handle
+
+
+def ndarray_attribute(fb: FrontendBuilder, arr: ir.Value, attr: str, node: ast.AST) -> Any:
+    t = arr.type
+    assert isinstance(t, ir.NdType)
+    if attr == "shape":
+        if isinstance(arr, ir.GlobalNd):
+            return arr.shape  # fields have compile-time shapes
+        return tuple(fb.b.emit(ir.NdShape(arr=arr, dim=d, type=i32)) for d in range(t.ndim))
+    if attr == "dtype":
+        return t.dtype
+    if attr == "ndim":
+        return t.ndim
+    raise fb.error(node, f"ndarrays have no attribute {attr!r} inside kernels")
+
+
+def reject_captured_array(fb: FrontendBuilder, base: Any, node: ast.Subscript) -> None:
+    """An ndarray (or numpy array) reached as a Python object rather than a kernel argument: an error, as in
+    Quadrants, with or without fastcache."""
+    if getattr(base, "_desc", None) is not None or isinstance(base, np.ndarray):
+        raise fb.error(
+            node,
+            f"{ast.unparse(node.value)!r} is an ndarray captured from outside the kernel; pass it as a kernel "
+            "argument (ndarrays are runtime arguments, never compiled in)",
+            QuadrantsCompilationError,
+        )
+
+
+def element_ptrs(fb: FrontendBuilder, arr: ir.Value, node: ast.Subscript) -> list[ir.ExtPtr]:
+    """Pointers to the scalars of element `arr[indices]` (one, or one per vector/matrix component)."""
+    t = arr.type
+    assert isinstance(t, ir.NdType)
+    idx = _indices(fb, node)
+    loc = fb.loc(node)
+    if len(idx) != t.ndim:
+        raise QuadrantsSyntaxError(f"this ndarray has {t.ndim} dimension(s) but is indexed with {len(idx)}", loc)
+    values = []
+    for i in idx:
+        if is_static_number(i) and not isinstance(i, (int, bool)) and float(i) != int(i):
+            raise QuadrantsTypeError("ndarray indices must be integers", loc)
+        v = fb.ops.value(int(i) if is_static_number(i) else i, loc)
+        assert isinstance(v.type, PrimitiveType)
+        if v.type.is_float:
+            raise QuadrantsTypeError(f"ndarray indices must be integers, not {v.type}", loc)
+        values.append(fb.b.cast(v, i32))
+    site = len(fb.kernel.sites)
+    fb.kernel.sites.append(fb.site("bounds", loc, ast.unparse(node.value)))
+    elems = [()] if not t.elem_shape else list(_element_indices(t.elem_shape))
+    return [
+        fb.b.emit(ir.ExtPtr(arr=arr, indices=tuple(values), elem=e, site=site, type=ir.PtrType(t.dtype))) for e in elems
+    ]
+
+
+def _indices(fb: FrontendBuilder, node: ast.Subscript) -> list[Any]:
+    raw = fb.expr(node.slice)
+    if raw is None:
+        return []  # x[None]: the element of a 0-dimensional field
+    items = list(raw) if isinstance(raw, (tuple, list)) else [raw]
+    out: list[Any] = []
+    for it in items:
+        if isinstance(it, Matrix):
+            out.extend(it.elements)
+        else:
+            out.append(py_value(it))
+    return out
+
+
+def _element_indices(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    if len(shape) == 1:
+        return [(i,) for i in range(shape[0])]
+    return [(i, j) for i in range(shape[0]) for j in range(shape[1])]

@@ -1,0 +1,187 @@
+"""Statement constructs: one function per AST statement class (`transform_<class>`), taking the builder first.
+Loops are in `loops.py`; where assignments write is in `lvalues.py`.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
+from quadrants.frontend.builder import FrontendBuilder
+from quadrants.frontend.lvalues import assign, assign_name, augassign_ref, read, resolve_ref
+from quadrants.frontend.matrix_ops import matmul
+from quadrants.frontend.operators import binary
+from quadrants.frontend.scope import Var
+from quadrants.frontend.static_eval import is_static_call, static_eval
+from quadrants.frontend.vectors import as_matrix
+from quadrants.ir import nodes as ir
+from quadrants.types.compound import MatrixType
+from quadrants.types.dtypes import to_dtype
+
+AUG_OPS = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+    ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
+    ast.LShift: "shl", ast.RShift: "shr", ast.MatMult: "matmul",
+}  # fmt: skip
+
+# ---- simple statements --------------------------------------------------------------------------------
+
+
+def transform_pass(fb: FrontendBuilder, node: ast.Pass) -> None:
+    pass
+
+
+def transform_expr(fb: FrontendBuilder, node: ast.Expr) -> None:
+    if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        return  # a docstring or a string used as a comment
+    fb.expr(node.value)
+
+
+def transform_function_def(fb: FrontendBuilder, node: ast.FunctionDef) -> None:
+    raise fb.error(node, "nested function definitions are not supported in kernels; use a qd.func")
+
+
+def transform_return(fb: FrontendBuilder, node: ast.Return) -> None:
+    fr = fb.frame
+    if fb.runtime_depth != fr.entry_depth:
+        what = "kernel" if fr.is_kernel else "qd.func"
+        raise fb.error(node, f"Return inside non-static if/for is not supported (a return inside a runtime "
+                             f"if/for/while of a {what})")  # fmt: skip
+    value = fb.expr(node.value) if node.value is not None else None
+    if fr.is_kernel:
+        _kernel_return(fb, value, node)
+    else:
+        fr.returned = _func_return_value(fb, value, node)
+    fr.terminated = True
+
+
+def _kernel_return(fb: FrontendBuilder, value: Any, node: ast.Return) -> None:
+    rets = fb.returns
+    values = list(value) if isinstance(value, (tuple, list)) and len(rets) != 1 else [value]
+    if value is None:
+        values = []
+    if len(values) != len(rets):
+        raise fb.error(node, f"kernel returns {len(values)} value(s) but its annotation declares {len(rets)}")
+    loc = fb.loc(node)
+    out: list[ir.Value] = []
+    for v, t in zip(values, rets):
+        if isinstance(t, MatrixType):
+            m = as_matrix(fb, v, node)
+            if m is None or m.shape != t.shape:
+                got = m.shape if m is not None else "a scalar"
+                raise fb.error(node, f"kernel is annotated to return {t!r} but returns {got}", QuadrantsTypeError)
+            out.extend(fb.ops.cast(e, t.dtype, loc) for e in m.elements)
+        else:
+            if as_matrix(fb, v, node) is not None:
+                raise fb.error(
+                    node, f"kernel is annotated to return {t} but returns a vector/matrix", QuadrantsTypeError
+                )
+            out.append(fb.ops.cast(v, t, loc))
+    fb.b.emit(ir.Return(values=tuple(out)))
+
+
+def _func_return_value(fb: FrontendBuilder, value: Any, node: ast.Return) -> Any:
+    ann = fb.frame.return_annotation
+    if ann is None or value is None:
+        return value
+    loc = fb.loc(node)
+    if isinstance(ann, tuple):
+        if not isinstance(value, (tuple, list)) or len(value) != len(ann):
+            raise fb.error(node, f"qd.func returns {value!r} but is annotated -> {ann}")
+        return tuple(fb.ops.cast(v, t, loc) if t is not None else v for v, t in zip(value, ann))
+    return fb.ops.cast(value, ann, loc)
+
+
+def transform_assert(fb: FrontendBuilder, node: ast.Assert) -> None:
+    cond = fb.expr(node.test)
+    if not isinstance(cond, ir.Value):
+        if not cond:
+            msg = fb.expr(node.msg) if node.msg is not None else "assertion failed"
+            raise fb.error(node, f"static assertion failed: {msg}", QuadrantsCompilationError)
+        return
+    if not fb.options.debug:
+        return
+    msg = ""
+    if node.msg is not None:
+        m = fb.expr(node.msg)
+        msg = m if isinstance(m, str) else ast.unparse(node.msg)
+    site = len(fb.kernel.sites)
+    fb.kernel.sites.append(fb.site("assert", fb.loc(node), msg or ast.unparse(node.test)))
+    fb.b.emit(ir.Assert(cond=fb.ops.cond(cond, fb.loc(node)), site=site))
+
+
+# ---- assignment ---------------------------------------------------------------------------------------
+
+
+def transform_assign(fb: FrontendBuilder, node: ast.Assign) -> None:
+    static = is_static_call(fb, node.value)
+    value = fb.expr(node.value)
+    for target in node.targets:
+        assign(fb, target, value, node, static)
+
+
+def transform_ann_assign(fb: FrontendBuilder, node: ast.AnnAssign) -> None:
+    if not isinstance(node.target, ast.Name):
+        raise fb.error(node, "annotated assignment needs a plain name")
+    dtype = to_dtype(static_eval(fb, node.annotation), fb.options.default_ip, fb.options.default_fp)
+    value = fb.expr(node.value) if node.value is not None else 0
+    _, binding = fb.frame.scope.find(node.target.id)
+    if isinstance(binding, Var):
+        fb.assign_var(binding, value, node)
+    else:
+        fb.define_var(node.target.id, value, node, dtype)
+
+
+def transform_aug_assign(fb: FrontendBuilder, node: ast.AugAssign) -> None:
+    op = AUG_OPS.get(type(node.op))
+    if op is None:
+        raise fb.error(node, f"operator {type(node.op).__name__} is not supported")
+    value = fb.expr(node.value)
+    if op == "matmul":
+        current = fb.expr(node.target)
+        assign(fb, node.target, matmul(fb, current, value, node), node)
+        return
+    ref = resolve_ref(fb, node.target)
+    if ref is not None:
+        augassign_ref(fb, ref, op, value, node)
+        return
+    # a name bound to a compile-time value: compute and rebind
+    assert isinstance(node.target, ast.Name)
+    current = read(fb, fb.lookup(node.target.id, node.target))
+    assign_name(fb, node.target.id, binary(fb, op, current, value, node), node.target)
+
+
+# ---- control flow -------------------------------------------------------------------------------------
+
+
+def transform_if(fb: FrontendBuilder, node: ast.If) -> None:
+    if is_static_call(fb, node.test):
+        chosen = node.body if fb.expr(node.test) else node.orelse
+        fb.stmts(chosen)
+        return
+    cond = fb.expr(node.test)
+    stmt = fb.b.emit(ir.If(cond=fb.ops.cond(cond, fb.loc(node.test))))
+    fb.runtime_block(stmt.then, node.body)
+    if node.orelse:
+        fb.runtime_block(stmt.orelse, node.orelse)
+
+
+def transform_break(fb: FrontendBuilder, node: ast.Break) -> None:
+    _jump(fb, node, ir.Break, "break")
+
+
+def transform_continue(fb: FrontendBuilder, node: ast.Continue) -> None:
+    _jump(fb, node, ir.Continue, "continue")
+
+
+def _jump(fb: FrontendBuilder, node: ast.AST, cls: type, word: str) -> None:
+    if not fb.loops:
+        raise fb.error(node, f"'{word}' outside a loop")
+    kind = fb.loops[-1]
+    if kind == "static":
+        raise fb.error(node, f"You are trying to `{word}` a static `for` loop (qd.static(...)): that is not "
+                             "supported")  # fmt: skip
+    if kind == "parallel" and word == "break":
+        raise fb.error(node, "'break' is not allowed in the outermost (parallel) for loop of a kernel")
+    fb.b.emit(cls())

@@ -1,0 +1,98 @@
+"""Compile-time evaluation: `qd.static(...)` arguments, annotations, f-strings and keyword values are Python
+expressions evaluated while the kernel compiles, seeing the kernel's compile-time names.
+
+Names read from closures and globals are recorded as captures (fastcache re-checks them), and every call made is
+recorded as a `StaticCall` (the purity check). A runtime vector's shape is readable (`range(v.n)`), nothing else
+of a runtime value is.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
+from quadrants.frontend.builder import FrontendBuilder
+from quadrants.frontend.records import StaticCall
+from quadrants.frontend.scope import MISSING, Alias, Fixed, MatVar, Var
+from quadrants.frontend.values import Matrix, is_runtime
+
+
+def static_eval(fb: FrontendBuilder, node: ast.expr, record: bool = True) -> Any:
+    """Evaluate `node` as Python, at compile time, seeing the kernel's compile-time names."""
+    namespace = dict(fb.frame.globals)
+    namespace.update(fb.frame.closure)
+    for n in ast.walk(node):
+        if not isinstance(n, ast.Name):
+            continue
+        _, binding = fb.frame.scope.find(n.id)
+        if binding is MISSING:
+            if record and (n.id in fb.frame.closure or n.id in fb.frame.globals):
+                fb.lookup(n.id, n, static=True)  # records the capture
+            continue
+        if isinstance(binding, (Var, MatVar, Fixed, Alias)) or is_runtime(binding):
+            shape = _static_shape(binding)
+            if shape is None:
+                raise fb.error(
+                    n, f"qd.static() needs compile-time values, but {n.id!r} is a runtime value", QuadrantsTypeError
+                )
+            namespace[n.id] = _ShapeOnly(n.id, shape)  # a runtime vector's shape is known: `range(v.n)`
+            continue
+        namespace[n.id] = binding
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call):
+            try:
+                callee = eval(compile(ast.Expression(body=call.func), "<qd>", "eval"), namespace)  # noqa: S307
+            except Exception:  # noqa: BLE001 - the evaluation below reports it
+                callee = None
+            fb.static_calls.append(StaticCall(callee, fb.loc(call)))
+    try:
+        code = compile(ast.Expression(body=node), fb.frame.source.filename, "eval")
+        return eval(code, namespace)  # noqa: S307 - evaluating the user's own kernel code
+    except QuadrantsCompilationError:
+        raise
+    except Exception as e:
+        raise fb.error(node, f"{type(e).__name__}: {e}", QuadrantsCompilationError) from None
+
+
+def is_static_call(fb: FrontendBuilder, node: ast.expr) -> bool:
+    """Whether `node` is a call of `qd.static(...)`."""
+    if not isinstance(node, ast.Call):
+        return False
+    try:
+        fn = static_eval(fb, node.func, record=False)
+    except Exception:  # noqa: BLE001 - not a compile-time callee: not qd.static
+        return False
+    return getattr(fn, "__qd_intrinsic__", None) == "static"
+
+
+def _static_shape(binding: Any) -> tuple[int, ...] | None:
+    """The shape of a runtime vector/matrix binding (known at compile time), else None."""
+    if isinstance(binding, MatVar):
+        return binding.shape
+    value = binding.value if isinstance(binding, Fixed) else binding
+    return value.shape if isinstance(value, Matrix) else None
+
+
+class _ShapeOnly:
+    """A runtime vector/matrix inside qd.static(): its shape (`n`, `m`, `shape`) can be read, nothing else."""
+
+    def __init__(self, name: str, shape: tuple[int, ...]) -> None:
+        self._name, self.shape = name, shape
+        self.n = shape[0]
+        self.m = shape[1] if len(shape) == 2 else 1
+
+    def get_shape(self) -> tuple[int, ...]:
+        return self.shape
+
+    def __len__(self) -> int:
+        return self.n
+
+    def _refuse(self, *_: Any) -> Any:
+        raise TypeError(f"qd.static() needs compile-time values, but {self._name!r} is a runtime value "
+                        f"(only its shape: .n, .m, .shape)")  # fmt: skip
+
+    __getitem__ = __iter__ = __bool__ = __add__ = __mul__ = __eq__ = _refuse  # type: ignore[assignment]
+
+    def __getattr__(self, attr: str) -> Any:
+        return self._refuse()
