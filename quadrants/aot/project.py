@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from quadrants._config import log_level_for_project
 from quadrants.aot import typespec
 from quadrants.aot.manifest import Factory, KernelEntry, Manifest, ManifestError, Signature, Value
 from quadrants.lang.args import ParamKind
@@ -48,7 +49,7 @@ def environment(manifest: Manifest, target: str) -> dict[str, str]:
     explicit settings, exactly as it does when it runs."""
     cpu = "host" if target.startswith("cuda:") else target  # GPU targets compile without a GPU, from the CPU
     env = {"QD_OFFLINE_CACHE": "1", "QD_OFFLINE_CACHE_FALLBACK": "0", "QD_CPU_TARGET": cpu,
-           "QD_LOG_LEVEL": os.environ.get("QD_LOG_LEVEL", "warn")}  # fmt: skip
+           "QD_LOG_LEVEL": log_level_for_project()}  # fmt: skip
     if manifest.cache_dir:
         env["QD_CACHE_DIR"] = os.path.join(manifest.root, manifest.cache_dir)
     for k, v in manifest.init.items():
