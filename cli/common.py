@@ -1,4 +1,4 @@
-"""What the `qd` commands share: the console, and how usage errors end (exit status 2)."""
+"""What the `qd` commands share: the console, option help, and how usage errors end (exit status 2)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from typing import NoReturn
 
 from rich.console import Console
+
+CACHE_DIR_HELP = "the cache directory (default: the manifest's cache_dir, else QD_CACHE_DIR, else the user cache)"
 
 
 def console(quiet: bool = False) -> Console:
