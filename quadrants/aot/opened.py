@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from quadrants._config import cache_root, load_config, log_level_for_project
+from quadrants._config import cache_root, env_name, load_config, log_level_for_project
 from quadrants.aot import manifest as manifest_mod
 from quadrants.aot import project
 from quadrants.aot.manifest import Manifest, ManifestError
@@ -73,12 +73,12 @@ def environment(manifest: Manifest, target: str) -> dict[str, str]:
     target. Through the environment (not qd.init arguments) so a project that calls qd.init itself keeps its own
     explicit settings, exactly as it does when it runs."""
     cpu = "host" if target.startswith("cuda:") else target  # GPU targets compile without a GPU, from the CPU
-    env = {"QD_OFFLINE_CACHE": "1", "QD_OFFLINE_CACHE_FALLBACK": "0", "QD_CPU_TARGET": cpu,
-           "QD_LOG_LEVEL": log_level_for_project()}  # fmt: skip
+    env = {env_name("offline_cache"): "1", env_name("offline_cache_fallback"): "0", env_name("cpu_target"): cpu,
+           env_name("log_level"): log_level_for_project()}  # fmt: skip
     if manifest.cache_dir:
         env["QD_CACHE_DIR"] = os.path.join(manifest.root, manifest.cache_dir)
     for k, v in manifest.init.items():
-        env["QD_" + k.upper()] = ("1" if v else "0") if isinstance(v, bool) else str(v)
+        env[env_name(k)] = ("1" if v else "0") if isinstance(v, bool) else str(v)
     env["QD_SET_BY_QD"] = ",".join(sorted(env))  # not the user's: qd.init arguments override them silently
     return env
 
