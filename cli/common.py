@@ -1,4 +1,4 @@
-"""What the `qd` commands share: the console, and how usage errors end (exit status 2)."""
+"""What the `qd` commands share: the console, option help, and how usage errors end (exit status 2)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from typing import NoReturn
 
 from rich.console import Console
+
+CACHE_DIR_HELP = "the cache directory (default: the manifest's cache_dir, else QD_CACHE_DIR, else the user cache)"
 
 
 def console(quiet: bool = False) -> Console:
@@ -37,12 +39,10 @@ def stdout_to_stderr(enabled: bool) -> Iterator[None]:
 
 
 def default_log_level() -> None:
-    """The project runs quietly under `qd` (warnings and errors): set QD_LOG_LEVEL unless the user did, and
-    mark it as set by qd, so a qd.init(log_level=...) in the project overrides it without a warning."""
-    if "QD_LOG_LEVEL" not in os.environ:
-        os.environ["QD_LOG_LEVEL"] = "warn"
-        marked = [v for v in os.environ.get("QD_SET_BY_QD", "").split(",") if v]
-        os.environ["QD_SET_BY_QD"] = ",".join([*marked, "QD_LOG_LEVEL"])
+    """The project runs quietly under `qd` (warnings and errors) unless the user set QD_LOG_LEVEL."""
+    from quadrants._config import quiet_logging_under_qd
+
+    quiet_logging_under_qd()
 
 
 def fail_usage(message: str, as_json: bool = False) -> NoReturn:

@@ -1,4 +1,5 @@
-"""`qd record -o qd.toml -- python app.py ...`: run a program, merge the signatures it called into the manifest."""
+"""`qd record -o qd.toml -- python app.py ...`: run a program, merge the signatures it called into the manifest.
+The merge is quadrants.aot.record, the summary cli/render.py."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ def record(output: str, command: tuple[str, ...]) -> None:
     """Run COMMAND and add every kernel signature it called to the manifest.
 
     Example: qd record -o qd.toml -- python app.py --steps 10"""
+    from quadrants._config import env_name
     from quadrants.aot.record import RecordError, merge, read_records
+    from quadrants_cli import render
 
     if not command:
         fail_usage("give the command to run after --, e.g. qd record -- python app.py")
@@ -30,7 +33,7 @@ def record(output: str, command: tuple[str, ...]) -> None:
     fd, log = tempfile.mkstemp(prefix="qd-record-", suffix=".jsonl")
     os.close(fd)
     try:
-        env = {**os.environ, "QD_RECORD": log}
+        env = {**os.environ, env_name("record"): log}  # QD_RECORD: the program appends each new signature
         try:
             rc = subprocess.call(list(command), env=env)
         except OSError as e:
@@ -41,16 +44,5 @@ def record(output: str, command: tuple[str, ...]) -> None:
             fail(str(e))
     finally:
         os.unlink(log)
-    out = console()
-    out.print(f"{len(summary.kernels)} kernel(s) called; {output}: {len(summary.added_kernels)} kernel(s) and "
-              f"{summary.added_signatures} signature(s) added, {summary.known_signatures} already there", highlight=False)  # fmt: skip
-    if summary.added_modules:
-        out.print("modules added: " + ", ".join(summary.added_modules), highlight=False)
-    for msg in summary.skipped:
-        out.print(f"[yellow]skipped[/yellow] {msg}", highlight=False)
-    if summary.not_fastcache:
-        out.print("[yellow]not fastcache=True[/yellow] (offline cache only; the frontend runs at start): "
-                  + ", ".join(summary.not_fastcache))  # fmt: skip
-    if rc != 0:
-        out.print(f"[red]the program exited with status {rc}[/red] (what it called before is recorded)")
+    render.record_summary(console(), output, summary, rc)
     sys.exit(rc)

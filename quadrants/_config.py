@@ -1,8 +1,12 @@
 """Every `qd.init` option and its `QD_*` environment variable, typed, in one place.
 
 Consumes `qd.init(**kwargs)` and `os.environ`; produces an immutable `Config`. Nothing else in the package
-reads `os.environ` for settings. Precedence (as in Quadrants): an explicit `qd.init` argument wins over the
-environment variable (with a warning when both are set), which wins over the default.
+reads a `QD_*` variable (tests/test_knobs.py checks this). Precedence (as in Quadrants): an explicit `qd.init`
+argument wins over the environment variable (with a warning when both are set), which wins over the default.
+
+A few variables are not `qd.init` options: they belong to the process, not to a `Config`, and each has an
+accessor function at the end of this module (`PROCESS_VARIABLES` lists them): `QD_CACHE_DIR`, `QD_SET_BY_QD`,
+`QD_CUDA_DEVICE`, `QD_LIBDEVICE`, and the CUDA toolkit's own `CUDA_HOME` / `CUDA_PATH`.
 
 Each option says whether it changes generated code (`compile=True`): exactly those options enter the
 cache keys (see `compile_relevant()`); log level, thread counts and paths do not.
@@ -12,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -269,3 +273,51 @@ def describe() -> list[tuple[str, str, str, bool, str]]:
     return [
         (n, env_name(n), repr(f.default), bool(f.metadata["compile"]), f.metadata["doc"]) for n, f in FIELDS.items()
     ]
+
+
+# ---- process variables: not qd.init options ------------------------------------------------------------
+
+PROCESS_VARIABLES = {
+    "QD_CACHE_DIR": "the cache directory when offline_cache_file_path (QD_OFFLINE_CACHE_FILE_PATH) is not set",
+    "QD_SET_BY_QD": "comma list of the QD_* variables a `qd` command set for the project (qd.init arguments "
+    "override those without a warning)",
+    "QD_CUDA_DEVICE": "ordinal of the GPU the CUDA backend opens (default 0)",
+    "QD_LIBDEVICE": "path of libdevice.10.bc (GPU math), tried before the CUDA toolkit's",
+    "CUDA_HOME": "the CUDA toolkit's folder (libdevice, ptxas), tried before CUDA_PATH and /usr/local/cuda",
+    "CUDA_PATH": "the CUDA toolkit's folder, when CUDA_HOME is not set",
+}
+
+
+def _env(environ: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if environ is None else environ
+
+
+def cuda_device(environ: Mapping[str, str] | None = None) -> int:
+    """QD_CUDA_DEVICE: the GPU ordinal the CUDA backend opens (ValueError when it is not an integer)."""
+    return int(_env(environ).get("QD_CUDA_DEVICE", "0"))
+
+
+def libdevice_override(environ: Mapping[str, str] | None = None) -> str:
+    """QD_LIBDEVICE: a libdevice.10.bc to use before any found in a CUDA toolkit ("" when unset)."""
+    return _env(environ).get("QD_LIBDEVICE", "")
+
+
+def cuda_toolkit_homes(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Folders that may hold the CUDA toolkit, in the order they are tried: CUDA_HOME, CUDA_PATH, /usr/local/cuda."""
+    env = _env(environ)
+    return [h for h in (env.get("CUDA_HOME"), env.get("CUDA_PATH"), "/usr/local/cuda") if h]
+
+
+def log_level_for_project(environ: Mapping[str, str] | None = None) -> str:
+    """The QD_LOG_LEVEL a project runs with under a `qd` command: the user's, else "warn"."""
+    return _env(environ).get("QD_LOG_LEVEL", "warn")
+
+
+def quiet_logging_under_qd(environ: MutableMapping[str, str] | None = None) -> None:
+    """Under `qd`, the project logs warnings and errors only: set QD_LOG_LEVEL=warn unless the user set it, and
+    mark it in QD_SET_BY_QD, so a qd.init(log_level=...) in the project overrides it without a warning."""
+    env = os.environ if environ is None else environ
+    if "QD_LOG_LEVEL" not in env:
+        env["QD_LOG_LEVEL"] = "warn"
+        marked = [v for v in env.get("QD_SET_BY_QD", "").split(",") if v]
+        env["QD_SET_BY_QD"] = ",".join([*marked, "QD_LOG_LEVEL"])

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quadrants.aot import project
+from quadrants.aot.opened import current_folder_on_path, import_kernels, open_project
 from quadrants.driver.purity import PurityReport, judge, pure_callee
 from quadrants.errors import QuadrantsCompilationError, SourceLoc
 from quadrants.frontend.records import Capture
@@ -60,6 +61,26 @@ class AuditReport:
             "findings": [dataclasses.asdict(f) for f in self.findings],
             "exit_code": self.exit_code(strict),
         }
+
+
+class NothingToAudit(project.ProjectError):
+    """No modules or paths were given and no manifest was found."""
+
+
+def audit_project(targets: list[str], manifest: str | None) -> AuditReport:
+    """Audit `targets` (module names, .py files or folders), else the modules of the manifest (given, or found
+    from the current folder), whose signatures add the checks that need argument values. Raises
+    NothingToAudit, ManifestError or project.ProjectError."""
+    current_folder_on_path()
+    if targets:
+        return audit(project.import_paths_or_modules(targets), {})
+    opened = open_project(manifest)
+    if opened.manifest is None:
+        raise NothingToAudit("give modules or paths to audit, or run where a qd.toml (or pyproject.toml) is")
+    m = opened.manifest
+    found = import_kernels(opened)
+    signatures = {e.name: [a for _, a in project.calls(m, e, found[e.name].kernel)] for e in m.kernels if e.name in found}
+    return audit(opened.modules, signatures)
 
 
 def audit(modules: list[Any], signatures: dict[str, list[list[Any]]] | None = None) -> AuditReport:

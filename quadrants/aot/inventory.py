@@ -1,10 +1,10 @@
-"""What `qd cache` shows and does: the entries of a cache directory, their totals, verification, size-bounded
-clean-up, and why a kernel's signature misses (`explain`). Library functions returning data; the CLI prints.
+"""What `qd cache` shows and does: the entries of a cache directory, their totals, verification and
+size-bounded clean-up (why a kernel's signature misses is quadrants.aot.explain). Library functions returning
+data; the CLI prints.
 """
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 from dataclasses import dataclass, field
@@ -196,56 +196,3 @@ def writable(store: CacheStore) -> str | None:
     if not os.path.isdir(store.root):
         return None
     return store.check_writable()
-
-
-# ---- explain ------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Explanation:
-    kernel: str
-    key: str | None
-    parts: dict[str, str]
-    found: bool
-    reason: str | None  # why not found
-    nearest: str | None = None  # the stored entry of this kernel with the fewest differing parts
-    differences: list[tuple[str, str, str]] = field(default_factory=list)  # (part, stored, now)
-
-
-def explain(kernel: Any, args: list[Any], cache: Any) -> Explanation:
-    """The fastcache key of `kernel` called with `args` under `cache`'s config, part by part; on a miss, which
-    parts differ from the closest entry stored for the same kernel."""
-    from quadrants.cache import keys
-
-    name = f"{kernel.fn.__module__}:{kernel.fn.__qualname__}"
-    req = kernel.request(kernel.specialize(tuple(args), {}, cache.config), cache.config)
-    inputs = cache.fast_inputs(req)
-    if inputs is None:
-        return Explanation(name, None, {}, False, "fastcache does not apply (see the warning above)")
-    text, signature = inputs
-    parts = keys.fastcache_key(text, signature, cache.config, cache.device_key).parts
-    key, reason = cache.probe(req)
-    ex = Explanation(name, key, parts, reason is None, reason)
-    if reason is None:
-        return ex
-    best: tuple[int, EntryInfo] | None = None
-    for e in scan(cache.store, ("fast",)):
-        stored = e.meta.get("parts")
-        if e.problem or e.name != name or not isinstance(stored, dict):
-            continue
-        n = sum(1 for k in set(stored) | set(parts) if stored.get(k) != parts.get(k))
-        if best is None or n < best[0]:
-            best = (n, e)
-    if best is not None:
-        stored = best[1].meta["parts"]
-        ex.nearest = best[1].key
-        for k in sorted(set(stored) | set(parts)):
-            if stored.get(k) != parts.get(k):
-                ex.differences.append((k, str(stored.get(k, "")), str(parts.get(k, ""))))
-    return ex
-
-
-def diff_text(old: str, new: str) -> list[str]:
-    """A short unified diff of two texts (kernel sources), without headers."""
-    lines = difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1)
-    return [ln for ln in lines if not ln.startswith(("---", "+++"))]

@@ -12,19 +12,18 @@ the CLI only prints them.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
 from quadrants._config import with_target
-from quadrants.aot import manifest as manifest_mod
 from quadrants.aot import project
 from quadrants.aot.manifest import Manifest, ManifestError
+from quadrants.aot.opened import OpenedProject, environment, import_kernels, open_project, running
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -93,53 +92,25 @@ class Report:
         }
 
 
-@contextlib.contextmanager
-def environment(env: dict[str, str]) -> Iterator[None]:
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
-def load_manifest(path: str | None, cache_dir: str | None = None, targets: list[str] | None = None) -> Manifest:
-    """The manifest at `path` (else found from the current folder), with command-line overrides."""
-    path = path or manifest_mod.find()
-    if path is None:
-        raise ManifestError("no manifest: write a qd.toml (or [tool.quadrants] in pyproject.toml), or pass -m", ".")
-    m = manifest_mod.load(path)
-    if cache_dir:
-        m.cache_dir = os.path.abspath(cache_dir)
-    if targets:
-        m.targets = manifest_mod.expand_targets(list(targets), lambda msg, i: ManifestError(msg, "--target"))
-        m.targets_overridden = True
-    return m
-
-
 def precompile(
-    m: Manifest,
+    opened: OpenedProject,
     jobs: int | None = None,
     check: bool = False,
     progress: Callable[[Item], None] | None = None,
     planned: Callable[[int], None] | None = None,
 ) -> Report:
-    """Precompile (or with `check`, only probe) every signature of the manifest. Raises ManifestError or
-    project.ProjectError for problems that stop everything (exit code 2)."""
+    """Precompile (or with `check`, only probe) every signature of the project's manifest. Raises ManifestError
+    or project.ProjectError for problems that stop everything (exit code 2)."""
     t0 = time.perf_counter()
-    with environment(project.environment(m, m.targets[0])):
+    m = opened.require_manifest()
+    with running(opened.environment):
         from quadrants._config import cache_root
         from quadrants.driver import Driver
         from quadrants.errors import QuadrantsError, QuadrantsRuntimeTypeError
         from quadrants.lang import program
 
         check_cpu_targets(m)
-        modules = project.import_modules(m)
-        found = project.discover(modules)
+        found = import_kernels(opened)
         base = program.get().config
         report = Report(m.file, cache_root(base), list(m.targets), [k.name for k in m.kernels], check=check)
         _reconcile(m, found, report)
@@ -270,9 +241,9 @@ def _run_tasks(m: Manifest, tasks: list[Item], jobs: int | None, progress: Calla
         by_target.setdefault(t.target, []).append(t)
     ctx = multiprocessing.get_context("spawn")  # a clean interpreter: no inherited JIT, threads or locks
     for target, items in by_target.items():
-        env = project.environment(m, target)
+        env = environment(m, target)
         with ProcessPoolExecutor(min(jobs, len(items)), mp_context=ctx, initializer=_worker_init,
-                                 initargs=(m.file, m.cache_dir, m.targets, env, target, os.getpid())) as pool:  # fmt: skip
+                                 initargs=(m.file, env, target, os.getpid())) as pool:  # fmt: skip
             futures = {pool.submit(_worker_compile, t.kernel, t.index): t for t in items}
             for fut in as_completed(futures):
                 item = futures[fut]
@@ -312,17 +283,15 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="qd-parent-watch", daemon=True).start()
 
 
-def _worker_init(manifest_path: str, cache_dir: str | None, targets: list[str], env: dict[str, str],
-                 target: str, parent: int) -> None:  # fmt: skip
+def _worker_init(manifest_path: str, env: dict[str, str], target: str, parent: int) -> None:
     _die_with_parent(parent)
-    os.environ.update(env)
+    os.environ.update(env)  # for good: this process compiles for `target` only
     from quadrants.driver import Driver
     from quadrants.lang import program
 
-    m = load_manifest(manifest_path, cache_dir, targets)
-    modules = project.import_modules(m)
-    _WORKER["manifest"] = m
-    _WORKER["found"] = project.discover(modules)
+    opened = open_project(manifest_path, target)
+    _WORKER["found"] = import_kernels(opened)
+    _WORKER["manifest"] = opened.require_manifest()
     _WORKER["cache"] = Driver(with_target(program.get().config, target), load=False)
     _WORKER["calls"] = {}
 

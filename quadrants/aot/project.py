@@ -1,5 +1,5 @@
-"""A project as `qd precompile`, `qd audit` and `qd record` see it: its modules imported, its kernels found by
-`module:qualname`, and a manifest signature turned into the example arguments of a call.
+"""A project as `qd precompile`, `qd audit` and `qd cache explain` see it: its modules imported, its kernels
+found by `module:qualname`, and a manifest signature turned into the example arguments of a call.
 
 Example arguments go through the same `Kernel` code as a real call (binding, specialization, the fastcache
 key), so what precompile stores is exactly what the program looks up.
@@ -40,21 +40,6 @@ class Found:
     @property
     def where(self) -> str:
         return f"{_display(self.file)}:{self.line}"
-
-
-def environment(manifest: Manifest, target: str) -> dict[str, str]:
-    """The QD_* variables a precompile process runs under: the manifest's cache folder, qd.init options and
-    target. Through the environment (not qd.init arguments) so a project that calls qd.init itself keeps its own
-    explicit settings, exactly as it does when it runs."""
-    cpu = "host" if target.startswith("cuda:") else target  # GPU targets compile without a GPU, from the CPU
-    env = {"QD_OFFLINE_CACHE": "1", "QD_OFFLINE_CACHE_FALLBACK": "0", "QD_CPU_TARGET": cpu,
-           "QD_LOG_LEVEL": os.environ.get("QD_LOG_LEVEL", "warn")}  # fmt: skip
-    if manifest.cache_dir:
-        env["QD_CACHE_DIR"] = os.path.join(manifest.root, manifest.cache_dir)
-    for k, v in manifest.init.items():
-        env["QD_" + k.upper()] = ("1" if v else "0") if isinstance(v, bool) else str(v)
-    env["QD_SET_BY_QD"] = ",".join(sorted(env))  # not the user's: qd.init arguments override them silently
-    return env
 
 
 @contextlib.contextmanager
@@ -346,5 +331,5 @@ def _enum_member(manifest: Manifest, p: Param, raw: Any, path: Path, what: str) 
     return cls[name]
 
 
-__all__ = ["ProjectError", "Found", "environment", "import_modules", "import_paths_or_modules", "discover",
+__all__ = ["ProjectError", "Found", "import_modules", "import_paths_or_modules", "discover",
            "resolve_ref", "calls", "example_args"]  # fmt: skip

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
+from quadrants._config import cuda_toolkit_homes, libdevice_override
 from quadrants.codegen.nvptx_isa import PTX_ISA  # in a module of its own: the cache keys read it
 
 TRIPLE = "nvptx64-nvidia-cuda"
@@ -72,10 +73,9 @@ def data_layout(arch: str = DEFAULT_ARCH) -> str:
 def libdevice_path() -> str | None:
     """libdevice.10.bc: QD_LIBDEVICE, the CUDA toolkit (CUDA_HOME, /usr/local/cuda*), or the nvidia-cuda-nvcc
     wheel."""
-    candidates = [os.environ.get("QD_LIBDEVICE", "")]
-    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if home:
-            candidates.append(os.path.join(home, "nvvm", "libdevice", "libdevice.10.bc"))
+    candidates = [libdevice_override()]
+    for home in cuda_toolkit_homes():
+        candidates.append(os.path.join(home, "nvvm", "libdevice", "libdevice.10.bc"))
     candidates += sorted(glob.glob("/usr/local/cuda-*/nvvm/libdevice/libdevice.10.bc"), reverse=True)
     try:
         import nvidia.cuda_nvcc  # type: ignore[import-not-found]
@@ -143,8 +143,8 @@ def ptxas_path() -> str | None:
     found = shutil.which("ptxas")
     if found:
         return found
-    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if home and os.access(os.path.join(home, "bin", "ptxas"), os.X_OK):
+    for home in cuda_toolkit_homes():
+        if os.access(os.path.join(home, "bin", "ptxas"), os.X_OK):
             return os.path.join(home, "bin", "ptxas")
     return None
 

@@ -1,6 +1,6 @@
 """The fastcache purity check: judge every value a fastcache kernel (and the funcs it reaches) read from outside.
 
-Rules (FASTCACHE.md, "Constraints"), and how each read stays correct across processes:
+Rules (docs/fastcache.md describes them for users), and how each read stays correct across processes:
 
 | what is read                                         | verdict                        | how it stays correct      |
 |------------------------------------------------------|--------------------------------|---------------------------|

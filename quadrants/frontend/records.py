@@ -34,7 +34,7 @@ class ParamSpec:
 @dataclass(frozen=True)
 class Capture:
     """A value a kernel or func read from outside its own body: a closure or global name, possibly followed by
-    attributes (`math.pi`, `Mode.FAST`). The fastcache purity check (cache/purity.py) judges these."""
+    attributes (`math.pi`, `Mode.FAST`). The fastcache purity check (driver/purity.py) judges these."""
 
     name: str
     value: Any  # the value read (after the attribute chain)

@@ -1,4 +1,4 @@
-"""IR invariants, checked after the frontend and (in tests) after every pass.
+"""IR invariants, checked after the frontend and (in tests/ir/test_verifier.py) after every pass.
 
 Consumes an `ir.Kernel`; raises `IRVerifyError` naming the first broken invariant. A failure here is a bug in
 the compiler, never in user code: user errors are reported by the frontend with their source location.

@@ -9,13 +9,13 @@ driver). Every driver error becomes a `CudaDriverError` naming the call.
 from __future__ import annotations
 
 import ctypes
-import os
 import re
 import weakref
 from typing import Any
 
 import numpy as np
 
+from quadrants._config import cuda_device
 from quadrants.errors import QuadrantsRuntimeError
 from quadrants.runtime.device import Device, LoadedCuda, managed_view
 
@@ -32,7 +32,7 @@ class CudaDevice(Device):
             from cuda.bindings import driver  # type: ignore[import-not-found,no-redef]
         self._d = driver
         if ordinal is None:
-            ordinal = int(os.environ.get("QD_CUDA_DEVICE", "0"))
+            ordinal = cuda_device()
         self._call("cuInit", 0)
         dev = self._call("cuDeviceGet", ordinal)
         attr = driver.CUdevice_attribute

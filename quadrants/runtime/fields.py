@@ -3,7 +3,7 @@
 A region collects fields until it is first used (by a kernel or from Python); then it is allocated, zeroed, and
 closed, and later fields open a new region. Kernels bake a field's (region, byte offset, shape) into their code
 and find region base addresses in a table passed with every launch - which is why a compiled kernel that uses
-fields depends on the layout of every field allocated before them (see FASTCACHE.md: fields disable fastcache).
+fields depends on the layout of every field allocated before them (so fields disable fastcache: docs/fastcache.md).
 """
 
 from __future__ import annotations

@@ -1,0 +1,205 @@
+"""How the `qd` commands show their results to people: every rich table, progress bar and colored line.
+
+Consumes the data the library returns (quadrants.aot's reports, listings and explanations) and a rich
+`Console`; produces text only. `--json` output does not come through here: each command dumps the data itself.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+AUDIT_COLORS = {"violation": "red", "fallback": "yellow", "not_fastcache": "cyan", "warning": "yellow"}
+
+
+# ---- qd precompile ----------------------------------------------------------------------------------------
+
+
+class Progress:
+    """A rich progress bar over the compile tasks (probes are instant and not shown)."""
+
+    def __init__(self, out: Console, enabled: bool) -> None:
+        self.out, self.enabled = out, enabled
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def plan(self, n: int) -> None:
+        if not self.enabled or n == 0:
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as Bar
+
+        self.bar = Bar(TextColumn("compiling"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                       TextColumn("{task.description}"), console=self.out, transient=True)  # fmt: skip
+        self.bar.start()
+        self.task = self.bar.add_task("", total=n)
+
+    def advance(self, item: Any) -> None:
+        if self.bar is not None:  # only compile tasks report after plan()
+            self.bar.update(self.task, advance=1, description=item.kernel)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def precompile_report(out: Console, report: Any) -> None:
+    """quadrants.aot.precompile.Report: a table per target, then failures, notes and errors."""
+    title = "qd precompile --check" if report.check else "qd precompile"
+    t = Table(title=f"{title}: {report.manifest} -> {report.cache_dir}", title_justify="left")
+    for col in ("target", "kernels", "signatures", "compiled", "already cached", "failed" if not report.check else
+                "not cached", "time"):  # fmt: skip
+        t.add_column(col, justify="right" if col != "target" else "left")
+    for target in report.targets:
+        items = [i for i in report.items if i.target == target]
+        bad = sum(1 for i in items if i.status in ("failed", "missing"))
+        t.add_row(target, str(len({i.kernel for i in items})), str(len(items)),
+                  str(sum(1 for i in items if i.status == "compiled")),
+                  str(sum(1 for i in items if i.status == "cached")),
+                  f"[red]{bad}[/red]" if bad else "0", f"{sum(i.seconds for i in items):.2f} s")  # fmt: skip
+    out.print(t)
+    for i in report.items:
+        if i.status in ("failed", "missing"):
+            word = "FAILED" if i.status == "failed" else "NOT CACHED"
+            out.print(f"[red]{word}[/red] {i.kernel} (signature #{i.index + 1}, {i.where}, target {i.target}):")
+            out.print("  " + i.detail.replace("\n", "\n  "), markup=False, highlight=False)
+    if report.not_fastcache:
+        out.print("[yellow]listed but not fastcache=True[/yellow] (precompiled into the offline cache only; "
+                  "the frontend still runs at start): " + ", ".join(report.not_fastcache))  # fmt: skip
+    if report.not_in_manifest:
+        out.print("[yellow]fastcache kernels not in the manifest[/yellow] (they compile at first call): "
+                  + ", ".join(report.not_in_manifest))  # fmt: skip
+    for target, path in report.bundles.items():
+        out.print(f"bundle for {target}: {path}", highlight=False)
+    for note in report.notes:
+        out.print(f"[yellow]note[/yellow]: {note}")
+    for error in report.errors:
+        out.print(f"[red]error[/red]: {error}")
+    out.print(f"done in {report.seconds:.2f} s", highlight=False)
+
+
+# ---- qd audit ---------------------------------------------------------------------------------------------
+
+
+def audit_report(out: Console, report: Any) -> None:
+    """quadrants.aot.audit.AuditReport: one line per finding, then the counts."""
+    for f in report.findings:
+        color = AUDIT_COLORS[f.kind]
+        out.print(f"{escape(f.where)}: [{color}]{f.kind}[/{color}] {escape(f.kernel)}: {escape(f.message)}")
+    counts = ", ".join(f"{report.count(k)} {k.replace('_', ' ')}" for k in ("violation", "fallback", "not_fastcache",
+                                                                             "warning"))  # fmt: skip
+    out.print(f"{len(report.kernels)} kernels in {len(report.modules)} module(s): {counts}")
+
+
+# ---- qd record --------------------------------------------------------------------------------------------
+
+
+def record_summary(out: Console, output: str, summary: Any, rc: int) -> None:
+    """quadrants.aot.record's merge summary, and the program's exit status when it failed."""
+    out.print(f"{len(summary.kernels)} kernel(s) called; {output}: {len(summary.added_kernels)} kernel(s) and "
+              f"{summary.added_signatures} signature(s) added, {summary.known_signatures} already there", highlight=False)  # fmt: skip
+    if summary.added_modules:
+        out.print("modules added: " + ", ".join(summary.added_modules), highlight=False)
+    for msg in summary.skipped:
+        out.print(f"[yellow]skipped[/yellow] {msg}", highlight=False)
+    if summary.not_fastcache:
+        out.print("[yellow]not fastcache=True[/yellow] (offline cache only; the frontend runs at start): "
+                  + ", ".join(summary.not_fastcache))  # fmt: skip
+    if rc != 0:
+        out.print(f"[red]the program exited with status {rc}[/red] (what it called before is recorded)")
+
+
+# ---- qd cache ---------------------------------------------------------------------------------------------
+
+
+def size(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def ago(t: float) -> str:
+    s = max(0.0, time.time() - t)
+    for unit, secs in (("d", 86400), ("h", 3600), ("min", 60)):
+        if s >= secs:
+            return f"{s / secs:.0f} {unit} ago"
+    return "just now"
+
+
+def short_signature(sig: str) -> str:
+    """`a.0=ndarray[f32, 1];a.1:value=...` -> `ndarray[f32, 1], ...` for a table cell."""
+    if not sig:
+        return ""
+    parts = []
+    for item in sig.split(";"):
+        _, _, v = item.partition("=")
+        parts.append(v.removeprefix("scalar:") if len(v) < 40 else v[:37] + "...")
+    return ", ".join(parts)
+
+
+def cache_listing(out: Console, root: str, rows: list[dict[str, Any]]) -> None:
+    """`qd cache ls`: one table row per entry."""
+    t = Table(title=f"{root}", title_justify="left")
+    for col in ("kind", "kernel", "signature", "target", "size", "last used"):
+        t.add_column(col, overflow="fold", justify="right" if col == "size" else "left")
+    for r in rows:
+        cells = (r["kind"], r["kernel"], short_signature(r["signature"]), r["target"], size(r["size"]),
+                 ago(r["last_used"]))  # fmt: skip
+        t.add_row(*(escape(c) for c in cells))
+    out.print(t)
+
+
+def cache_stats(out: Console, data: dict[str, Any]) -> None:
+    """`qd cache stats`: entries and bytes per kind, and the recorded hits and misses."""
+    out.print(f"{data['root']}: {data['entries']} entries, {size(data['bytes'])}")
+    for kind, v in data["kinds"].items():
+        out.print(f"  {kind:9} {v['entries']:6} entries  {size(v['bytes']):>10}")
+    rec = data["recorded"]
+    if rec:
+        out.print(f"recorded by {rec.get('processes', 0)} process(es): "
+                  + ", ".join(f"{k} {v}" for k, v in sorted(rec.items()) if k != "processes"))  # fmt: skip
+    else:
+        out.print("no hits or misses recorded yet")
+
+
+def cache_verify(out: Console, checked: int, damaged: list[Any], dangling: list[str]) -> None:
+    """`qd cache verify`: each damaged or dangling entry, then the counts."""
+    for e in damaged:
+        out.print(f"[red]damaged[/red] {e.path}: {e.problem}")
+    for d in dangling:
+        out.print(f"[yellow]dangling[/yellow] {d}")
+    out.print(f"{checked} entries checked, {len(damaged)} damaged, {len(dangling)} dangling")
+
+
+def explanation(out: Console, r: Any) -> None:
+    """quadrants.aot.explain.Explanation: the key part by part; for a miss, the parts that differ."""
+    from quadrants.aot.explain import diff_text
+
+    state = "[green]cached[/green]" if r.found else f"[red]not cached[/red] ({escape(r.reason or '')})"
+    out.print(f"[bold]{escape(r.kernel)}[/bold]: {state}")
+    if r.key:
+        out.print(f"  key {r.key}")
+    for k, v in r.parts.items():
+        shown = v if "\n" not in v and len(v) < 100 else f"{len(v.splitlines())} lines, {len(v)} chars"
+        out.print(f"  {k:24} {escape(shown)}")
+    if not r.found:
+        if r.nearest is None:
+            out.print("  no entry of this kernel is stored")
+        else:
+            out.print(f"  closest stored entry {r.nearest[:16]}... differs in: {', '.join(d[0] for d in r.differences)}")
+            for part, old, new in r.differences:
+                out.print(f"  [yellow]{escape(part)}[/yellow]:")
+                if "\n" in old or "\n" in new:
+                    for line in diff_text(old, new):
+                        out.print("    " + escape(line))
+                else:
+                    out.print(f"    stored: {escape(old)}\n    now:    {escape(new)}")
