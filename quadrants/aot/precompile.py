@@ -172,26 +172,15 @@ def precompile(
 
 
 def check_cpu_targets(m: Manifest) -> None:
-    """Every CPU target names a processor LLVM knows. Checked in a child process: an unknown one makes LLVM print
-    warnings and then abort the process that compiles for it."""
-    import subprocess
-    import sys
+    """Every target can be compiled for here (a named CPU must be one LLVM knows: `Backend.check_target`)."""
+    from quadrants._config import load_config
+    from quadrants.backends import backend_for
 
+    config = load_config({})[0]
     for target in m.targets:
-        if target == "host" or target.startswith("cuda:"):
-            continue
-        proc = subprocess.run([sys.executable, "-c", _CPU_PROBE, target], capture_output=True, text=True, timeout=120)
-        if proc.returncode != 0 or "not a recognized processor" in proc.stderr:
-            message = (f"target {target!r}: LLVM does not know this processor; expected \"host\", an x86-64 level "
-                       "(x86-64, x86-64-v2 .. x86-64-v4) or an LLVM CPU name (skylake, znver3, neoverse-v1, ...)")  # fmt: skip
+        message = backend_for(with_target(config, target), None).check_target()
+        if message is not None:
             raise ManifestError(message, "--target") if m.targets_overridden else m.error(message, ("targets",))
-
-
-_CPU_PROBE = """
-import sys
-from quadrants.codegen.cpu import probe_cpu
-probe_cpu(sys.argv[1])
-"""
 
 
 def _where(m: Manifest, path: tuple[Any, ...]) -> str:
@@ -216,9 +205,14 @@ def _record_targets(cache: Any, targets: list[str], report: Report) -> None:
     machine tries them when its own key misses."""
     if cache.store is None or not targets:
         return
+    from quadrants.backends import backend_for
+
     listed = cache.store.read_json("targets.json")
-    new = {"cpu": sorted(set(listed.get("cpu", [])) | {t for t in targets if not t.startswith("cuda:")}),
-           "cuda": sorted(set(listed.get("cuda", [])) | {t[5:] for t in targets if t.startswith("cuda:")})}  # fmt: skip
+    sections: dict[str, set[str]] = {k: set(listed.get(k, [])) for k in ("cpu", "cuda")}
+    for t in targets:
+        section, name = backend_for(with_target(cache.config, t), None).recorded_as()
+        sections[section].add(name)
+    new = {k: sorted(v) for k, v in sections.items()}
     if new != {k: sorted(listed.get(k, [])) for k in ("cpu", "cuda")} and not cache.store.write_json("targets.json", new):
         report.errors.append(f"the list of precompiled targets could not be written ({cache.store.write_error})")
 

@@ -44,6 +44,12 @@ class Backend(Protocol):
     def device_key(self) -> str:
         """The device part of every cache key: what the generated code depends on besides the kernel."""
 
+    def recorded_as(self) -> tuple[str, str]:
+        """How `targets.json` lists this target: (its section, the name in it), e.g. ("cuda", "sm_80")."""
+
+    def check_target(self) -> str | None:
+        """Why code cannot be made for this target on this machine (None: it can). Run before compiling."""
+
     def runnable_targets(self, listed: dict[str, Any]) -> list[str]:
         """Of the targets `qd precompile` recorded (`targets.json`), those whose code this process can run in
         place of its own, best first (empty when it cannot use any)."""

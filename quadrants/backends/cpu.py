@@ -55,6 +55,25 @@ class CpuBackend:
     def device_key(self) -> str:
         return device_capabilities(self.config.cpu_target)
 
+    def recorded_as(self) -> tuple[str, str]:
+        return "cpu", self.config.cpu_target
+
+    def check_target(self) -> str | None:
+        """A named CPU must be one LLVM knows. Checked in a child process: an unknown one makes LLVM print
+        warnings and then abort the process that compiles for it."""
+        import subprocess
+        import sys
+
+        target = self.config.cpu_target
+        if target == "host":
+            return None
+        probe = "import sys\nfrom quadrants.codegen.cpu import probe_cpu\nprobe_cpu(sys.argv[1])\n"
+        proc = subprocess.run([sys.executable, "-c", probe, target], capture_output=True, text=True, timeout=120)
+        if proc.returncode != 0 or "not a recognized processor" in proc.stderr:
+            return (f"target {target!r}: LLVM does not know this processor; expected \"host\", an x86-64 level "
+                    "(x86-64, x86-64-v2 .. x86-64-v4) or an LLVM CPU name (skylake, znver3, neoverse-v1, ...)")
+        return None
+
     def runnable_targets(self, listed: dict[str, Any]) -> list[str]:
         """Portable levels (`x86-64-v3`...) a `host` process can run: an image precompiled on one machine starts
         fast on another."""

@@ -72,6 +72,12 @@ class CudaBackend:
         gpu = f"cuda/{self.arch}/ptx{PTX_ISA}"
         return f"{gpu}/emulated-on:{device_capabilities('host')}" if self.config.cuda_emulate else gpu
 
+    def recorded_as(self) -> tuple[str, str]:
+        return "cuda", self.config.cuda_arch
+
+    def check_target(self) -> None:
+        return None  # any architecture compiles here: NVPTX is built into llvmlite
+
     def runnable_targets(self, listed: dict[str, Any]) -> list[str]:
         """Older architectures of a real GPU, newest first (the device picks a compatible image of each)."""
         if self.device is None or self.device.emulated:
