@@ -65,7 +65,7 @@ class Unkeyable:
 TextPart = Callable[[], "str | Unkeyable"]  # a deferred part of the signature text
 
 
-@dataclass
+@dataclass(slots=True)
 class Specialization:
     """What one call's arguments select: `key` (in-memory), `specs` (for the frontend), `leaves` and `guards`
     (for the launcher), and the signature text's deferred parts (`signature_text` joins them)."""
