@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -13,17 +14,25 @@ if TYPE_CHECKING:  # annotations only: specializing a call must not load the fro
     from quadrants.ir import nodes as ir
 
 
+class SpecKind(str, enum.Enum):
+    """What a specialized parameter is. A `str` enum: `spec.kind == "matrix"` holds for SpecKind.MATRIX, and
+    its text is the word (`f"{kind}"` is "matrix")."""
+
+    SCALAR = "scalar"  # a runtime scalar of `type`
+    NDARRAY = "ndarray"  # a runtime ndarray of NdType `type`
+    MATRIX = "matrix"  # a runtime vector/matrix: `type` is (shape, dtype), passed as one scalar per element
+    TEMPLATE = "template"  # the compile-time `value`
+    STRUCT = "struct"  # a dataclass / data_oriented object: `members`, `cls`, `obj`
+
+    __str__ = str.__str__
+
+
 @dataclass(frozen=True)
 class ParamSpec:
-    """A kernel parameter (or a member of one) after specialization.
-
-    kind: "scalar" (runtime scalar of `type`), "ndarray" (runtime ndarray of NdType `type`), "matrix" (a
-    runtime vector/matrix: `type` is (shape, dtype), passed as one scalar per element), "template" (the
-    compile-time `value`), or "struct" (a dataclass / data_oriented object: `members`, `cls`, `obj`).
-    """
+    """A kernel parameter (or a member of one) after specialization; `kind` says which fields apply."""
 
     name: str
-    kind: str
+    kind: SpecKind
     type: Any = None
     value: Any = None
     members: tuple[ParamSpec, ...] = ()

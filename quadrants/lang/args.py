@@ -1,11 +1,18 @@
-"""Kernel arguments -> a specialization: its key, the frontend's parameter specs, and the runtime leaves.
+"""Kernel arguments -> a specialization: its key, its signature text, the frontend's parameter specs, and the
+runtime leaves.
 
 Compound arguments are flattened here. A dataclass contributes its declared members (ndarrays and primitives
 become runtime arguments; members marked FIELD_METADATA_CACHE_VALUE are compiled in by value); a
 data_oriented object contributes `vars(obj)` (ndarrays are runtime arguments; primitives, fields and other
 objects are compiled in, unless `template_primitives=False`). Every compiled-in value becomes a `Guard` on its
-access path, and every runtime value a `Leaf`: the key is made of both, and the generated fast path checks the
-guards and reads the leaves with plain attribute access.
+access path, and every runtime value a leaf (`runtime/leaves.py`: one record class per kind of argument); the
+generated fast path checks the guards and reads the leaves with plain attribute access.
+
+One walk over the arguments records each leaf and guard together with its two descriptions: its part of the
+in-memory key (`Specialization.key`, built on every slow-path call, so only cheap tuples), and its part of
+the stable signature text the fastcache key is made of (`signature_text`), kept as a deferred part and joined
+only when asked (the first call of a specialization): formatting, and fingerprinting compiled-in values,
+would cost every call.
 """
 
 from __future__ import annotations
@@ -14,56 +21,95 @@ import dataclasses
 import enum
 import numbers
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from quadrants.errors import QuadrantsRuntimeTypeError
-from quadrants.frontend.records import ParamSpec
+from quadrants.frontend.records import ParamSpec, SpecKind
 from quadrants.ir.types import NdType
 from quadrants.lang._fast_caching import FIELD_METADATA_CACHE_VALUE
 from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.runtime.launch import external_array
+from quadrants.runtime.leaves import (
+    ArrayLeaf,
+    ElementLeaf,
+    ExternalLeaf,
+    Guard,
+    GuardKind,
+    Leaf,
+    NdarrayLeaf,
+    NumpyLeaf,
+    Path,
+    ScalarLeaf,
+)
 from quadrants.runtime.ndarray import Ndarray, nd_type
 from quadrants.types import annotations as ann
 from quadrants.types import dtypes
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 
-Path = tuple[Any, ...]  # parameter index, then attribute names
-
 
 @dataclass(frozen=True)
-class Leaf:
-    """A runtime argument of the native function, read from the call's arguments along `path`."""
+class Unkeyable:
+    """A compiled-in value the signature text cannot describe: where, what it is, and whether fastcache steps
+    aside silently."""
 
     path: Path
-    kind: str  # "ndarray" (qd.ndarray), "numpy", "external" (torch...), "scalar", "element"
-    dtype: PrimitiveType
-    info: Any = None  # the NdType of an ndarray; the flat index of a vector element; (np dtype, ndim) of numpy
+    what: str
+    silent: bool
 
 
-@dataclass(frozen=True)
-class Guard:
-    """A compiled-in value: the specialization holds while the value at `path` still matches."""
-
-    path: Path
-    kind: str  # "value" (same type and ==), "identity" (is), "class" (__class__ is)
-    value: Any
-    via_tensor: bool = False  # a field that arrived through a `qd.Tensor` parameter
+TextPart = Callable[[], "str | Unkeyable"]  # a deferred part of the signature text
 
 
-@dataclass
+@dataclass(slots=True)
 class Specialization:
+    """What one call's arguments select: `key` (in-memory), `specs` (for the frontend), `leaves` and `guards`
+    (for the launcher), and the signature text's deferred parts (`signature_text` joins them)."""
+
     key: tuple[Any, ...]
     specs: list[ParamSpec]
     leaves: list[Leaf] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
     returns: tuple[Any, ...] = ()  # the resolved `->` types (an alias may name another type in another process)
+    leaf_keys: list[Any] = field(default_factory=list)  # key parts, as the walk records leaves...
+    guard_keys: list[Any] = field(default_factory=list)  # ...and guards
+    leaf_text: list[TextPart] = field(default_factory=list)  # signature text parts, likewise
+    guard_text: list[TextPart] = field(default_factory=list)
+
+    # Each record's key part and text part are written side by side: the key (a tuple, built on every
+    # slow-path call) and the text (a deferred part) must separate the same specializations.
+
+    def add_scalar(self, path: Path, dtype: PrimitiveType) -> None:
+        self.leaves.append(ScalarLeaf(path, dtype))
+        self.leaf_keys.append((path, dtype))
+        self.leaf_text.append(lambda: f"{_path_text(path)}=scalar:{dtype}")
+
+    def add_element(self, path: Path, dtype: PrimitiveType, index: int) -> None:
+        self.leaves.append(ElementLeaf(path, dtype, index))
+        self.leaf_keys.append((path, dtype))
+        self.leaf_text.append(lambda: f"{_path_text(path)}=element:{dtype}[{index}]")
+
+    def add_array(self, leaf: ArrayLeaf) -> None:
+        """numpy, torch and qd.ndarray arguments of one type share the key and the text (and the kernel)."""
+        self.leaves.append(leaf)
+        self.leaf_keys.append((leaf.path, leaf.nd))
+        self.leaf_text.append(lambda: f"{_path_text(leaf.path)}={leaf.nd!r}")
+
+    def add_guard(self, guard: Guard) -> None:
+        """A compiled-in value; its text part fingerprints the value (the costly part, and it may fail)."""
+        self.guards.append(guard)
+        self.guard_keys.append((guard.path, guard.kind, _hashable(guard.value)))
+        self.guard_text.append(lambda: _guard_text(guard))
 
 
-class ParamKind:
+class ParamKind(str, enum.Enum):
+    """How a kernel parameter's annotation asks its argument to be passed (a `str` enum: it prints as its word,
+    which `qd record` writes)."""
+
     TEMPLATE = "template"
     NDARRAY = "ndarray"
     SCALAR = "scalar"
@@ -73,8 +119,10 @@ class ParamKind:
     TENSOR = "tensor"
     SELF = "self"
 
+    __str__ = str.__str__
 
-def classify_annotation(annotation: Any) -> str | None:
+
+def classify_annotation(annotation: Any) -> ParamKind | None:
     if ann.is_template(annotation):
         return ParamKind.TEMPLATE
     if isinstance(annotation, ann.NdarrayType):
@@ -102,39 +150,30 @@ class Specializer:
 
     def specialize(self, params: list[Any], values: list[Any]) -> Specialization:
         sp = Specialization(key=(), specs=[])
-        key: list[Any] = []
         for i, (p, v) in enumerate(zip(params, values)):
             sp.specs.append(self._param(p.name, p.kind, p.annotation, v, (i,), sp))
-        for leaf in sp.leaves:
-            if leaf.kind in ("ndarray", "numpy", "external"):
-                key.append((leaf.path, leaf.info if leaf.kind == "ndarray" else leaf.info[2]))
-            else:
-                key.append((leaf.path, leaf.dtype))
-        for g in sp.guards:
-            key.append((g.path, g.kind, _hashable(g.value)))
-        sp.key = tuple(key)
+        sp.key = tuple(sp.leaf_keys + sp.guard_keys)
         return sp
 
     # ---- one parameter or member ----------------------------------------------------------------------
 
-    def _param(self, name: str, kind: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
-        if kind == ParamKind.SCALAR:
-            t = dtypes.to_dtype(annotation, self.default_ip, self.default_fp)
-            sp.leaves.append(Leaf(path, "scalar", t))
-            return ParamSpec(name, "scalar", type=t)
-        if kind == ParamKind.NDARRAY:
-            return self._ndarray(name, annotation, v, path, sp)
-        if kind == ParamKind.MATRIX:
-            return self._matrix(name, annotation, v, path, sp)
-        if kind == ParamKind.DATACLASS:
-            return self._dataclass(name, v, path, sp, annotation)
-        if kind == ParamKind.TENSOR:
-            return self._tensor(name, v, path, sp)
-        if kind == ParamKind.SELF and not is_data_oriented(v):
+    def _param(self, name: str, kind: ParamKind, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+        return _BY_KIND.get(kind, Specializer._template)(self, name, annotation, v, path, sp)
+
+    def _scalar(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+        t = dtypes.to_dtype(annotation, self.default_ip, self.default_fp)
+        sp.add_scalar(path, t)
+        return ParamSpec(name, SpecKind.SCALAR, type=t)
+
+    def _self(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+        if not is_data_oriented(v):
             raise QuadrantsRuntimeTypeError(
                 f"kernel {self.kernel_name!r}: 'self' must be an instance of a @qd.data_oriented class, got "
                 f"{type(v).__name__}"
             )
+        return self._compile_time(name, v, path, sp)
+
+    def _template(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
         return self._compile_time(name, v, path, sp)
 
     def _compile_time(self, name: str, v: Any, path: Path, sp: Specialization) -> ParamSpec:
@@ -142,12 +181,12 @@ class Specializer:
         if is_data_oriented(v):
             return self._data_oriented(name, v, path, sp)
         if dataclasses.is_dataclass(v) and not isinstance(v, type):
-            return self._dataclass(name, v, path, sp, type(v))
+            return self._dataclass(name, type(v), v, path, sp)
         kind = _guard_kind(v)
-        if kind == "matrix":  # compiled in by value: guard a snapshot (the object may change in place)
+        if kind is GuardKind.MATRIX:  # compiled in by value: guard a snapshot (the object may change in place)
             v = v.copy() if hasattr(v, "copy") else v
-        sp.guards.append(Guard(path, kind, v))
-        return ParamSpec(name, "template", value=v)
+        sp.add_guard(Guard(path, kind, v))
+        return ParamSpec(name, SpecKind.TEMPLATE, value=v)
 
     def _ndarray(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
         v = getattr(v, "_unwrap", lambda: v)()
@@ -161,8 +200,8 @@ class Specializer:
                 raise QuadrantsRuntimeTypeError(
                     f"argument {name!r}: expected an ndarray with {want.ndim} dimension(s), got {t.ndim}"
                 )
-            sp.leaves.append(Leaf(path, "ndarray", t.dtype, t))
-            return ParamSpec(name, "ndarray", type=t)
+            sp.add_array(NdarrayLeaf(path, t.dtype, t))
+            return ParamSpec(name, SpecKind.NDARRAY, type=t)
         if isinstance(v, np.ndarray) or _is_torch(v):
             arr = external_array(v)
             prim = dtypes.from_numpy(arr.dtype)
@@ -180,9 +219,11 @@ class Specializer:
                 raise ValueError(f"Invalid value for argument {name} - required element_shape={elem_shape}, array "
                                  f"with element shape of {tuple(arr.shape[ndim:])} is provided")  # fmt: skip
             t = nd_type(prim, ndim, elem_shape)
-            kind = "numpy" if isinstance(v, np.ndarray) else "external"
-            sp.leaves.append(Leaf(path, kind, prim, (arr.dtype, ndim, t)))
-            return ParamSpec(name, "ndarray", type=t)
+            if isinstance(v, np.ndarray):
+                sp.add_array(NumpyLeaf(path, prim, t, arr.dtype, ndim))
+            else:
+                sp.add_array(ExternalLeaf(path, prim, t))
+            return ParamSpec(name, SpecKind.NDARRAY, type=t)
         raise QuadrantsRuntimeTypeError(
             f"argument {name!r} of kernel {self.kernel_name!r} must be an ndarray, got {type(v).__name__}"
         )
@@ -198,19 +239,19 @@ class Specializer:
                 f"argument {name!r} of kernel {self.kernel_name!r}: expected {annotation!r}, got {v!r}"
             )
         for k in range(annotation.size):
-            sp.leaves.append(Leaf(path, "element", t, k))
-        return ParamSpec(name, "matrix", type=(annotation.shape, t))
+            sp.add_element(path, t, k)
+        return ParamSpec(name, SpecKind.MATRIX, type=(annotation.shape, t))
 
-    def _tensor(self, name: str, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+    def _tensor(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
         impl = getattr(v, "_unwrap", lambda: v)()
         if getattr(impl, "__qd_field__", None) is not None:
-            sp.guards.append(Guard(path, "identity", v, via_tensor=True))
-            return ParamSpec(name, "template", value=impl)
+            sp.add_guard(Guard(path, GuardKind.IDENTITY, v, via_tensor=True))
+            return ParamSpec(name, SpecKind.TEMPLATE, value=impl)
         return self._ndarray(name, ann.NdarrayType(), v, path, sp)
 
     # ---- structs --------------------------------------------------------------------------------------
 
-    def _dataclass(self, name: str, v: Any, path: Path, sp: Specialization, cls: type) -> ParamSpec:
+    def _dataclass(self, name: str, cls: type, v: Any, path: Path, sp: Specialization) -> ParamSpec:
         if not isinstance(v, cls):
             raise QuadrantsRuntimeTypeError(f"argument {name!r}: expected a {cls.__name__}, got {type(v).__name__}")
         hints = _type_hints(cls)
@@ -223,12 +264,12 @@ class Specializer:
                 members.append(self._compile_time(f.name, value, mpath, sp))
                 continue
             kind = classify_annotation(a)
-            if kind in (ParamKind.SCALAR, ParamKind.NDARRAY, ParamKind.MATRIX, ParamKind.DATACLASS, ParamKind.TENSOR):
+            if kind in _RUNTIME_MEMBERS:
                 members.append(self._param(f.name, kind, a, value, mpath, sp))
             else:
                 members.append(self._member_by_value(f.name, value, mpath, sp, runtime_primitives=True))
-        sp.guards.append(Guard(path, "class", cls))
-        return ParamSpec(name, "struct", members=tuple(members), cls=cls)
+        sp.add_guard(Guard(path, GuardKind.CLASS, cls))
+        return ParamSpec(name, SpecKind.STRUCT, members=tuple(members), cls=cls)
 
     def _data_oriented(self, name: str, obj: Any, path: Path, sp: Specialization) -> ParamSpec:
         runtime_primitives = not getattr(type(obj), "_qd_template_primitives", True)
@@ -237,8 +278,8 @@ class Specializer:
             if not k.isidentifier():
                 continue
             members.append(self._member_by_value(k, value, path + (k,), sp, runtime_primitives))
-        sp.guards.append(Guard(path, "class", type(obj)))
-        return ParamSpec(name, "struct", members=tuple(members), cls=type(obj), obj=obj)
+        sp.add_guard(Guard(path, GuardKind.CLASS, type(obj)))
+        return ParamSpec(name, SpecKind.STRUCT, members=tuple(members), cls=type(obj), obj=obj)
 
     def _member_by_value(
         self, name: str, v: Any, path: Path, sp: Specialization, runtime_primitives: bool
@@ -248,14 +289,27 @@ class Specializer:
             return self._ndarray(name, ann.NdarrayType(), impl, path, sp)
         if runtime_primitives and isinstance(v, (bool, np.bool_, numbers.Real)) and not isinstance(v, enum.Enum):
             t = dtypes.u1 if isinstance(v, (bool, np.bool_)) else self._scalar_dtype(v)
-            sp.leaves.append(Leaf(path, "scalar", t))
-            return ParamSpec(name, "scalar", type=t)
+            sp.add_scalar(path, t)
+            return ParamSpec(name, SpecKind.SCALAR, type=t)
         return self._compile_time(name, impl, path, sp)
 
     def _scalar_dtype(self, v: Any) -> PrimitiveType:
         if isinstance(v, np.generic):
             return dtypes.from_numpy(v.dtype)
         return self.default_ip if isinstance(v, numbers.Integral) else self.default_fp
+
+
+# How each kind of parameter is specialized (the others are compiled in: templates, enums).
+_BY_KIND: dict[ParamKind, Callable[[Specializer, str, Any, Any, Path, Specialization], ParamSpec]] = {
+    ParamKind.SCALAR: Specializer._scalar,
+    ParamKind.NDARRAY: Specializer._ndarray,
+    ParamKind.MATRIX: Specializer._matrix,
+    ParamKind.DATACLASS: Specializer._dataclass,
+    ParamKind.TENSOR: Specializer._tensor,
+    ParamKind.SELF: Specializer._self,
+}
+# Dataclass members passed as runtime arguments by their annotation (any other member is judged by its value).
+_RUNTIME_MEMBERS = frozenset(_BY_KIND) - {ParamKind.SELF}
 
 
 def _element(
@@ -268,14 +322,14 @@ def _element(
     return dtypes.to_dtype(dtype, default_ip, default_fp), ()
 
 
-def _guard_kind(v: Any) -> str:
-    """How a compiled-in value is guarded: "value" (same type and ==: plain data, nested tuples of it), "matrix"
-    (a Python-scope qd.Vector/qd.Matrix: same elements), else "identity" (the same object)."""
+def _guard_kind(v: Any) -> GuardKind:
+    """How a compiled-in value is guarded: VALUE (same type and ==: plain data, nested tuples of it), MATRIX
+    (a Python-scope qd.Vector/qd.Matrix: same elements), else IDENTITY (the same object)."""
     if _plain(v):
-        return "value"
+        return GuardKind.VALUE
     if hasattr(v, "__qd_matrix__"):
-        return "matrix"
-    return "identity"
+        return GuardKind.MATRIX
+    return GuardKind.IDENTITY
 
 
 def _plain(v: Any) -> bool:
@@ -298,34 +352,36 @@ def _hashable(v: Any) -> Any:
 def signature_text(sp: Specialization) -> tuple[str | None, str, bool]:
     """The specialization as stable text for the fastcache key: (text, "", False), or (None, reason, silent)
     when an argument cannot be keyed (a field, an arbitrary object): fastcache then steps aside, silently for a
-    field that came through a `qd.Tensor` parameter, with a warning otherwise."""
-    parts: list[str] = []
-    for leaf in sp.leaves:
-        t = leaf.info if leaf.kind == "ndarray" else leaf.info[2] if leaf.kind in ("numpy", "external") else None
-        desc = (
-            repr(t)
-            if t is not None
-            else f"{leaf.kind}:{leaf.dtype}" + (f"[{leaf.info}]" if leaf.kind == "element" else "")
-        )
-        parts.append(f"{_path_text(leaf.path)}={desc}")
-    for g in sp.guards:
-        from quadrants.cache.fingerprint import fingerprint  # only when there are compiled-in values
+    field that came through a `qd.Tensor` parameter, with a warning otherwise.
 
-        fp: str | None
-        if g.kind == "class":
-            fp = f"class:{g.value.__module__}.{g.value.__qualname__}"
-        else:
-            fp = fingerprint(g.value) if g.kind in ("value", "matrix") else None
-        if fp is None:
-            impl = g.value._unwrap() if hasattr(g.value, "_unwrap") else g.value
-            is_field = getattr(impl, "__qd_field__", None) is not None
-            what = "a field (fields disable fastcache; use a qd.ndarray)" if is_field else f"a {type(g.value).__name__}"
-            named = _named_path(g.path, sp)
-            return None, f"Parameter with path {named} and type {what}", g.via_tensor and is_field
-        parts.append(f"{_path_text(g.path)}:{g.kind}={fp}")
+    The text joins the parts the walk recorded: the leaves' (`a.<path>=<type>`), then the guards'
+    (`a.<path>:<kind>=<fingerprint>`), then the return types."""
+    parts: list[str] = []
+    for part in sp.leaf_text + sp.guard_text:
+        text = part()
+        if isinstance(text, Unkeyable):
+            return None, f"Parameter with path {_named_path(text.path, sp)} and type {text.what}", text.silent
+        parts.append(text)
     if sp.returns:
         parts.append("->" + ",".join(repr(r) for r in sp.returns))
     return ";".join(parts), "", False
+
+
+def _guard_text(g: Guard) -> str | Unkeyable:
+    """A compiled-in value's part of the signature text, or why it has none."""
+    from quadrants.cache.fingerprint import fingerprint  # only when there are compiled-in values
+
+    fp: str | None
+    if g.kind is GuardKind.CLASS:
+        fp = f"class:{g.value.__module__}.{g.value.__qualname__}"
+    else:
+        fp = fingerprint(g.value) if g.kind in (GuardKind.VALUE, GuardKind.MATRIX) else None
+    if fp is None:
+        impl = g.value._unwrap() if hasattr(g.value, "_unwrap") else g.value
+        is_field = getattr(impl, "__qd_field__", None) is not None
+        what = "a field (fields disable fastcache; use a qd.ndarray)" if is_field else f"a {type(g.value).__name__}"
+        return Unkeyable(g.path, what, g.via_tensor and is_field)
+    return f"{_path_text(g.path)}:{g.kind.value}={fp}"
 
 
 def _named_path(path: Path, sp: Specialization) -> str:
@@ -350,4 +406,5 @@ def _type_hints(cls: type) -> dict[str, Any]:
         return {f.name: ann.resolve(f.type, vars(__import__(cls.__module__))) for f in dataclasses.fields(cls)}
 
 
-__all__ = ["Leaf", "Guard", "Specialization", "Specializer", "ParamKind", "classify_annotation", "NdType"]
+__all__ = ["Leaf", "Guard", "GuardKind", "Specialization", "Specializer", "ParamKind", "classify_annotation", "NdType",
+           "signature_text"]  # fmt: skip

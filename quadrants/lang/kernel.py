@@ -60,7 +60,7 @@ def _signature(fn: Any) -> list[tuple[str | None, Any, Any]]:
 @dataclass
 class Param:
     name: str
-    kind: str  # a ParamKind
+    kind: ParamKind
     annotation: Any
     default: Any = EMPTY
 

@@ -22,6 +22,7 @@ from quadrants.runtime.abi import CTYPES, KernelABI
 from quadrants.runtime.context import RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.device import Device, LoadedCuda
 from quadrants.runtime.launch import Launcher, _flatten, _walk, check_external, external_array, scalar_arg
+from quadrants.runtime.leaves import ElementLeaf, Guard, Leaf, NdarrayLeaf, ScalarLeaf
 
 
 class CudaLauncher(Launcher):
@@ -47,14 +48,14 @@ class CudaLauncher(Launcher):
         self._lock = threading.Lock()
         self.locate = None
 
-    def fast_path(self, nparams: int, leaves: list[Any], guards: list[Any]) -> Callable[..., Any] | None:
+    def fast_path(self, nparams: int, leaves: list[Leaf], guards: list[Guard]) -> Callable[..., Any] | None:
         return None  # the general path: a GPU launch costs more than marshalling
 
-    def call(self, values: list[Any], leaves: list[Any]) -> Any:
+    def call(self, values: list[Any], leaves: list[Leaf]) -> Any:
         with self._lock:
             return self._call(values, leaves)
 
-    def _call(self, values: list[Any], leaves: list[Any]) -> Any:
+    def _call(self, values: list[Any], leaves: list[Leaf]) -> Any:
         if len(leaves) != len(self.abi.args):
             raise ValueError(f"{len(leaves)} argument leaves for {len(self.abi.args)} native arguments")
         params: list[tuple[Any, Any]] = [(ctypes.c_void_p, self.ctx_addr), (ctypes.c_void_p, self._temps.ctypes.data)]
@@ -63,7 +64,13 @@ class CudaLauncher(Launcher):
         for leaf, spec in zip(leaves, self.abi.args):
             v = _walk(values, leaf.path)
             v = getattr(v, "_unwrap", lambda v=v: v)()
-            if leaf.kind == "ndarray":
+            if isinstance(leaf, ScalarLeaf):
+                params.append((CTYPES[spec.prim], scalar_arg(v, spec.prim, spec.name)))
+            elif isinstance(leaf, ElementLeaf):
+                if leaf.path not in flat:
+                    flat[leaf.path] = _flatten(v)
+                params.append((CTYPES[spec.prim], scalar_arg(flat[leaf.path][leaf.index], spec.prim, spec.name)))
+            elif isinstance(leaf, NdarrayLeaf):
                 if v._mem is not self.device:
                     raise QuadrantsRuntimeTypeError(
                         f"argument {spec.name!r}: this ndarray was allocated for another backend (before qd.init); "
@@ -71,16 +78,10 @@ class CudaLauncher(Launcher):
                     )
                 params.append((ctypes.c_void_p, v._arr.ctypes.data))
                 params += [(ctypes.c_int64, n) for n in v.shape]
-            elif leaf.kind in ("numpy", "external"):
+            else:  # numpy, torch
                 address, shape = self._external(v, spec, copies)
                 params.append((ctypes.c_void_p, address))
                 params += [(ctypes.c_int64, n) for n in shape]
-            elif leaf.kind == "element":
-                if leaf.path not in flat:
-                    flat[leaf.path] = _flatten(v)
-                params.append((CTYPES[spec.prim], scalar_arg(flat[leaf.path][leaf.info], spec.prim, spec.name)))
-            else:
-                params.append((CTYPES[spec.prim], scalar_arg(v, spec.prim, spec.name)))
         try:
             for fn, (grid, block) in zip(self.functions, self._grids):
                 self.device.launch(fn, grid, block, params)

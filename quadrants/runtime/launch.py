@@ -26,6 +26,7 @@ import numpy as np
 from quadrants.errors import QuadrantsAssertionError, QuadrantsIndexError, QuadrantsRuntimeTypeError, SourceLoc
 from quadrants.runtime.abi import CTYPES, KernelABI
 from quadrants.runtime.context import ERROR_BOUNDS, RESULT_SLOT_BYTES, RuntimeContext
+from quadrants.runtime.leaves import ElementLeaf, Guard, GuardKind, Leaf, NdarrayLeaf, NumpyLeaf, ScalarLeaf
 from quadrants.runtime.loader import Loaded
 from quadrants.runtime.ndarray import Ndarray, descriptor
 from quadrants.types import dtypes
@@ -90,7 +91,7 @@ class Launcher:
 
     # ---- general path -----------------------------------------------------------------------------------
 
-    def call(self, values: list[Any], leaves: list[Any]) -> Any:
+    def call(self, values: list[Any], leaves: list[Leaf]) -> Any:
         """Marshal the kernel's argument `values` (already validated by specialization) and run it. `leaves`
         say where each native argument comes from (one per ABI argument)."""
         if len(leaves) != len(self.abi.args):
@@ -102,9 +103,15 @@ class Launcher:
         flat: dict[tuple[Any, ...], list[Any]] = {}
         for leaf, spec in zip(leaves, self.abi.args):
             v = _walk(values, leaf.path)
-            if leaf.kind == "ndarray":
+            if isinstance(leaf, ScalarLeaf):
+                call_args.append(scalar_arg(v, spec.prim, spec.name))
+            elif isinstance(leaf, ElementLeaf):
+                if leaf.path not in flat:
+                    flat[leaf.path] = _flatten(v)
+                call_args.append(scalar_arg(flat[leaf.path][leaf.index], spec.prim, spec.name))
+            elif isinstance(leaf, NdarrayLeaf):
                 call_args.append(getattr(v, "_unwrap", lambda v=v: v)()._desc)
-            elif leaf.kind in ("numpy", "external"):
+            else:  # numpy, torch
                 arr = external_array(getattr(v, "_unwrap", lambda v=v: v)())
                 check_external(arr, spec)
                 if not arr.flags.c_contiguous:
@@ -115,12 +122,6 @@ class Launcher:
                 d = descriptor(arr.ctypes.data, arr.shape[: spec.ndim])
                 keep.append((arr, d))
                 call_args.append(ctypes.addressof(d))
-            elif leaf.kind == "element":
-                if leaf.path not in flat:
-                    flat[leaf.path] = _flatten(v)
-                call_args.append(scalar_arg(flat[leaf.path][leaf.info], spec.prim, spec.name))
-            else:
-                call_args.append(scalar_arg(v, spec.prim, spec.name))
         if self.abi.has_print:
             sys.stdout.flush()
         rc = self.cfunc(*call_args)
@@ -154,12 +155,12 @@ class Launcher:
 
     # ---- fast path --------------------------------------------------------------------------------------
 
-    def fast_path(self, nparams: int, leaves: list[Any], guards: list[Any]) -> Callable[..., Any] | None:
+    def fast_path(self, nparams: int, leaves: list[Leaf], guards: list[Guard]) -> Callable[..., Any] | None:
         """A function of the kernel's `nparams` arguments that launches directly when they still match the
         specialization `leaves`/`guards` describe (guards hold, ndarrays of the same kinds and types), and
         returns MISS otherwise."""
         env: dict[str, Any] = {"CALL": self.cfunc, "CTX": self.main.ctx_addr, "MISS": MISS, "ND": Ndarray,
-                               "NP": np.ndarray, "NPDESC": _numpy_descriptor, "RAISE": self.raise_error,
+                               "SAME": _same_elements, "NP": np.ndarray, "NPDESC": _numpy_descriptor, "RAISE": self.raise_error,
                                "ArgumentError": ctypes.ArgumentError, "FLUSH": sys.stdout.flush,
                                "FLAT": _flatten, "RESULTS": self.main.results, "TID": threading.get_ident,
                                "OWNER": self._owner, "OTHER": lambda *a: self.call(list(a), leaves)}  # fmt: skip
@@ -172,29 +173,27 @@ class Launcher:
             acc = _accessor(g.path)
             if acc is None:
                 return None
-            env[f"G{k}"] = g.value
-            if g.kind == "class":
-                checks.append(f"{acc}.__class__ is G{k}")
-            elif g.kind == "identity":
-                checks.append(f"{acc} is G{k}")
-            elif g.kind == "matrix":
-                env[f"GT{k}"], env["SAME"] = type(g.value), _same_elements
-                checks.append(f"{acc}.__class__ is GT{k} and SAME({acc}, G{k})")
-            else:
-                env[f"GT{k}"] = type(g.value)
-                checks.append(f"{acc}.__class__ is GT{k} and {acc} == G{k}")
+            env[f"G{k}"], env[f"GT{k}"] = g.value, type(g.value)
+            checks.append(_GUARD_CHECKS[g.kind](acc, k))
         for k, (leaf, spec) in enumerate(zip(leaves, self.abi.args)):
             acc = _accessor(leaf.path)
-            if acc is None or leaf.kind == "external":
+            if acc is None:
                 return None
-            if leaf.kind == "ndarray":
-                env[f"S{k}"] = leaf.info
+            if isinstance(leaf, ScalarLeaf):
+                value = acc
+            elif isinstance(leaf, ElementLeaf):
+                if leaf.path not in flats:
+                    flats[leaf.path] = f"e{len(flats)}"
+                    pre.append(f"{flats[leaf.path]} = FLAT({acc})")
+                value = f"{flats[leaf.path]}[{leaf.index}]"
+            elif isinstance(leaf, NdarrayLeaf):
+                env[f"S{k}"] = leaf.nd
                 checks.append(f"{acc}.__class__ is ND and {acc}._spec is S{k}")
                 call.append(f"{acc}._desc")
                 continue
-            if leaf.kind == "numpy":
-                ndim, elem_shape = leaf.info[1], leaf.info[2].elem_shape
-                env[f"D{k}"] = leaf.info[0]
+            elif isinstance(leaf, NumpyLeaf):
+                ndim, elem_shape = leaf.ndim, leaf.nd.elem_shape
+                env[f"D{k}"] = leaf.np_dtype
                 checks.append(f"{acc}.__class__ is NP and {acc}.dtype == D{k} and {acc}.ndim == {ndim + len(elem_shape)}")
                 if elem_shape:
                     env[f"E{k}"] = elem_shape
@@ -202,13 +201,8 @@ class Launcher:
                 pre += [f"d{k} = NPDESC({acc}, {ndim}, {spec.writes})", f"if d{k} is None: return MISS"]
                 call.append(f"d{k}")
                 continue
-            if leaf.kind == "element":
-                if leaf.path not in flats:
-                    flats[leaf.path] = f"e{len(flats)}"
-                    pre.append(f"{flats[leaf.path]} = FLAT({acc})")
-                value = f"{flats[leaf.path]}[{leaf.info}]"
-            else:
-                value = acc
+            else:  # another array type (torch): the general path marshals it
+                return None
             call.append(value)
             lo_hi = int_range(spec.prim)
             if lo_hi is not None:
@@ -232,6 +226,16 @@ class Launcher:
             "    return RESULTS()",
         ]
         return _make_function("\n".join(lines), env)
+
+
+# The fast path's check of guard number k on the value at `acc` (the guarded value is bound to G<k>, its class
+# to GT<k>).
+_GUARD_CHECKS: dict[GuardKind, Callable[[str, int], str]] = {
+    GuardKind.CLASS: lambda acc, k: f"{acc}.__class__ is G{k}",
+    GuardKind.IDENTITY: lambda acc, k: f"{acc} is G{k}",
+    GuardKind.MATRIX: lambda acc, k: f"{acc}.__class__ is GT{k} and SAME({acc}, G{k})",  # a snapshot: elements
+    GuardKind.VALUE: lambda acc, k: f"{acc}.__class__ is GT{k} and {acc} == G{k}",
+}
 
 
 def _same_elements(a: Any, b: Any) -> bool:
