@@ -17,7 +17,7 @@ from typing import Any
 from quadrants.errors import SourceLoc
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.dispatch import EXPRESSIONS, STATEMENTS
-from quadrants.frontend.records import FrontendOptions, FrontendResult, ParamSpec
+from quadrants.frontend.records import FrontendOptions, FrontendResult, ParamSpec, SpecKind
 from quadrants.frontend.scope import Fixed, Frame, Scope, closure_of
 from quadrants.frontend.source import FunctionSource
 from quadrants.frontend.values import Matrix, Struct
@@ -59,12 +59,12 @@ def runtime_params(params: list[ParamSpec], prefix: str = "") -> list[ir.Param]:
     out: list[ir.Param] = []
     for p in params:
         name = prefix + p.name
-        if p.kind in ("scalar", "ndarray"):
+        if p.kind in (SpecKind.SCALAR, SpecKind.NDARRAY):
             out.append(ir.Param(name, p.type))
-        elif p.kind == "matrix":
+        elif p.kind == SpecKind.MATRIX:
             shape, dtype = p.type
             out.extend(ir.Param(f"{name}[{k}]", dtype) for k in range(_size(shape)))
-        elif p.kind == "struct":
+        elif p.kind == SpecKind.STRUCT:
             out.extend(runtime_params(list(p.members), name + "."))
     return out
 
@@ -99,11 +99,11 @@ def _bind_param(fb: FrontendBuilder, p: ParamSpec, path: str, counter: list[int]
         counter[0] += 1
         return a
 
-    if p.kind == "template":
+    if p.kind == SpecKind.TEMPLATE:
         return p.value
-    if p.kind in ("scalar", "ndarray"):
+    if p.kind in (SpecKind.SCALAR, SpecKind.NDARRAY):
         return Fixed(arg(p.type, path), "kernel argument")
-    if p.kind == "matrix":
+    if p.kind == SpecKind.MATRIX:
         shape, dtype = p.type
         return Fixed(Matrix(shape, [arg(dtype, f"{path}[{k}]") for k in range(_size(shape))]), "kernel argument")
     members = {m.name: _bind_param(fb, m, f"{path}.{m.name}", counter, loc) for m in p.members}

@@ -11,7 +11,7 @@ import pytest
 
 import quadrants as qd
 from quadrants.driver.build import build_ir
-from quadrants.frontend.visitor import ParamSpec
+from quadrants.frontend.records import ParamSpec, SpecKind
 from quadrants.ir.printer import format_kernel
 from quadrants.runtime.ndarray import nd_type
 
@@ -54,11 +54,11 @@ def control(a: Nd[qd.i32, 2], n: qd.template()) -> qd.i32:
 
 
 CASES = {
-    "saxpy": (saxpy, [ParamSpec("a", "scalar", qd.f32), ParamSpec("x", "ndarray", nd_type(qd.f32, 1)),
-                      ParamSpec("y", "ndarray", nd_type(qd.f32, 1))], ()),
-    "total": (total, [ParamSpec("x", "ndarray", nd_type(qd.f32, 1)), ParamSpec("s", "ndarray", nd_type(qd.f32, 1))],
+    "saxpy": (saxpy, [ParamSpec("a", SpecKind.SCALAR, qd.f32), ParamSpec("x", SpecKind.NDARRAY, nd_type(qd.f32, 1)),
+                      ParamSpec("y", SpecKind.NDARRAY, nd_type(qd.f32, 1))], ()),
+    "total": (total, [ParamSpec("x", SpecKind.NDARRAY, nd_type(qd.f32, 1)), ParamSpec("s", SpecKind.NDARRAY, nd_type(qd.f32, 1))],
               (qd.f32,)),
-    "control": (control, [ParamSpec("a", "ndarray", nd_type(qd.i32, 2)), ParamSpec("n", "template", value=3)],
+    "control": (control, [ParamSpec("a", SpecKind.NDARRAY, nd_type(qd.i32, 2)), ParamSpec("n", SpecKind.TEMPLATE, value=3)],
                 (qd.i32,)),
 }  # fmt: skip
 
