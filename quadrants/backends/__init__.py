@@ -15,12 +15,14 @@ Backend modules import llvmlite and the code generators only inside `compile`: a
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from quadrants._config import Config
-from quadrants.cache.store import CacheStore, Entry
-from quadrants.frontend.records import FrontendResult
-from quadrants.runtime.abi import KernelABI
+
+if TYPE_CHECKING:  # annotations only: qd.init (open_device) and a cache hit load none of these for it
+    from quadrants.cache.store import CacheStore, Entry
+    from quadrants.frontend.records import FrontendResult
+    from quadrants.runtime.abi import KernelABI
 
 
 class Compiled(Protocol):

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quadrants import _logging
 from quadrants._config import Config
@@ -23,10 +24,11 @@ from quadrants._stats import STATS
 from quadrants.backends.host import device_capabilities, host_runs
 from quadrants.cache import keys
 from quadrants.cache.store import CacheStore, Entry
-from quadrants.codegen.abi import make_abi
-from quadrants.frontend.records import FrontendResult
 from quadrants.runtime.abi import KernelABI
 from quadrants.runtime.loader import Loaded, OrcLoader, SharedObjectLoader
+
+if TYPE_CHECKING:
+    from quadrants.frontend.records import FrontendResult
 
 
 @dataclass
@@ -90,6 +92,7 @@ class CpuBackend:
     # ---- compile --------------------------------------------------------------------------------------------
 
     def compile(self, fe: FrontendResult, ir_text: str, name: str, symbol: str) -> CompiledCpu:
+        from quadrants.codegen.abi import make_abi
         from quadrants.codegen.compile import compile_ir
         from quadrants.codegen.cpu import cpu_target, target_machine
         from quadrants.codegen.kernel import TargetInfo, lower_kernel
@@ -161,7 +164,8 @@ class CpuBackend:
     def prepare(self, load: bool) -> bool:
         ready = self._prepared.get(load)
         if ready is None:
-            ready = self._prepared[load] = load_runtime_so(self.store, self.linker, self.config, self.device_key(), load)
+            ready = self._prepared[load] = load_runtime_so(self.store, lambda: self.linker, self.config,
+                                                           self.device_key(), load)  # fmt: skip
         return ready
 
     def launcher(self, abi: KernelABI, loaded: Loaded, program: Any) -> Any:
@@ -190,8 +194,10 @@ def runtime_key(config: Config, device: str) -> str:
     return keys.KeyParts("runtime", keys.runtime_parts(config, device)).digest()
 
 
-def load_runtime_so(store: CacheStore | None, linker: str | None, config: Config, device: str, load: bool) -> bool:
-    """Find (or build and cache) the native runtime .so for this config and, if `load`, load it globally."""
+def load_runtime_so(store: CacheStore | None, linker: Callable[[], str | None], config: Config, device: str,
+                    load: bool) -> bool:  # fmt: skip
+    """Find (or build and cache) the native runtime .so for this config and, if `load`, load it globally
+    (`linker()` is asked only when it must be built: finding it imports subprocess)."""
     import ctypes
 
     from quadrants.runtime.loader import RUNTIME_SYMBOL_PROBE
@@ -204,7 +210,7 @@ def load_runtime_so(store: CacheStore | None, linker: str | None, config: Config
     entry = store.read("runtime", rkey)
     path = entry.path if entry is not None and entry.meta.get("so") else None
     if path is None:
-        path = _build_runtime_so(store, rkey, linker, config)
+        path = _build_runtime_so(store, rkey, linker(), config)
         if path is None:
             return False
     if not load:

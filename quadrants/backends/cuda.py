@@ -14,15 +14,16 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quadrants._config import Config
 from quadrants._stats import STATS
 from quadrants.backends.host import device_capabilities
 from quadrants.cache.store import CacheStore, Entry
-from quadrants.codegen.abi import make_abi
-from quadrants.frontend.records import FrontendResult
 from quadrants.runtime.abi import KernelABI
+
+if TYPE_CHECKING:
+    from quadrants.frontend.records import FrontendResult
 
 DEFAULT_ARCH = "sm_80"  # what is compiled for without a device or `cuda_arch`
 
@@ -167,6 +168,7 @@ def compile_cuda(fe: FrontendResult, ir_text: str, symbol: str, config: Config, 
                  cubin: bool = True) -> CompiledCuda:  # fmt: skip
     """Lower to NVPTX, PTX per architecture in `archs`, and cubins with `ptxas` when it is installed (`cubin`).
     With `config.cuda_emulate`, host object code for the emulator instead. Raises codegen.nvptx.NvptxError."""
+    from quadrants.codegen.abi import make_abi
     from quadrants.codegen.cuda import lower_cuda_kernel
     from quadrants.codegen.lower import CodegenOptions
 

@@ -21,7 +21,6 @@ from quadrants import _logging
 from quadrants._config import Config
 from quadrants._stats import STATS
 from quadrants.cache import bundle
-from quadrants.cache.fingerprint import CaptureRecord, current_value, fingerprint
 from quadrants.cache.source import FuncRecord, func_unchanged, resolve_name
 from quadrants.cache.store import CacheStore, Entry
 
@@ -90,6 +89,8 @@ class FastEntries:
 
 
 def capture_unchanged(raw: dict[str, Any], kernel_fn: Callable[..., Any]) -> bool:
+    from quadrants.cache.fingerprint import CaptureRecord, current_value, fingerprint  # only for kernels with reads
+
     rec = CaptureRecord.from_json(raw)
     if rec.where == "class":
         fn = None
@@ -111,18 +112,20 @@ class Session:
         self.objects: dict[str, bytes] = {}  # artifact key -> object code
         self.fast: dict[str, dict[str, Any]] = {}  # fastcache key -> the entry written
 
-    def finish(self, store: CacheStore, config: Config, device: str, linker: str | None) -> str | None:
+    def finish(self, store: CacheStore, config: Config, device: str, linker: Callable[[], str | None]) -> str | None:
         """Link the kernels compiled here into one bundle and point their fastcache entries at it, so the next
-        process opens one library instead of one per kernel. Returns the bundle's path."""
+        process opens one library instead of one per kernel. Returns the bundle's path. `linker()` is asked
+        only when there is something to link (finding it imports subprocess)."""
         try:
             record_counters(store)
         except OSError as e:  # bookkeeping never stops the bundle
             _logging.debug(f"counters not recorded: {e}", tag="cache")
         fast = {k: m for k, m in self.fast.items() if m["artifact"] in self.objects}
-        if len(fast) < 2 or linker is None:
+        path_to_linker = linker() if len(fast) >= 2 else None
+        if path_to_linker is None:
             return None  # no session bundle: the kernels load one by one
         try:
-            path = bundle.publish(store, config, device, fast, self.objects, linker)
+            path = bundle.publish(store, config, device, fast, self.objects, path_to_linker)
         except bundle.BundleError as e:
             _logging.debug(f"no session bundle: {e}", tag="cache")
             return None

@@ -341,7 +341,7 @@ class Driver:
         """At exit: this process's kernels as one bundle (see `Session.finish`); returns its path."""
         if self.store is None:
             return None
-        return self.session.finish(self.store, self.config, self.device_key, self.backend.linker)
+        return self.session.finish(self.store, self.config, self.device_key, lambda: self.backend.linker)
 
     # ---- probes (qd precompile --check, qd cache explain) ---------------------------------------------------
 
