@@ -16,6 +16,8 @@ import quadrants as qd
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite tests/golden/* from current output")
     parser.addoption("--no-ptx-check", action="store_true", help="do not also compile every kernel to PTX")
+    parser.addoption("--no-verify-passes", action="store_true",
+                     help="do not verify the IR after every pass of every kernel")  # fmt: skip
     parser.addoption("--backend", default="cpu", choices=["cpu", "cuda-emulated"],
                      help="run kernels on the CPU backend, or through the CUDA backend emulated on the CPU")  # fmt: skip
 
@@ -40,10 +42,13 @@ PTX_ARCHS = "sm_80,sm_90"
 
 def pytest_configure(config: pytest.Config) -> None:
     """Every kernel the suite compiles is also compiled for the GPU and assembled by ptxas (QD_PTX_CHECK), on
-    every machine where ptxas is installed: a kernel the CUDA backend miscompiles fails its test."""
+    every machine where ptxas is installed: a kernel the CUDA backend miscompiles fails its test. And every
+    kernel's IR is verified after each pass (quadrants.passes.VERIFY_EACH)."""
+    import quadrants.passes
     from quadrants.codegen.nvptx import ptxas_path
 
     BACKEND["name"] = config.getoption("--backend")
+    quadrants.passes.VERIFY_EACH = not config.getoption("--no-verify-passes")  # in every xdist worker too
     if hasattr(config, "workerinput"):
         return  # xdist workers inherit the environment set up by the controller
     if not config.getoption("--no-ptx-check") and ptxas_path() is not None and "QD_PTX_CHECK" not in os.environ:
