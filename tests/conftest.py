@@ -1,4 +1,9 @@
-"""Shared fixtures: every test starts from a fresh `qd.init` on the CPU."""
+"""Shared fixtures and options: every test starts from a fresh `qd.init` on the CPU.
+
+Session-wide checks: every kernel the suite compiles is verified after every pass (`--no-verify-passes` turns
+it off) and, where ptxas is installed, also compiled to PTX and assembled (`--no-ptx-check` turns it off).
+`golden` compares text with tests/golden/ (`--update-golden` rewrites it).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -102,5 +108,11 @@ def kernel_ir(kernel):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def update_golden(request: pytest.FixtureRequest) -> bool:
-    return bool(request.config.getoption("--update-golden"))
+def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
+    """`golden(relpath, text)`: assert `text` equals tests/golden/<relpath>; a missing file fails.
+    `--update-golden` writes the file instead."""
+    from tests.golden_support import check_golden
+
+    update = bool(request.config.getoption("--update-golden"))
+    test_file = request.node.nodeid.split("::")[0]
+    return lambda relpath, text: check_golden(relpath, text, update, test_file)

@@ -55,14 +55,12 @@ def test_parallel_loop_must_be_top_level() -> None:
         verify(_kernel(z, c, ir.If(cond=c, then=ir.Block([inner]))))
 
 
-def test_passes_keep_the_ir_valid(fresh_runtime) -> None:
-    from quadrants.driver import build_kernel, frontend_options
-    from quadrants.lang.program import get
-    from tests.ir.test_golden import CASES
+def test_passes_keep_the_ir_valid() -> None:
+    from tests import golden_support as gs
+    from tests.golden_cases import CASES, PASS_CASES
 
-    for kernel, params, rets in CASES.values():
-        result = build_kernel(kernel.source, "k", params, rets, frontend_options(get().config))
-        run_pipeline(result.kernel, verify_each=True)
+    for case in [*CASES.values(), *PASS_CASES.values()]:
+        run_pipeline(gs.frontend_ir(case), verify_each=True)
 
 
 def _last_first(kernel: ir.Kernel) -> None:
