@@ -2,7 +2,8 @@
 
 Session-wide checks: every kernel the suite compiles is verified after every pass (`--no-verify-passes` turns
 it off) and, where ptxas is installed, also compiled to PTX and assembled (`--no-ptx-check` turns it off).
-`golden` compares text with tests/golden/ (`--update-golden` rewrites it).
+`golden` compares text with tests/golden/ (`--update-golden` rewrites it). A test that starts a Python process
+must be marked `slow` (the `slow_marker_guard` fixture fails it otherwise), so `-m "not slow"` leaves none.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from typing import Any
@@ -116,3 +119,29 @@ def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
     update = bool(request.config.getoption("--update-golden"))
     test_file = request.node.nodeid.split("::")[0]
     return lambda relpath, text: check_golden(relpath, text, update, test_file)
+
+
+def _starts_python(args: Any) -> bool:
+    argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
+    exe = os.fsdecode(argv[0]).split(" ")[0] if argv else ""
+    if exe == sys.executable or os.path.basename(exe).startswith("python"):
+        return True
+    in_venv = sys.prefix != sys.base_prefix  # then the interpreter's folder holds only Python scripts (qd, ...)
+    return in_venv and os.path.dirname(os.path.abspath(exe)) == os.path.dirname(sys.executable)
+
+
+@pytest.fixture(autouse=True)
+def slow_marker_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test not marked `slow` may not start a Python process (the interpreter or a script of its venv, such
+    as `qd`): the marker is how `-m "not slow"` leaves out every cross-process test. Tools the compiler runs
+    (ptxas, the linker) are allowed."""
+    if request.node.get_closest_marker("slow") is not None:
+        return
+    execute_child = subprocess.Popen._execute_child  # type: ignore[attr-defined]
+
+    def guarded(self: subprocess.Popen, args: Any, *rest: Any, **kwargs: Any) -> None:
+        if _starts_python(args):
+            raise AssertionError(f"{request.node.nodeid} starts a Python process: mark it @pytest.mark.slow")
+        execute_child(self, args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", guarded)

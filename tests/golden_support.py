@@ -14,6 +14,7 @@ so adding an option would otherwise touch every golden) and the host's LLVM trip
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import re
 from collections.abc import Callable
@@ -154,4 +155,9 @@ def check_golden(relpath: str, text: str, update: bool, test: str) -> None:
     if not path.exists():
         pytest.fail(f"golden file tests/golden/{relpath} is missing: create it with `{UPDATE_HINT.format(test=test)}` "
                     "and review it before committing", pytrace=False)  # fmt: skip
-    assert text == path.read_text(), f"tests/golden/{relpath} differs (if intended: {UPDATE_HINT.format(test=test)})"
+    expected = path.read_text()
+    if text != expected:
+        diff = difflib.unified_diff(expected.splitlines(), text.splitlines(), f"tests/golden/{relpath}", "now", lineterm="")
+        shown = "\n".join(list(diff)[:80])
+        pytest.fail(f"tests/golden/{relpath} differs from the output (if intended, rewrite it with "
+                    f"`{UPDATE_HINT.format(test=test)}` and review the diff):\n{shown}", pytrace=False)  # fmt: skip

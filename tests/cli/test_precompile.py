@@ -15,6 +15,8 @@ import pytest
 from quadrants.cache.keys import FORMAT, host_runs
 from tests.cache.conftest import make_read_only
 
+pytestmark = pytest.mark.slow  # every test runs `qd` and the program in subprocesses
+
 KERNELS = '''
 import dataclasses
 import enum
