@@ -17,7 +17,6 @@ import dataclasses
 import difflib
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,9 +99,14 @@ def format_ir(kernel: ir.Kernel) -> str:
     return format_kernel(kernel)
 
 
-def passes() -> list[tuple[str, Callable[[ir.Kernel], None]]]:
-    """The pass pipeline, in order, as (name, run)."""
-    return list(PIPELINE)
+def pass_names() -> list[str]:
+    """The passes of the pipeline, in order."""
+    return [name for name, _run in PIPELINE]
+
+
+def run_pass(name: str, kernel: ir.Kernel) -> None:
+    """Run the pass `name` alone on `kernel` (in place)."""
+    dict(PIPELINE)[name](kernel)
 
 
 def cpu_llvm_ir_unoptimised(case: GoldenCase) -> str:
