@@ -25,6 +25,8 @@ run: $(STAMP)
 	$(PY) examples/cloth/demo.py
 
 ## Run the test suite (2 workers), then the language tests again through the CUDA backend, emulated on the CPU.
+## The first run also compiles every kernel to PTX and assembles it with ptxas where that is installed
+## (tests/conftest.py): far from half the suite's time, so it stays in; the second run skips it (once per CI run).
 test: $(STAMP)
 	$(PY) -m pytest -n 2 tests
 	$(PY) -m pytest -n 2 --backend cuda-emulated --no-ptx-check tests/lang
