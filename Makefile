@@ -25,6 +25,9 @@ run: $(STAMP)
 	$(PY) examples/cloth/demo.py
 
 ## Run the test suite (2 workers), then the language tests again through the CUDA backend, emulated on the CPU.
+## The first run also compiles every kernel to PTX and assembles it with ptxas where that is installed
+## (tests/conftest.py): about a quarter of the suite's time (ARCHITECTURE.md, Tests), so it stays in; the second
+## run skips it, so CI runs it once.
 test: $(STAMP)
 	$(PY) -m pytest -n 2 tests
 	$(PY) -m pytest -n 2 --backend cuda-emulated --no-ptx-check tests/lang

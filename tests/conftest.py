@@ -1,11 +1,20 @@
-"""Shared fixtures: every test starts from a fresh `qd.init` on the CPU."""
+"""Shared fixtures and options: every test starts from a fresh `qd.init` on the CPU.
+
+Session-wide checks: every kernel the suite compiles is verified after every pass (`--no-verify-passes` turns
+it off) and, where ptxas is installed, also compiled to PTX and assembled (`--no-ptx-check` turns it off).
+`golden` compares text with tests/golden/ (`--update-golden` rewrites it). A test that starts a Python process
+must be marked `slow` (the `slow_marker_guard` fixture fails it otherwise), so `-m "not slow"` leaves none.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,6 +25,8 @@ import quadrants as qd
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite tests/golden/* from current output")
     parser.addoption("--no-ptx-check", action="store_true", help="do not also compile every kernel to PTX")
+    parser.addoption("--no-verify-passes", action="store_true",
+                     help="do not verify the IR after every pass of every kernel")  # fmt: skip
     parser.addoption("--backend", default="cpu", choices=["cpu", "cuda-emulated"],
                      help="run kernels on the CPU backend, or through the CUDA backend emulated on the CPU")  # fmt: skip
 
@@ -40,10 +51,13 @@ PTX_ARCHS = "sm_80,sm_90"
 
 def pytest_configure(config: pytest.Config) -> None:
     """Every kernel the suite compiles is also compiled for the GPU and assembled by ptxas (QD_PTX_CHECK), on
-    every machine where ptxas is installed: a kernel the CUDA backend miscompiles fails its test."""
+    every machine where ptxas is installed: a kernel the CUDA backend miscompiles fails its test. And every
+    kernel's IR is verified after each pass (quadrants.passes.VERIFY_EACH)."""
+    import quadrants.passes
     from quadrants.codegen.nvptx import ptxas_path
 
     BACKEND["name"] = config.getoption("--backend")
+    quadrants.passes.VERIFY_EACH = not config.getoption("--no-verify-passes")  # in every xdist worker too
     if hasattr(config, "workerinput"):
         return  # xdist workers inherit the environment set up by the controller
     if not config.getoption("--no-ptx-check") and ptxas_path() is not None and "QD_PTX_CHECK" not in os.environ:
@@ -97,5 +111,37 @@ def kernel_ir(kernel):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def update_golden(request: pytest.FixtureRequest) -> bool:
-    return bool(request.config.getoption("--update-golden"))
+def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
+    """`golden(relpath, text)`: assert `text` equals tests/golden/<relpath>; a missing file fails.
+    `--update-golden` writes the file instead."""
+    from tests.golden_support import check_golden
+
+    update = bool(request.config.getoption("--update-golden"))
+    test_file = request.node.nodeid.split("::")[0]
+    return lambda relpath, text: check_golden(relpath, text, update, test_file)
+
+
+def _starts_python(args: Any) -> bool:
+    argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
+    exe = os.fsdecode(argv[0]).split(" ")[0] if argv else ""
+    if exe == sys.executable or os.path.basename(exe).startswith("python"):
+        return True
+    in_venv = sys.prefix != sys.base_prefix  # then the interpreter's folder holds only Python scripts (qd, ...)
+    return in_venv and os.path.dirname(os.path.abspath(exe)) == os.path.dirname(sys.executable)
+
+
+@pytest.fixture(autouse=True)
+def slow_marker_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test not marked `slow` may not start a Python process (the interpreter or a script of its venv, such
+    as `qd`): the marker is how `-m "not slow"` leaves out every cross-process test. Tools the compiler runs
+    (ptxas, the linker) are allowed."""
+    if request.node.get_closest_marker("slow") is not None:
+        return
+    execute_child = subprocess.Popen._execute_child  # type: ignore[attr-defined]
+
+    def guarded(self: subprocess.Popen, args: Any, *rest: Any, **kwargs: Any) -> None:
+        if _starts_python(args):
+            raise AssertionError(f"{request.node.nodeid} starts a Python process: mark it @pytest.mark.slow")
+        execute_child(self, args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", guarded)

@@ -13,6 +13,8 @@ from tests.cache.conftest import Project
 from tests.cache.test_robustness import APP, assert_correct, entries
 from tests.cache.test_robustness import warm as warm  # noqa: F401 - the fixture
 
+pytestmark = pytest.mark.slow  # every test runs its program in fresh processes
+
 BAD = {
     "usage.json": ['{"bytes": null}', '{"bytes": "12"}', "[1, 2]", "not json", '{"bytes": -5}'],
     "targets.json": ['{"cpu": 5}', '{"cpu": ["x86-64-v3", 7]}', '{"gpu": []}', "7"],
@@ -25,7 +27,6 @@ def _file(project: Project, name: str) -> Path:
     return project.cache / f"v{FORMAT}" / name
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("name", "text"), CASES)
 def test_a_compiling_process_survives_damaged_bookkeeping(warm: Project, name: str, text: str) -> None:
     _file(warm, name).write_text(text)
@@ -41,7 +42,6 @@ def test_a_compiling_process_survives_damaged_bookkeeping(warm: Project, name: s
         assert verify(open_store(str(warm.cache)))[1] == []
 
 
-@pytest.mark.slow
 def test_damaged_stats_do_not_stop_the_session_bundle(project: Project) -> None:
     project.write("app.py", APP)
     stats = _file(project, "stats.json")

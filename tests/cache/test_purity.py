@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.cache.conftest import LOADED, REPORT, STORED
+
+pytestmark = pytest.mark.slow  # every test runs its program in fresh processes
 
 HEADER = "import numpy as np\nimport quadrants as qd\n" + REPORT
 

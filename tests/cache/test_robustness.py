@@ -102,6 +102,7 @@ def garbage(p: Path) -> None:
 DAMAGE = {"flip": flip, "truncate": truncate, "garbage": garbage}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(KIND_CODES))
 @pytest.mark.parametrize("how", sorted(DAMAGE))
 def test_damaged_entries_warn_miss_and_are_rewritten(warm: Project, kind: str, how: str) -> None:
@@ -123,6 +124,7 @@ def test_damaged_entries_warn_miss_and_are_rewritten(warm: Project, kind: str, h
     assert {k: third.out[k] for k in ("k_add", "k_sq", "k_scale")} == all_kernels(LOADED)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["artifact", "fast"])
 def test_entries_renamed_to_other_keys_are_rejected(warm: Project, kind: str) -> None:
     for p in entries(warm.cache, "bundle"):
@@ -141,6 +143,7 @@ def test_entries_renamed_to_other_keys_are_rejected(warm: Project, kind: str) ->
     assert third.stderr == ""
 
 
+@pytest.mark.slow
 def test_a_lost_bundle_is_relinked_from_the_artifacts(warm: Project) -> None:
     for p in entries(warm.cache, "bundle"):
         p.unlink()
@@ -151,6 +154,7 @@ def test_a_lost_bundle_is_relinked_from_the_artifacts(warm: Project) -> None:
     assert entries(warm.cache, "bundle"), "no bundle made from the cached artifacts"
 
 
+@pytest.mark.slow
 def test_an_entry_from_another_format_version_is_ignored(warm: Project) -> None:
     newer = warm.cache / "v999"
     shutil.copytree(next(warm.cache.glob("v*")), newer)
@@ -164,6 +168,7 @@ def test_an_entry_from_another_format_version_is_ignored(warm: Project) -> None:
 # ---- a read-only cache directory ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_read_only_cache_serves_hits_and_keeps_new_kernels_elsewhere(warm: Project, tmp_path: Path) -> None:
     undo = make_read_only(warm.cache)
     if undo is None:
@@ -190,6 +195,7 @@ def test_a_read_only_cache_serves_hits_and_keeps_new_kernels_elsewhere(warm: Pro
         subprocess.run(undo)
 
 
+@pytest.mark.slow
 def test_a_cache_directory_that_cannot_be_created(project: Project, tmp_path: Path) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("a file, not a folder")
@@ -204,6 +210,7 @@ def test_a_cache_directory_that_cannot_be_created(project: Project, tmp_path: Pa
 # ---- many processes at once --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_eight_concurrent_cold_processes(project: Project) -> None:
     project.write("app.py", APP)
     env = {**os.environ, "QD_CACHE_DIR": str(project.cache), "QD_LOG_LEVEL": "warn"}
@@ -232,6 +239,7 @@ def test_eight_concurrent_cold_processes(project: Project) -> None:
 # ---- the size bound ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_size_bound_holds_across_processes_and_evicted_kernels_recompile(project: Project) -> None:
     project.write("app.py", APP)
     bound = 60_000

@@ -17,6 +17,8 @@ from tests.cache.conftest import LOADED, STORED, Project, make_read_only
 from tests.cache.test_robustness import all_kernels, assert_correct, entries
 from tests.cache.test_robustness import warm as warm  # noqa: F401 - the fixture
 
+pytestmark = pytest.mark.slow  # every test runs its program in fresh processes
+
 ROOT = os.geteuid() == 0
 NOBODY = 65534
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every test runs `qd audit` in a subprocess
+
 KERNELS = '''
 import enum
 import math

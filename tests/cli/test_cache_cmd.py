@@ -12,6 +12,8 @@ from quadrants.cache.store import decode
 from tests.cli.test_precompile import SIGNATURES, Proj, check_results
 from tests.cli.test_precompile import proj as proj  # noqa: F401 - the fixture
 
+pytestmark = pytest.mark.slow  # every test runs `qd` in subprocesses
+
 
 @pytest.fixture
 def built(proj: Proj) -> Proj:  # noqa: F811

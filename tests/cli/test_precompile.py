@@ -16,6 +16,8 @@ from quadrants.backends.host import host_runs
 from quadrants.cache.keys import FORMAT
 from tests.cache.conftest import make_read_only
 
+pytestmark = pytest.mark.slow  # every test runs `qd` and the program in subprocesses
+
 KERNELS = '''
 import dataclasses
 import enum

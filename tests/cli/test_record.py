@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
+
 from quadrants.aot import manifest
 from tests.cli.test_precompile import SIGNATURES, Proj, check_results
 from tests.cli.test_precompile import proj as proj  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.slow  # every test runs `qd record` in subprocesses
 
 
 def test_record_round_trip(proj: Proj) -> None:  # noqa: F811

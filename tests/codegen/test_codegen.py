@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import quadrants as qd
 from quadrants.runtime.abi import RUNTIME_ABI
@@ -14,6 +15,7 @@ from quadrants.runtime.abi import RUNTIME_ABI
 Nd = qd.types.NDArray
 
 
+@pytest.mark.slow
 def test_import_does_not_load_llvmlite() -> None:
     code = "import sys, quadrants; print('llvmlite' in sys.modules, 'llvmlite.binding' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -71,6 +73,7 @@ def test_opt_levels_give_the_same_results() -> None:
     np.testing.assert_array_equal(results[0], results[2])
 
 
+@pytest.mark.slow
 def test_environment_settings_apply(tmp_path) -> None:
     code = (
         "import quadrants as qd\n"

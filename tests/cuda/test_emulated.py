@@ -97,6 +97,7 @@ def test_an_ndarray_of_another_program_is_refused() -> None:
         k(cpu_array)
 
 
+@pytest.mark.slow
 def test_fastcache_across_processes_through_the_cuda_backend(tmp_path: Path) -> None:
     runs = run_twice(tmp_path, "arch=qd.cuda, cuda_emulate=True")
     assert runs[0]["r"] == 2000.0 and runs[0]["stored"] and runs[0]["compiles"] == 1

@@ -130,6 +130,7 @@ def test_torch_cuda_tensors_are_passed_by_pointer() -> None:
     np.testing.assert_allclose(t.cpu().numpy(), 2 + np.arange(1000))
 
 
+@pytest.mark.slow
 def test_fastcache_across_processes_on_the_gpu(tmp_path: Path) -> None:
     runs = run_twice(tmp_path, "arch=qd.cuda")
     assert runs[0]["r"] == 2000.0 and runs[0]["stored"]

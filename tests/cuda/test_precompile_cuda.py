@@ -21,6 +21,8 @@ from quadrants.driver import Driver
 from quadrants.runtime.cuda_driver import pick_image
 from quadrants.runtime.device import Device, LoadedCuda
 
+pytestmark = pytest.mark.slow  # every test runs `qd precompile` in a subprocess
+
 KERNELS = '''
 import quadrants as qd
 

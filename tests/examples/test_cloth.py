@@ -19,6 +19,8 @@ import pytest
 from quadrants.backends.host import host_runs
 from tests.cache.conftest import make_read_only
 
+pytestmark = pytest.mark.slow  # an example, run end to end
+
 CLOTH = Path(__file__).resolve().parents[2] / "examples" / "cloth"
 
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow  # an example, run end to end
+
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
 
 

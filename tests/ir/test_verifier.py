@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from quadrants import passes
 from quadrants.ir import nodes as ir
 from quadrants.ir.verifier import IRVerifyError, verify
-from quadrants.passes import PIPELINE
+from quadrants.passes import run_pipeline
 from quadrants.types import dtypes as T
 
 
@@ -54,14 +55,41 @@ def test_parallel_loop_must_be_top_level() -> None:
         verify(_kernel(z, c, ir.If(cond=c, then=ir.Block([inner]))))
 
 
-def test_passes_keep_the_ir_valid(fresh_runtime) -> None:
-    from quadrants.driver.build import build_kernel, frontend_options
-    from quadrants.lang.program import get
-    from tests.ir.test_golden import CASES
+def test_passes_keep_the_ir_valid() -> None:
+    from tests import golden_support as gs
+    from tests.golden_cases import CASES, PASS_CASES
 
-    for kernel, params, rets in CASES.values():
-        result = build_kernel(kernel.source, "k", params, rets, frontend_options(get().config))
-        verify(result.kernel)
-        for _name, run in PIPELINE:
-            run(result.kernel)
-            verify(result.kernel)
+    for case in [*CASES.values(), *PASS_CASES.values()]:
+        run_pipeline(gs.frontend_ir(case), verify_each=True)
+
+
+def _last_first(kernel: ir.Kernel) -> None:
+    kernel.body.stmts.insert(0, kernel.body.stmts.pop())
+
+
+def _first_last(kernel: ir.Kernel) -> None:
+    kernel.body.stmts.append(kernel.body.stmts.pop(0))
+
+
+def test_the_suite_verifies_after_every_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pass that breaks the IR is caught right after it runs, by name, even when a later pass happens to
+    repair it (the driver's own check after the whole pipeline would not see it): tests/conftest.py sets
+    `VERIFY_EACH` for every kernel the suite compiles."""
+    import numpy as np
+
+    import quadrants as qd
+
+    assert passes.VERIFY_EACH
+    qd.init(arch=qd.cpu, offline_cache=False, log_level="warn")
+
+    @qd.kernel
+    def k(x: qd.types.NDArray[qd.f32, 1]):
+        x[0] = 1.0
+
+    monkeypatch.setattr(passes, "PIPELINE", [("breaks", _last_first), ("repairs", _first_last), *passes.PIPELINE])
+    with pytest.raises(IRVerifyError, match="pass 'breaks' left invalid IR.*not defined before use"):
+        k(np.zeros(1, np.float32))
+    monkeypatch.setattr(passes, "VERIFY_EACH", False)
+    x = np.zeros(1, np.float32)
+    k(x)  # unseen without it
+    assert x[0] == 1.0

@@ -1,0 +1,109 @@
+; ModuleID = "qd_total_HASH"
+target triple = "HOST"
+target datalayout = "HOST"
+
+define i32 @"qd_total_HASH"(ptr %".1", ptr %".2", ptr %".3")
+{
+entry:
+  %"acc" = alloca float
+  %"frame" = alloca {ptr, ptr, i64, ptr, i64, ptr, ptr}
+  br label %"body"
+body:
+  %".5" = load ptr, ptr %".2"
+  %".6" = getelementptr i64, ptr %".2", i64 1
+  %".7" = load i64, ptr %".6"
+  %".8" = load ptr, ptr %".3"
+  %".9" = getelementptr i64, ptr %".3", i64 1
+  %".10" = load i64, ptr %".9"
+  store float              0x0, ptr %"acc"
+  %".12" = trunc i64 %".7" to i32
+  %".13" = sext i32 0 to i64
+  %".14" = getelementptr inbounds float, ptr %".8", i64 %".13"
+  %".15" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 0
+  store ptr %".1", ptr %".15"
+  %".17" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 1
+  store ptr %".5", ptr %".17"
+  %".19" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 2
+  store i64 %".7", ptr %".19"
+  %".21" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 3
+  store ptr %".8", ptr %".21"
+  %".23" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 4
+  store i64 %".10", ptr %".23"
+  %".25" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 5
+  store ptr %".14", ptr %".25"
+  %".27" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 6
+  store ptr %"acc", ptr %".27"
+  %".29" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr}, ptr %".1", i32 0, i32 0
+  %".30" = load i32, ptr %".29"
+  %".31" = sext i32 0 to i64
+  %".32" = sext i32 %".12" to i64
+  call void @"qd_rt2_parallel_for"(void (ptr, i64, i64)* @"qd_total_HASH.task1", ptr %"frame", i64 %".31", i64 %".32", i32 %".30", i64 2978, ptr %".1")
+  %".34" = load float, ptr %"acc"
+  %".35" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr}, ptr %".1", i32 0, i32 6
+  %".36" = load ptr, ptr %".35"
+  %".37" = getelementptr i8, ptr %".36", i64 0
+  store float %".34", ptr %".37"
+  ret i32 0
+dead:
+  ret i32 0
+}
+
+define internal void @"qd_total_HASH.task1"(ptr %".1", i64 %".2", i64 %".3")
+{
+entry:
+  %"acc" = alloca float
+  %"acc.1" = alloca float
+  br label %"body"
+body:
+  %".5" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %".1", i32 0, i32 0
+  %".6" = load ptr, ptr %".5"
+  %".7" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %".1", i32 0, i32 1
+  %".8" = load ptr, ptr %".7"
+  %".9" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %".1", i32 0, i32 2
+  %".10" = load i64, ptr %".9"
+  %".11" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %".1", i32 0, i32 3
+  %".12" = load ptr, ptr %".11"
+  %".13" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %".1", i32 0, i32 4
+  %".14" = load i64, ptr %".13"
+  %".15" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %".1", i32 0, i32 5
+  %".16" = load ptr, ptr %".15"
+  %".17" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %".1", i32 0, i32 6
+  %".18" = load ptr, ptr %".17"
+  store float              0x0, ptr %"acc"
+  store float              0x0, ptr %"acc.1"
+  %".21" = trunc i64 %".2" to i32
+  %".22" = trunc i64 %".3" to i32
+  br label %"for"
+for.end:
+  %".45" = load float, ptr %"acc"
+  %".46" = atomicrmw fadd ptr %".16", float %".45" seq_cst
+  %".47" = load float, ptr %"acc.1"
+  %".48" = atomicrmw fadd ptr %".18", float %".47" seq_cst
+  ret void
+for:
+  %".24" = phi  i32 [%".21", %"body"], [%".43", %"for.next"]
+  %".25" = icmp slt i32 %".24", %".22"
+  br i1 %".25", label %"for.body", label %"for.end"
+for.body:
+  %".27" = sext i32 %".24" to i64
+  %".28" = getelementptr inbounds float, ptr %".8", i64 %".27"
+  %".29" = load float, ptr %".28"
+  %".30" = sext i32 0 to i64
+  %".31" = getelementptr inbounds float, ptr %".12", i64 %".30"
+  %".32" = load float, ptr %"acc"
+  %".33" = fadd reassoc contract afn arcp nsz float %".32", %".29"
+  store float %".33", ptr %"acc"
+  %".35" = sext i32 %".24" to i64
+  %".36" = getelementptr inbounds float, ptr %".8", i64 %".35"
+  %".37" = load float, ptr %".36"
+  %".38" = fmul reassoc contract afn arcp nsz float %".37", 0x4000000000000000
+  %".39" = load float, ptr %"acc.1"
+  %".40" = fadd reassoc contract afn arcp nsz float %".39", %".38"
+  store float %".40", ptr %"acc.1"
+  br label %"for.next"
+for.next:
+  %".43" = add nsw i32 %".24", 1
+  br label %"for"
+}
+
+declare void @"qd_rt2_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")

@@ -1,0 +1,89 @@
+"""The kernels whose stages are kept as golden files (tests/golden/), specialized by hand.
+
+`CASES` covers what the backends treat differently: a parallel loop, a reduction, serial code between two
+loops, a func call (with a while loop, ndrange and a static loop), and vector/matrix arithmetic. `PASS_CASES`
+names, for every pass of the pipeline, a kernel the pass rewrites.
+"""
+
+from __future__ import annotations
+
+import quadrants as qd
+from tests.golden_support import GoldenCase, ndarray, scalar, template
+
+Nd = qd.types.NDArray
+
+
+@qd.kernel
+def saxpy(a: qd.f32, x: Nd[qd.f32, 1], y: Nd[qd.f32, 1]):
+    for i in range(x.shape[0]):
+        y[i] = a * x[i] + y[i]
+
+
+@qd.kernel
+def total(x: Nd[qd.f32, 1], s: Nd[qd.f32, 1]) -> qd.f32:
+    acc = 0.0
+    for i in range(x.shape[0]):
+        s[0] += x[i]
+        acc += x[i] * 2
+    return acc
+
+
+@qd.func
+def sq(v):
+    return v * v
+
+
+@qd.kernel
+def control(a: Nd[qd.i32, 2], n: qd.template()) -> qd.i32:
+    c = 0
+    for i, j in qd.ndrange(a.shape[0], (1, a.shape[1])):
+        k = 0
+        while k < n:
+            if a[i, j] > k and k % 2 == 0:
+                a[i, j] = sq(k)
+            k += 1
+    for p in qd.static(range(n)):
+        c += p
+    return c
+
+
+@qd.kernel
+def phases(x: Nd[qd.i32, 1]) -> qd.i32:
+    c = 0
+    for i in range(x.shape[0]):
+        qd.atomic_max(c, x[i])
+    m = c * 2
+    for j in range(x.shape[0]):
+        x[j] += m
+    return m
+
+
+@qd.kernel
+def transform(p: Nd[qd.f32, 2]):
+    for i in range(p.shape[0]):
+        m = qd.Matrix([[0.0, -1.0], [1.0, 0.0]])
+        v = qd.Vector([p[i, 0], p[i, 1]])
+        w = m @ v + v.dot(v) * v
+        p[i, 0] = w[0]
+        p[i, 1] = w[1]
+
+
+@qd.kernel
+def bump(x: Nd[qd.f32, 1]):
+    x[0] += 1.0
+    for i in range(x.shape[0]):
+        x[i] *= 2.0
+
+
+CASES: dict[str, GoldenCase] = {
+    "saxpy": GoldenCase(saxpy, [scalar("a", qd.f32), ndarray("x", qd.f32, 1), ndarray("y", qd.f32, 1)]),
+    "total": GoldenCase(total, [ndarray("x", qd.f32, 1), ndarray("s", qd.f32, 1)], (qd.f32,)),
+    "control": GoldenCase(control, [ndarray("a", qd.i32, 2), template("n", 3)], (qd.i32,)),
+    "phases": GoldenCase(phases, [ndarray("x", qd.i32, 1)], (qd.i32,)),
+    "transform": GoldenCase(transform, [ndarray("p", qd.f32, 2)]),
+}
+
+PASS_CASES: dict[str, GoldenCase] = {
+    "reductions": CASES["total"],
+    "demote_atomics": GoldenCase(bump, [ndarray("x", qd.f32, 1)]),
+}
