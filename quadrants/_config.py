@@ -152,6 +152,9 @@ class Config:
     cuda_arch: str = _opt("", str, False, "GPU architecture to compile for (sm_80, ...); default: the device's")
     ptx_check: str = _opt("", str, False, "also compile each kernel to PTX for these GPU archs (sm_80,...) and "
                           "validate it with ptxas (the test suite's CUDA check)")  # fmt: skip
+    verify_passes: bool = _opt(False, _parse_bool, False, "verify the IR after every pass, naming the pass that "
+                               "broke it (the test suite sets it; a normal compile verifies before and after "
+                               "the whole pipeline)")  # fmt: skip
 
     @property
     def bounds_checked(self) -> bool:

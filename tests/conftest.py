@@ -52,14 +52,15 @@ PTX_ARCHS = "sm_80,sm_90"
 def pytest_configure(config: pytest.Config) -> None:
     """Every kernel the suite compiles is also compiled for the GPU and assembled by ptxas (QD_PTX_CHECK), on
     every machine where ptxas is installed: a kernel the CUDA backend miscompiles fails its test. And every
-    kernel's IR is verified after each pass (quadrants.passes.VERIFY_EACH)."""
-    import quadrants.passes
+    kernel's IR is verified after each pass (QD_VERIFY_PASSES, the `verify_passes` option), also in the
+    processes the tests start."""
     from quadrants.codegen.nvptx import ptxas_path
 
     BACKEND["name"] = config.getoption("--backend")
-    quadrants.passes.VERIFY_EACH = not config.getoption("--no-verify-passes")  # in every xdist worker too
     if hasattr(config, "workerinput"):
         return  # xdist workers inherit the environment set up by the controller
+    if not config.getoption("--no-verify-passes"):
+        os.environ.setdefault("QD_VERIFY_PASSES", "1")
     if not config.getoption("--no-ptx-check") and ptxas_path() is not None and "QD_PTX_CHECK" not in os.environ:
         os.environ["QD_PTX_CHECK"] = PTX_ARCHS
         os.environ["QD_TEST_PTX_DIR"] = tempfile.mkdtemp(prefix="qd-ptx-check-")

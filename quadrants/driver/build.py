@@ -30,7 +30,7 @@ def build_ir(
     """The frontend, then the passes, verified; the kernel's IR is `result.kernel`."""
     result = build_kernel(source, name, params, returns, frontend_options(config))
     verify(result.kernel)
-    run_pipeline(result.kernel)
+    run_pipeline(result.kernel, verify_each=config.verify_passes)
     verify(result.kernel)
     return result
 

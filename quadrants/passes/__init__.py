@@ -3,10 +3,10 @@
 Each pass is one module with a `run(kernel) -> None` that rewrites the kernel in place; its docstring shows
 the IR before and after, and tests/golden/passes/ holds that before/after for one kernel per pass.
 
-`run_pipeline` re-verifies the IR after every pass when `VERIFY_EACH` is set (or `verify_each=True` is
-passed), naming the pass that broke it. The test suite sets `VERIFY_EACH` for every kernel it compiles
-(tests/conftest.py, `--no-verify-passes` turns it off); a normal compile verifies only before and after the
-whole pipeline (quadrants/driver/build.py).
+`run_pipeline(kernel, verify_each=True)` re-verifies the IR after every pass, naming the pass that broke it.
+The driver asks for it when the `verify_passes` option (QD_VERIFY_PASSES) is on: the test suite turns it on
+for every kernel it compiles, in the processes it starts too (tests/conftest.py; `--no-verify-passes` turns
+it off); a normal compile verifies only before and after the whole pipeline (quadrants/driver/build.py).
 """
 
 from __future__ import annotations
@@ -22,15 +22,11 @@ PIPELINE: list[tuple[str, Callable[[ir.Kernel], None]]] = [
     ("demote_atomics", demote_atomics.run),
 ]
 
-VERIFY_EACH = False  # read at every call, so a test session can switch it on after import
-
-
-def run_pipeline(kernel: ir.Kernel, verify_each: bool | None = None) -> None:
-    """Run every pass in order; with `verify_each` (default: `VERIFY_EACH`), verify the IR after each."""
-    check = VERIFY_EACH if verify_each is None else verify_each
+def run_pipeline(kernel: ir.Kernel, verify_each: bool = False) -> None:
+    """Run every pass in order; with `verify_each`, verify the IR after each."""
     for name, fn in PIPELINE:
         fn(kernel)
-        if check:
+        if verify_each:
             try:
                 verify(kernel)
             except IRVerifyError as e:

@@ -57,6 +57,7 @@ def test_no_method_annotates_self() -> None:
     assert not found, f"methods annotating self (a mixin in disguise): {found}"
 
 
+@pytest.mark.slow
 def test_importing_backends_changes_no_shared_lowering_state() -> None:
     """Importing codegen.kernel and codegen.cuda leaves codegen.lower as it was: no statement registered into a
     shared table, no class attribute set from outside."""

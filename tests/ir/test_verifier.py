@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from quadrants import passes
@@ -74,13 +76,14 @@ def _first_last(kernel: ir.Kernel) -> None:
 def test_the_suite_verifies_after_every_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """A pass that breaks the IR is caught right after it runs, by name, even when a later pass happens to
     repair it (the driver's own check after the whole pipeline would not see it): tests/conftest.py sets
-    `VERIFY_EACH` for every kernel the suite compiles."""
+    QD_VERIFY_PASSES for every kernel the suite compiles, in its own processes and those it starts."""
     import numpy as np
 
     import quadrants as qd
 
-    assert passes.VERIFY_EACH
+    assert os.environ.get("QD_VERIFY_PASSES") == "1"
     qd.init(arch=qd.cpu, offline_cache=False, log_level="warn")
+    assert qd.lang.program.get().config.verify_passes
 
     @qd.kernel
     def k(x: qd.types.NDArray[qd.f32, 1]):
@@ -89,7 +92,7 @@ def test_the_suite_verifies_after_every_pass(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(passes, "PIPELINE", [("breaks", _last_first), ("repairs", _first_last), *passes.PIPELINE])
     with pytest.raises(IRVerifyError, match="pass 'breaks' left invalid IR.*not defined before use"):
         k(np.zeros(1, np.float32))
-    monkeypatch.setattr(passes, "VERIFY_EACH", False)
+    qd.init(arch=qd.cpu, offline_cache=False, log_level="warn", verify_passes=False)
     x = np.zeros(1, np.float32)
     k(x)  # unseen without it
     assert x[0] == 1.0
