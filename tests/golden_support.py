@@ -117,7 +117,7 @@ def cpu_llvm_ir_unoptimised(case: GoldenCase) -> str:
     """The CPU backend's LLVM IR as lowering produced it, before LLVM optimises it."""
     fe, text = _built(case)
     backend = CpuBackend(config(), None)
-    return stable(backend.compile(fe, text, case.label(), _symbol(case, text, backend.device_key())).llvm_ir)
+    return stable(backend.render(fe, text, _symbol(case, text, backend.device_key())).llvm_ir)
 
 
 def _symbol(case: GoldenCase, text: str, device: str) -> str:

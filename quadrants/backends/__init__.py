@@ -1,6 +1,6 @@
 """Backends: one object per device, the only place that knows how code is made and run for it.
 
-A backend turns a kernel's checked IR into code (`compile`: render to an LLVM module, then object code or
+A backend turns a kernel's checked IR into code (`render`: an LLVM module; `compile`: object code or
 PTX/cubins), lays that code out as a cache entry (`entry`), makes it callable (`load`, `load_entry`) and
 wraps it in a launcher (`launcher`). It also supplies its part of every cache key (`device_key`) and says which
 other targets' cached code this machine can run (`runnable_targets`). The driver (quadrants/driver/) runs the
@@ -10,7 +10,8 @@ pipeline and asks the backend for each device-specific step; the cache never see
     cuda.py   NVIDIA GPUs: NVPTX → PTX → cubins (ptxas), launched through cuda-python; or emulated on the host
 
 Adding a device means adding one module with a class that satisfies `Backend`, and a line in `backend_for`.
-Backend modules import llvmlite and the code generators only inside `compile`: a cache hit never loads them.
+Backend modules import llvmlite and the code generators only inside `render` and `compile`: a cache hit never
+loads them.
 """
 
 from __future__ import annotations
@@ -56,8 +57,12 @@ class Backend(Protocol):
         """Of the targets `qd precompile` recorded (`targets.json`), those whose code this process can run in
         place of its own, best first (empty when it cannot use any)."""
 
-    def compile(self, fe: FrontendResult, ir_text: str, name: str, symbol: str) -> Compiled:
-        """Render the IR to an LLVM module and compile it. Raises QuadrantsCompilationError."""
+    def render(self, fe: FrontendResult, ir_text: str, symbol: str) -> Any:
+        """The kernel's IR (`fe.kernel`; `ir_text` is kept for dumps) as an LLVM module whose entry is `symbol`,
+        with its ABI (and whatever else the backend launches by, e.g. the GPU's task plan)."""
+
+    def compile(self, rendered: Any) -> Compiled:
+        """The rendered module as code: object code, or PTX and cubins. Raises QuadrantsCompilationError."""
 
     def entry(self, compiled: Any) -> tuple[bytes, dict[str, Any]]:
         """The artifact entry's body and metadata for `compiled`."""

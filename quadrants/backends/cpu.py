@@ -1,7 +1,8 @@
 """The CPU backend: LLVM object code for the host (or a portable x86-64 level), run by the native runtime's
 thread pool.
 
-    compile     IR --codegen.kernel.lower_kernel--> LLVM module --codegen.compile.compile_ir--> object code
+    render      IR --codegen.kernel.lower_kernel--> LLVM module (text) and the kernel's ABI
+    compile     LLVM module --codegen.compile.compile_ir--> object code
     entry       `ld -shared` makes a shared object; the artifact entry is the .so followed by the object code
                 (the file itself is what dlopen maps; the object serves ORC where shared objects cannot load)
     load        dlopen the entry (no llvmlite), else link the object in-process with ORC
@@ -29,6 +30,17 @@ from quadrants.runtime.loader import Loaded, OrcLoader, SharedObjectLoader
 
 if TYPE_CHECKING:
     from quadrants.frontend.records import FrontendResult
+
+
+@dataclass
+class Rendered:
+    """A kernel rendered as an LLVM module (its text) for this CPU, with its ABI."""
+
+    llvm_ir: str
+    abi: KernelABI
+    frontend: FrontendResult
+    ir_text: str
+    timings: dict[str, float]
 
 
 @dataclass
@@ -91,9 +103,9 @@ class CpuBackend:
 
     # ---- compile --------------------------------------------------------------------------------------------
 
-    def compile(self, fe: FrontendResult, ir_text: str, name: str, symbol: str) -> CompiledCpu:
+    def render(self, fe: FrontendResult, ir_text: str, symbol: str) -> Rendered:
+        """The kernel's IR as an LLVM module for this CPU: the entry function and one task per parallel loop."""
         from quadrants.codegen.abi import make_abi
-        from quadrants.codegen.compile import compile_ir
         from quadrants.codegen.cpu import cpu_target, target_machine
         from quadrants.codegen.kernel import TargetInfo, lower_kernel
         from quadrants.codegen.lower import CodegenOptions
@@ -101,22 +113,30 @@ class CpuBackend:
         config = self.config
         t0 = time.perf_counter()
         target = cpu_target(config.cpu_target)
-        tm = target_machine(target, 2)
+        info = TargetInfo(triple=target.triple, data_layout=str(target_machine(target, 2).target_data))
         options = CodegenOptions(fast_math=config.fast_math, bounds_checked=config.bounds_checked)
-        module = lower_kernel(fe.kernel, options, symbol, TargetInfo(triple=target.triple,
-                                                                      data_layout=str(tm.target_data)))  # fmt: skip
-        llvm_ir = str(module)
-        timings = {"lower": time.perf_counter() - t0}
-        stages = config.dump_stages
-        obj = compile_ir(llvm_ir, symbol, target, config.opt_level, keep_ir="opt" in stages, keep_asm="asm" in stages)
-        timings.update(obj.timings)
+        module = lower_kernel(fe.kernel, options, symbol, info)
         abi = make_abi(fe.kernel, symbol, keep_sites=config.bounds_checked)
+        return Rendered(str(module), abi, fe, ir_text, {"lower": time.perf_counter() - t0})
+
+    def compile(self, rendered: Rendered) -> CompiledCpu:
+        """Optimize the module and emit object code (`opt_level`; `dump_stages` writes each stage's text)."""
+        from quadrants.codegen.compile import compile_ir
+        from quadrants.codegen.cpu import cpu_target
+
+        config, symbol = self.config, rendered.abi.symbol
+        stages = config.dump_stages
+        obj = compile_ir(rendered.llvm_ir, symbol, cpu_target(config.cpu_target), config.opt_level,
+                         keep_ir="opt" in stages, keep_asm="asm" in stages)  # fmt: skip
+        timings = {**rendered.timings, **obj.timings}
         if config.print_ir:
-            print(ir_text, end="")
+            print(rendered.ir_text, end="")
         if stages:
-            dump(config, symbol, {"ir": ir_text, "llvm": llvm_ir, "opt": obj.optimized_ir, "asm": obj.asm})
+            dump(config, symbol, {"ir": rendered.ir_text, "llvm": rendered.llvm_ir, "opt": obj.optimized_ir,
+                                  "asm": obj.asm})  # fmt: skip
         STATS.add(timings)
-        return CompiledCpu(abi, obj.object_code, ir_text, llvm_ir, fe, timings)
+        return CompiledCpu(rendered.abi, obj.object_code, rendered.ir_text, rendered.llvm_ir, rendered.frontend,
+                           timings)  # fmt: skip
 
     def entry(self, compiled: CompiledCpu) -> tuple[bytes, dict[str, Any]]:
         so = self._link(compiled.object_code)

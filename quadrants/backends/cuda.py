@@ -89,8 +89,11 @@ class CudaBackend:
 
     # ---- compile --------------------------------------------------------------------------------------------
 
-    def compile(self, fe: FrontendResult, ir_text: str, name: str, symbol: str) -> CompiledCuda:
-        compiled = compile_cuda(fe, ir_text, symbol, self.config, (self.arch,))
+    def render(self, fe: FrontendResult, ir_text: str, symbol: str) -> RenderedCuda:
+        return render_cuda(fe, ir_text, symbol, self.config, self.arch)
+
+    def compile(self, rendered: RenderedCuda) -> CompiledCuda:
+        compiled = compile_rendered(rendered, self.config, (self.arch,))
         STATS.add(compiled.timings)
         return compiled
 
@@ -164,38 +167,56 @@ def open_gpu(config: Config) -> tuple[Any, str]:
         return None, f"the CUDA device could not be used ({e})"
 
 
-def compile_cuda(fe: FrontendResult, ir_text: str, symbol: str, config: Config, archs: tuple[str, ...],
-                 cubin: bool = True) -> CompiledCuda:  # fmt: skip
-    """Lower to NVPTX, PTX per architecture in `archs`, and cubins with `ptxas` when it is installed (`cubin`).
-    With `config.cuda_emulate`, host object code for the emulator instead. Raises codegen.nvptx.NvptxError."""
+@dataclass
+class RenderedCuda:
+    """A kernel rendered for the GPU: the NVPTX module (or, emulated, a host module) and its launch plan."""
+
+    llvm_ir: str
+    plan: Any  # codegen.cuda_plan.CudaPlan
+    abi: KernelABI
+    frontend: FrontendResult
+    ir_text: str
+    timings: dict[str, float]
+
+
+def render_cuda(fe: FrontendResult, ir_text: str, symbol: str, config: Config, arch: str) -> RenderedCuda:
+    """The kernel's tasks as an NVPTX module for `arch`; with `config.cuda_emulate`, as host functions for
+    runtime/emulator.py (thread ids read from a global, math from libm)."""
     from quadrants.codegen.abi import make_abi
     from quadrants.codegen.cuda import lower_cuda_kernel
     from quadrants.codegen.lower import CodegenOptions
 
     t0 = time.perf_counter()
     opts = CodegenOptions(fast_math=config.fast_math, bounds_checked=config.bounds_checked)
-    abi = make_abi(fe.kernel, symbol, keep_sites=config.bounds_checked)
+    host = None
     if config.cuda_emulate:
-        from quadrants.codegen.compile import compile_ir
         from quadrants.codegen.cpu import cpu_target, target_machine
         from quadrants.codegen.kernel import TargetInfo
 
         target = cpu_target("host")
         host = TargetInfo(target.triple, str(target_machine(target, 2).target_data))
-        module, plan = lower_cuda_kernel(fe.kernel, opts, symbol, emulate_on=host)
-        llvm_ir = str(module)
-        obj = compile_ir(llvm_ir, symbol, target, config.opt_level)
-        timings = {"cuda_lower": time.perf_counter() - t0, **obj.timings}
-        return CompiledCuda(abi, plan, {"host": obj.object_code}, llvm_ir, timings, fe, ir_text)
+    module, plan = lower_cuda_kernel(fe.kernel, opts, symbol, arch, emulate_on=host)
+    abi = make_abi(fe.kernel, symbol, keep_sites=config.bounds_checked)
+    return RenderedCuda(str(module), plan, abi, fe, ir_text, {"cuda_lower": time.perf_counter() - t0})
+
+
+def compile_rendered(r: RenderedCuda, config: Config, archs: tuple[str, ...], cubin: bool = True) -> CompiledCuda:
+    """PTX per architecture in `archs`, and cubins with `ptxas` when it is installed (`cubin`); emulated, host
+    object code. Raises codegen.nvptx.NvptxError."""
+    timings = dict(r.timings)
+    if config.cuda_emulate:
+        from quadrants.codegen.compile import compile_ir
+        from quadrants.codegen.cpu import cpu_target
+
+        obj = compile_ir(r.llvm_ir, r.abi.symbol, cpu_target("host"), config.opt_level)
+        return CompiledCuda(r.abi, r.plan, {"host": obj.object_code}, r.llvm_ir, {**timings, **obj.timings},
+                            r.frontend, r.ir_text)  # fmt: skip
     from quadrants.codegen import nvptx
 
-    module, plan = lower_cuda_kernel(fe.kernel, opts, symbol, archs[0])
-    llvm_ir = str(module)
-    timings = {"cuda_lower": time.perf_counter() - t0}
-    entry_points = tuple(t.name for t in plan.tasks)
+    entry_points = tuple(t.name for t in r.plan.tasks)
     images: dict[str, bytes] = {}
     for arch in archs:
-        res = nvptx.emit_ptx(llvm_ir, arch, config.opt_level, entry_points)
+        res = nvptx.emit_ptx(r.llvm_ir, arch, config.opt_level, entry_points)
         for k, v in res.timings.items():
             timings[k] = timings.get(k, 0.0) + v
         images[f"ptx:{res.arch}"] = res.ptx.encode()
@@ -203,7 +224,14 @@ def compile_cuda(fe: FrontendResult, ir_text: str, symbol: str, config: Config, 
             t1 = time.perf_counter()
             images[res.arch] = nvptx.assemble(res.ptx, res.arch)
             timings["ptxas"] = timings.get("ptxas", 0.0) + time.perf_counter() - t1
-    return CompiledCuda(abi, plan, images, llvm_ir, timings, fe, ir_text)
+    return CompiledCuda(r.abi, r.plan, images, r.llvm_ir, timings, r.frontend, r.ir_text)
+
+
+def compile_cuda(fe: FrontendResult, ir_text: str, symbol: str, config: Config, archs: tuple[str, ...],
+                 cubin: bool = True) -> CompiledCuda:  # fmt: skip
+    """Render and compile in one step (the PTX check and tests), for `archs` (the module is rendered for the
+    first)."""
+    return compile_rendered(render_cuda(fe, ir_text, symbol, config, archs[0]), config, archs, cubin)
 
 
 def check_ptx(fe: FrontendResult, ir_text: str, name: str, symbol: str, config: Config) -> None:

@@ -287,7 +287,7 @@ class Driver:
     def _compile(self, okey: str, fe: FrontendResult, ir_text: str, fn: Callable[..., Any]) -> Artifact:
         name = fn.__qualname__
         symbol = symbol_for(name, okey)
-        compiled = self.backend.compile(fe, ir_text, name, symbol)
+        compiled = self.backend.compile(self.backend.render(fe, ir_text, symbol))
         if self.config.ptx_check:
             from quadrants.backends.cuda import check_ptx
 
