@@ -41,5 +41,6 @@ EXPRESSIONS: dict[type, ExprFn] = {
     ast.IfExp: expressions.transform_ifexp,
     ast.Attribute: expressions.transform_attribute,
     ast.Subscript: expressions.transform_subscript,
+    ast.Slice: expressions.transform_slice,
     ast.Call: calls.transform_call,
 }

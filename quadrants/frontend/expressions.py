@@ -268,6 +268,18 @@ def struct_attribute(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -
     raise fb.error(node, f"{s.cls.__name__} has no member {attr!r} usable in kernels")
 
 
+def transform_slice(fb: FrontendBuilder, node: ast.Slice) -> slice:
+    """`a:b:c` in a subscript: a Python slice of compile-time integers (vectors and matrices are sliced at
+    compile time, as in Quadrants)."""
+    bounds = []
+    for part in (node.lower, node.upper, node.step):
+        value = None if part is None else fb.expr(part)
+        if is_runtime(value):
+            raise fb.error(part or node, "slice bounds must be compile-time constants (use qd.static values)")
+        bounds.append(value)
+    return slice(*bounds)
+
+
 def transform_subscript(fb: FrontendBuilder, node: ast.Subscript) -> Any:
     base = fb.expr(node.value)
     if is_ndarray(base):

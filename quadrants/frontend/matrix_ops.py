@@ -264,6 +264,8 @@ def matrix_attribute(fb: FrontendBuilder, m: Matrix, attr: str, node: ast.AST) -
 
 def matrix_index(fb: FrontendBuilder, m: Matrix, index: Any, node: ast.AST) -> Any:
     idx = list(index) if isinstance(index, (tuple, list)) else [index]
+    if any(isinstance(i, slice) for i in idx):
+        return matrix_slice(fb, m, idx, node)
     if not any(is_runtime(i) for i in idx):
         if len(idx) > len(m.shape) or any(not 0 <= int(i) < n for i, n in zip(idx, m.shape)):
             raise QuadrantsTypeError(f"index {tuple(idx)} is out of range for shape {m.shape}", fb.loc(node))
@@ -275,6 +277,36 @@ def matrix_index(fb: FrontendBuilder, m: Matrix, index: Any, node: ast.AST) -> A
         return Matrix((m.m,), [select_element(fb, m, binary(fb, "add", binary(fb, "mul", flat, m.m, node), j, node), node)
                                for j in range(m.m)])  # fmt: skip
     return select_element(fb, m, flat, node)
+
+
+def matrix_slice(fb: FrontendBuilder, m: Matrix, idx: list[Any], node: ast.AST) -> Any:
+    """`v[1:]`, `T[:3, :3]`, `T[1, 1:3]`: a vector or matrix of the selected elements (an axis given by an
+    index drops out, as in Quadrants). Indices and bounds are compile-time; negative ones are refused."""
+    if len(idx) > len(m.shape):
+        raise QuadrantsTypeError(f"{len(idx)} indices for a value of shape {m.shape}", fb.loc(node))
+    picks: list[list[int]] = []
+    kept: list[bool] = []
+    for i, n in zip(idx + [slice(None)] * (len(m.shape) - len(idx)), m.shape):
+        if isinstance(i, slice):
+            if any(b is not None and (not isinstance(b, int) or b < 0) for b in (i.start, i.stop)):
+                raise QuadrantsSyntaxError("Negative indices are not supported in Quadrants kernels.", fb.loc(node))
+            picks.append(list(range(n))[i])
+            kept.append(True)
+        elif is_runtime(i):
+            raise QuadrantsSyntaxError("an index next to a slice must be a compile-time constant", fb.loc(node))
+        else:
+            if not 0 <= int(i) < n:
+                raise QuadrantsTypeError(f"index {i} is out of range for shape {m.shape}", fb.loc(node))
+            picks.append([int(i)])
+            kept.append(False)
+    if any(not p for p in picks):
+        raise QuadrantsSyntaxError("a slice selects no element", fb.loc(node))
+    if len(picks) == 1:
+        return Matrix((len(picks[0]),), [m.elements[r] for r in picks[0]])
+    rows, cols = picks
+    elements = [m.elements[r * m.m + c] for r in rows for c in cols]
+    shape = tuple(len(p) for p, k in zip(picks, kept) if k)
+    return Matrix(shape, elements)
 
 
 def flat_index(fb: FrontendBuilder, m: Matrix, idx: list[Any], node: ast.AST) -> Any:

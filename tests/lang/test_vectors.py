@@ -322,3 +322,62 @@ def test_conditional_expressions_broadcast_a_scalar_branch_and_refuse_vector_con
     np.testing.assert_array_equal(v, [[2, -4, 6], [0, 0, 0], [0, 0, 0]])
     with pytest.raises(qd.QuadrantsSyntaxError, match='Please use "qd.select" instead.'):
         vector_cond(v)
+
+
+def test_slicing_vectors_and_matrices_as_quadrants_does() -> None:
+    """`v[1:]`, `v[::2]`, `T[:3, :3]`, `T[1, 1:3]`, `T[0:2, 2]` select at compile time; an axis given by an
+    index drops out (values checked against numpy slicing; shapes as real Quadrants 1.3.3 gives them)."""
+    mat4 = qd.types.matrix(4, 4, qd.f32)
+
+    @qd.kernel
+    def k(v: qd.types.vector(4, qd.f32), t: mat4) -> tuple[qd.types.vector(3, qd.f32), qd.types.vector(2, qd.f32),
+                                                       qd.types.matrix(3, 3, qd.f32), qd.types.vector(2, qd.f32),
+                                                       qd.types.vector(2, qd.f32)]:  # fmt: skip
+        return v[1:], v[::2], t[:3, :3], t[1, 1:3], t[0:2, 2]
+
+    v = rng.normal(size=4).astype(np.float32)
+    t = rng.normal(size=(4, 4)).astype(np.float32)
+    a, b, c, d, e = k(v, t)
+    np.testing.assert_array_equal(a.to_numpy(), v[1:])
+    np.testing.assert_array_equal(b.to_numpy(), v[::2])
+    np.testing.assert_array_equal(c.to_numpy(), t[:3, :3])
+    np.testing.assert_array_equal(d.to_numpy(), t[1, 1:3])
+    np.testing.assert_array_equal(e.to_numpy(), t[0:2, 2])
+
+
+def test_a_slice_of_an_ndarray_element_computes_with_it() -> None:
+    @qd.kernel
+    def k(x: Nd[qd.types.vector(4, qd.f32), 1], out: Nd[qd.f32, 1]):
+        for i in range(x.shape[0]):
+            tail = x[i][1:]
+            out[i] = tail.dot(tail) + x[i][:2].sum()
+
+    x = rng.normal(size=(5, 4)).astype(np.float32)
+    out = np.zeros(5, np.float32)
+    k(x, out)
+    np.testing.assert_allclose(out, (x[:, 1:] ** 2).sum(1) + x[:, :2].sum(1), rtol=1e-5)
+
+
+def test_slices_quadrants_refuses_are_located_errors() -> None:
+    vec4 = qd.types.vector(4, qd.f32)
+
+    @qd.kernel
+    def negative(v: vec4) -> qd.f32:
+        return v[-2:].sum()
+
+    @qd.kernel
+    def runtime_bound(v: vec4, n: qd.i32) -> qd.f32:
+        return v[n:].sum()
+
+    @qd.kernel
+    def empty(v: vec4) -> qd.f32:
+        return v[3:1].sum()
+
+    v = np.ones(4, np.float32)
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Negative indices are not supported") as e:
+        negative(v)
+    assert "v[-2:]" in str(e.value)  # the source line is shown
+    with pytest.raises(qd.QuadrantsSyntaxError, match="slice bounds must be compile-time constants"):
+        runtime_bound(v, 1)
+    with pytest.raises(qd.QuadrantsSyntaxError, match="selects no element"):
+        empty(v)
