@@ -42,5 +42,6 @@ EXPRESSIONS: dict[type, ExprFn] = {
     ast.Attribute: expressions.transform_attribute,
     ast.Subscript: expressions.transform_subscript,
     ast.Slice: expressions.transform_slice,
+    ast.ListComp: expressions.transform_list_comp,
     ast.Call: calls.transform_call,
 }

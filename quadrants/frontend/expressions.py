@@ -15,7 +15,7 @@ from typing import Any
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.func import BoundFunc, Func
-from quadrants.frontend.lvalues import read
+from quadrants.frontend.lvalues import assign, read
 from quadrants.frontend.matrix_ops import matmul, matrix_attribute, matrix_index
 from quadrants.frontend.ndarrays import (
     element_ptrs,
@@ -266,6 +266,45 @@ def struct_attribute(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -
         if not callable(member):
             return s.class_attribute(attr)  # a class attribute: a compile-time constant
     raise fb.error(node, f"{s.cls.__name__} has no member {attr!r} usable in kernels")
+
+
+def transform_list_comp(fb: FrontendBuilder, node: ast.ListComp) -> list[Any]:
+    """`[x * 3 + y for y in range(3)]`: unrolled at compile time into a Python list (of runtime values, when the
+    element is one), as in Quadrants. Each iterable must be known at compile time (a range of constants, a
+    tuple or list, a vector's elements) and each `if` a compile-time condition."""
+    out: list[Any] = []
+
+    def generate(k: int) -> None:
+        if k == len(node.generators):
+            out.append(fb.expr(node.elt))
+            return
+        gen = node.generators[k]
+        iterable = fb.expr(gen.iter)
+        m = as_matrix(fb, iterable, gen.iter)
+        if m is not None:
+            items = list(m.unpack_values())
+        elif is_runtime(iterable) or not hasattr(iterable, "__iter__"):
+            raise fb.error(gen.iter, "a list comprehension in a kernel iterates over a compile-time iterable "
+                                     "(range with constant bounds, a tuple or list, a vector)")  # fmt: skip
+        else:
+            items = list(iterable)
+        for item in items:
+            scope = fb.new_scope()
+            try:
+                assign(fb, gen.target, item, node, static=True)
+                keep = True
+                for cond in gen.ifs:
+                    c = fb.expr(cond)
+                    if is_runtime(c):
+                        raise fb.error(cond, "a list comprehension's `if` must be a compile-time condition")
+                    keep = keep and bool(c)
+                if keep:
+                    generate(k + 1)
+            finally:
+                fb.pop_scope(scope)
+
+    generate(0)
+    return out
 
 
 def transform_slice(fb: FrontendBuilder, node: ast.Slice) -> slice:

@@ -280,6 +280,9 @@ def _b_all_any(op: str) -> Callable[..., Any]:
 
 
 def _b_range(fb: FrontendBuilder, node: ast.Call, *args: Any) -> Any:
+    """`range(3)` with constant bounds is a Python range (list comprehensions unroll over it)."""
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return range(*args)
     raise fb.error(node, "range() with runtime bounds can only be used as the iterable of a for loop")
 
 

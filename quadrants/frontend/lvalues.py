@@ -157,16 +157,35 @@ def store_ref(fb: FrontendBuilder, ref: Ref, value: Any, node: ast.AST) -> None:
             fb.b.store(ref.ptr, fb.ops.cast(value, ref.dtype, loc))
         return
     if isinstance(ref, MatrixRef):
-        m = as_matrix(fb, value, node)
-        if m is None or len(m.elements) != len(ref.refs):
-            got = m.shape if m is not None else "a scalar"
-            raise QuadrantsTypeError(f"cannot assign {got} to a vector/matrix of shape {ref.shape}", loc)
-        for r, e in zip(ref.refs, m.elements):
+        for r, e in zip(ref.refs, elements_for(fb, ref, value, node)):
             store_ref(fb, r, e, node)
         return
     for k, r in enumerate(ref.base.refs):
         hit = fb.ops.binary("eq", ref.index, k, loc)
         store_ref(fb, r, fb.ops.select(hit, value, fb.b.load(r.ptr), loc), node)
+
+
+def elements_for(fb: FrontendBuilder, ref: MatrixRef, value: Any, node: ast.AST) -> list[Any]:
+    """What each element of a vector/matrix target receives, as in Quadrants: the elements of a vector/matrix or
+    of a (nested) Python list of the same size, or one scalar broadcast to every element."""
+    m = as_matrix(fb, value, node)
+    if m is not None:
+        elements = m.elements
+    elif isinstance(value, (list, tuple)):
+        elements = flatten(fb, value, node)
+    else:
+        return [value] * len(ref.refs)
+    if len(elements) != len(ref.refs):
+        got = m.shape if m is not None else f"a list of {len(elements)} elements"
+        raise QuadrantsTypeError(f"cannot assign {got} to a vector/matrix of shape {ref.shape}", fb.loc(node))
+    return elements
+
+
+def flatten(fb: FrontendBuilder, value: Any, node: ast.AST) -> list[Any]:
+    if isinstance(value, (list, tuple)):
+        return [e for v in value for e in flatten(fb, v, node)]
+    m = as_matrix(fb, value, node)
+    return list(m.elements) if m is not None else [value]
 
 
 def augassign_ref(fb: FrontendBuilder, ref: Ref, op: str, value: Any, node: ast.AST) -> None:
@@ -177,9 +196,8 @@ def augassign_ref(fb: FrontendBuilder, ref: Ref, op: str, value: Any, node: ast.
             store_ref(fb, ref, binary(fb, op, fb.b.load(ref.ptr), value, node), node)
         return
     if isinstance(ref, MatrixRef):
-        m = as_matrix(fb, value, node)
-        for k, r in enumerate(ref.refs):
-            augassign_ref(fb, r, op, m.elements[k] if m is not None else value, node)
+        for r, e in zip(ref.refs, elements_for(fb, ref, value, node)):
+            augassign_ref(fb, r, op, e, node)
         return
     store_ref(fb, ref, binary(fb, op, load_ref(fb, ref, node), value, node), node)
 

@@ -193,7 +193,7 @@ def _transpose(
 
 def _trace(fb: FrontendBuilder, m: Matrix, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
     if m.is_vector or m.n != m.m:
-        raise QuadrantsTypeError("trace needs a square matrix", fb.loc(node))
+        raise QuadrantsTypeError(f"trace: expected a square matrix, got shape {m.shape}", fb.loc(node))
     return reduce_elements(fb, "add", Matrix((m.n,), [m.at(i, i) for i in range(m.n)]), node)
 
 

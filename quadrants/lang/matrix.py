@@ -161,6 +161,14 @@ class Matrix:
     def determinant(self) -> float:
         return float(np.linalg.det(self._arr))
 
+    def trace(self) -> Any:
+        """The sum of the diagonal of a square matrix (QuadrantsCompilationError otherwise, as in Quadrants)."""
+        if self._arr.ndim != 2 or self._arr.shape[0] != self._arr.shape[1]:
+            from quadrants.errors import QuadrantsCompilationError
+
+            raise QuadrantsCompilationError(f"trace: expected a square matrix, got shape {self._arr.shape}")
+        return np.trace(self._arr).item()
+
     def inverse(self) -> Matrix:
         return Matrix._wrap(np.linalg.inv(self._arr))
 

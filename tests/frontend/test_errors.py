@@ -141,7 +141,7 @@ def test_syntax_error_is_also_a_python_syntax_error() -> None:
 def test_no_compiler_frames_in_traceback() -> None:
     @qd.kernel
     def k():
-        x = [i for i in range(3)]  # noqa: F841
+        x = {i for i in range(3)}  # noqa: F841 - a set comprehension: unsupported in kernels
 
     with pytest.raises(qd.QuadrantsSyntaxError) as info:
         k()

@@ -381,3 +381,72 @@ def test_slices_quadrants_refuses_are_located_errors() -> None:
         runtime_bound(v, 1)
     with pytest.raises(qd.QuadrantsSyntaxError, match="selects no element"):
         empty(v)
+
+
+def test_lists_and_scalars_assign_to_vector_and_matrix_targets() -> None:
+    """As in Quadrants 1.3.3: a (nested) list of the target's size stores element-wise, a scalar broadcasts to
+    every element, `+=` takes a list too (values as real Quadrants gives them for the same kernel)."""
+
+    @qd.kernel
+    def k(a: Nd[qd.types.matrix(2, 2, qd.f32), 1], b: Nd[qd.types.vector(3, qd.i32), 1], n: qd.i32):
+        for i in range(2):
+            a[i] = [[i, i + 1], [i + 2, i + 3.5]]
+        a[2] = 42
+        b[0] = [100, 10, n]
+        b[1] = n
+        v = qd.Vector([1, 2, 3])
+        v = [4, 5, 6]
+        b[2] = v
+        b[3] += [1, 2, n]
+
+    a, b = np.zeros((3, 2, 2), np.float32), np.ones((4, 3), np.int32)
+    k(a, b, 7)
+    np.testing.assert_array_equal(a, [[[0, 1], [2, 3.5]], [[1, 2], [3, 4.5]], [[42, 42], [42, 42]]])
+    np.testing.assert_array_equal(b, [[100, 10, 7], [7, 7, 7], [4, 5, 6], [2, 3, 8]])
+
+
+def test_a_list_of_another_size_is_a_located_type_error() -> None:
+    @qd.kernel
+    def k(b: Nd[qd.types.vector(3, qd.i32), 1]):
+        b[0] = [1, 2]
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"a list of 2 elements to a vector/matrix of shape \(3,\)"):
+        k(np.zeros((1, 3), np.int32))
+
+
+def test_list_comprehensions_unroll_at_compile_time() -> None:
+    @qd.kernel
+    def k(o: Nd[qd.f32, 1], n: qd.i32):
+        mat = qd.Matrix([[x * 3 + y for y in range(3)] for x in range(3)])
+        v = qd.Vector([n * i for i in range(4) if i != 2])
+        z = qd.Matrix([[0.0 for _ in range(4)] for _ in range(5)])
+        w = qd.Vector([e * 2 for e in v])
+        for i in range(9):
+            o[i] = mat[i // 3, i % 3]
+        o[9], o[10], o[11], o[12] = v.sum(), v.n, z.n * 10 + z.m, w.sum()
+
+    o = np.zeros(13, np.float32)
+    k(o, 2)
+    want = [*range(9), 2 * (0 + 1 + 3), 3, 54, 4 * (0 + 1 + 3)]
+    np.testing.assert_array_equal(o, want)
+
+
+def test_a_list_comprehension_over_a_runtime_range_is_a_located_error() -> None:
+    @qd.kernel
+    def k(n: qd.i32) -> qd.i32:
+        return len([i for i in range(n)])
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="range\\(\\) with runtime bounds"):
+        k(3)
+
+
+def test_trace_in_both_scopes() -> None:
+    @qd.kernel
+    def k(m: qd.types.matrix(2, 2, qd.f32)) -> qd.f32:
+        return m.trace()
+
+    m = np.array([[0.5, 3.0], [5.0, 7.0]], np.float32)
+    assert k(m) == pytest.approx(7.5)
+    assert qd.Matrix(m.tolist()).trace() == pytest.approx(7.5)
+    with pytest.raises(qd.QuadrantsCompilationError, match=r"expected a square matrix, got shape \(3, 2\)"):
+        qd.Matrix([[0.1, 3.0], [5.0, 7.0], [1.0, 2.0]]).trace()
