@@ -266,17 +266,13 @@ def matrix_index(fb: FrontendBuilder, m: Matrix, index: Any, node: ast.AST) -> A
     idx = list(index) if isinstance(index, (tuple, list)) else [index]
     if any(isinstance(i, slice) for i in idx):
         return matrix_slice(fb, m, idx, node)
+    if len(idx) != len(m.shape):  # as in Quadrants: a matrix takes m[i, j], never m[i] (a row)
+        raise QuadrantsSyntaxError(f"Expected {len(m.shape)} indices, got {len(idx)}", fb.loc(node))
     if not any(is_runtime(i) for i in idx):
-        if len(idx) > len(m.shape) or any(not 0 <= int(i) < n for i, n in zip(idx, m.shape)):
+        if any(not 0 <= int(i) < n for i, n in zip(idx, m.shape)):
             raise QuadrantsTypeError(f"index {tuple(idx)} is out of range for shape {m.shape}", fb.loc(node))
-        if m.is_vector or len(idx) == 2:
-            return m.at(*idx)
-        return m.row(idx[0])
-    flat = flat_index(fb, m, idx, node)
-    if not m.is_vector and len(idx) == 1:
-        return Matrix((m.m,), [select_element(fb, m, binary(fb, "add", binary(fb, "mul", flat, m.m, node), j, node), node)
-                               for j in range(m.m)])  # fmt: skip
-    return select_element(fb, m, flat, node)
+        return m.at(*idx)
+    return select_element(fb, m, flat_index(fb, m, idx, node), node)
 
 
 def matrix_slice(fb: FrontendBuilder, m: Matrix, idx: list[Any], node: ast.AST) -> Any:

@@ -138,6 +138,50 @@ class Matrix:
     def __neg__(self) -> Matrix:
         return Matrix._wrap(-self._arr)
 
+    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+        return Matrix._wrap(self._arr != np.asarray(other))
+
+    def __lt__(self, o: Any) -> Matrix:
+        return self._op(o, np.less)
+
+    def __le__(self, o: Any) -> Matrix:
+        return self._op(o, np.less_equal)
+
+    def __gt__(self, o: Any) -> Matrix:
+        return self._op(o, np.greater)
+
+    def __ge__(self, o: Any) -> Matrix:
+        return self._op(o, np.greater_equal)
+
+    # Python's floor `//` and `%`, shifts and bit operations, element-wise as numpy computes them (`m //= n`
+    # and the other in-place forms fall back to these and rebind the name, as with Quadrants' matrices).
+    def __floordiv__(self, o: Any) -> Matrix:
+        return self._op(o, np.floor_divide)
+
+    def __mod__(self, o: Any) -> Matrix:
+        return self._op(o, np.mod)
+
+    def __pow__(self, o: Any) -> Matrix:
+        return self._op(o, np.power)
+
+    def __lshift__(self, o: Any) -> Matrix:
+        return self._op(o, np.left_shift)
+
+    def __rshift__(self, o: Any) -> Matrix:
+        return self._op(o, np.right_shift)
+
+    def __and__(self, o: Any) -> Matrix:
+        return self._op(o, np.bitwise_and)
+
+    def __or__(self, o: Any) -> Matrix:
+        return self._op(o, np.bitwise_or)
+
+    def __xor__(self, o: Any) -> Matrix:
+        return self._op(o, np.bitwise_xor)
+
+    def __abs__(self) -> Matrix:
+        return Matrix._wrap(np.abs(self._arr))
+
     def __matmul__(self, o: Any) -> Any:
         r = self._arr @ np.asarray(o)
         return r.item() if isinstance(r, np.generic) or np.ndim(r) == 0 else Matrix._wrap(r)

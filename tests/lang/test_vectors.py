@@ -450,3 +450,37 @@ def test_trace_in_both_scopes() -> None:
     assert qd.Matrix(m.tolist()).trace() == pytest.approx(7.5)
     with pytest.raises(qd.QuadrantsCompilationError, match=r"expected a square matrix, got shape \(3, 2\)"):
         qd.Matrix([[0.1, 3.0], [5.0, 7.0], [1.0, 2.0]]).trace()
+
+
+def test_a_matrix_takes_two_indices_and_a_vector_one() -> None:
+    """As in Quadrants: `m[0]` of a matrix and `v[0, 0]` of a vector are compile errors (no row access)."""
+
+    @qd.kernel
+    def row(m: qd.types.matrix(2, 2, qd.f32)) -> qd.f32:
+        return m[0].sum()
+
+    @qd.kernel
+    def two(v: vec3) -> qd.f32:
+        return v[0, 0]
+
+    with pytest.raises(qd.QuadrantsCompilationError, match="Expected 2 indices, got 1"):
+        row(np.eye(2, dtype=np.float32))
+    with pytest.raises(qd.QuadrantsCompilationError, match="Expected 1 indices, got 2"):
+        two(np.ones(3, np.float32))
+
+
+@pytest.mark.parametrize("op", ["iadd", "isub", "imul", "ifloordiv", "imod", "ilshift", "irshift", "ior", "ixor",
+                                "iand"])  # fmt: skip
+def test_python_scope_matrices_take_every_in_place_operator(op: str) -> None:
+    import operator
+
+    a, b = np.array([[1, 2], [3, -4]]), np.array([[5, 6], [7, 3]])
+    fn = getattr(operator, op)
+    np.testing.assert_array_equal(fn(qd.Matrix(a), qd.Matrix(b)).to_numpy(), fn(a.copy(), b))
+
+
+def test_python_scope_matrices_compare_element_wise_with_lists() -> None:
+    m = qd.Matrix([[3.0, 4.0], [5.0, 6.0]])
+    assert (m < [[3.5, 4.5], [5.5, 6.5]]).all() and not (m < [[3.5, 4.5], [5.5, 6.0]]).all()
+    assert (m >= [[3, 4], [5, 6]]).all() and (m > 2).all() and (m <= 6).all()
+    assert (m != [[3, 4], [5, 7]]).any() and not (m != [[3, 4], [5, 6]]).any()
