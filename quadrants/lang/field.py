@@ -69,7 +69,9 @@ class Field:
             return v.item()
         from quadrants.lang.matrix import Matrix
 
-        return Matrix._wrap(v.copy()) if self.element_type is not None and v.shape == self.element_shape else v.copy()
+        if self.element_type is not None and v.shape == self.element_shape:
+            return Matrix._wrap(v)  # a view: `f[i][j] = v` writes the field, as Quadrants' element proxies do
+        return v.copy()
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self._memory()[() if index is None else index] = np.asarray(value)

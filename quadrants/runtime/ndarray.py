@@ -110,7 +110,8 @@ class Ndarray:
 
     def __getitem__(self, index: Any) -> Any:
         """An element (`x[None]` or `x[()]` of a 0-d ndarray): a number, or a `qd.Vector`/`qd.Matrix` of a
-        vector/matrix ndarray's element, as in Quadrants; a slice is a numpy copy."""
+        vector/matrix ndarray's element that views the ndarray's memory, so `x[i][j] = v` writes the ndarray
+        (as Quadrants' element proxies do); a slice is a numpy copy."""
         self._mem.host_access()
         v = self._arr[() if index is None else index]
         if isinstance(v, np.generic):
@@ -118,7 +119,7 @@ class Ndarray:
         if self._spec.elem_shape and v.shape == self._spec.elem_shape:
             from quadrants.lang.matrix import Matrix  # the Python-scope value type (lang builds on runtime)
 
-            return Matrix._wrap(v.copy())
+            return Matrix._wrap(v)
         return v.copy()
 
     def __setitem__(self, index: Any, value: Any) -> None:

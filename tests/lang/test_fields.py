@@ -116,3 +116,12 @@ def test_vector_tensors() -> None:
 
     k(t)
     np.testing.assert_array_equal(t.to_numpy()[:, 0], np.arange(4))
+
+
+def test_an_element_of_a_vector_field_writes_through() -> None:
+    f = qd.Vector.field(3, qd.i32, shape=2)
+    f[0][2] = 7
+    g = qd.Matrix.field(2, 2, qd.f32, shape=(2,))
+    g[1][1, 0] = 2.5
+    assert f[0][2] == 7 and g[1][1, 0] == 2.5
+    np.testing.assert_array_equal(f.to_numpy(), [[0, 0, 7], [0, 0, 0]])

@@ -137,3 +137,18 @@ def test_invalid_ndarray_shapes_are_refused(shape: object) -> None:
     with pytest.raises(qd.QuadrantsRuntimeError, match="is not a valid shape for ndarray"):
         qd.ndarray(qd.f32, shape)
     assert qd.ndarray(qd.f32, (1, np.int32(3), 4096)).shape == (1, 3, 4096) and qd.ndarray(qd.f32, ()).shape == ()
+
+
+def test_an_element_of_a_vector_or_matrix_ndarray_writes_through() -> None:
+    """`a[i][j] = v` in Python scope writes the ndarray, as Quadrants' element proxies do (it used to write a
+    copy and lose the value silently); a held element sees later writes, and writes through it land."""
+    a = qd.Vector.ndarray(3, qd.i32, 2)
+    a[0][1] = 5
+    m = qd.Matrix.ndarray(2, 2, qd.f32, 2)
+    m[1][0, 1] = 3.0
+    held = a[1]
+    a[1] = [9, 9, 9]
+    w = a[0]
+    w[0] = 4
+    assert a[0][1] == 5 and m[1][0, 1] == 3.0 and held[0] == 9 and a[0][0] == 4
+    np.testing.assert_array_equal(a.to_numpy(), [[4, 5, 0], [9, 9, 9]])
