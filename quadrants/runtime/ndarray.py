@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from quadrants._logging import warn
-from quadrants.errors import QuadrantsRuntimeError
+from quadrants.errors import QuadrantsIndexError, QuadrantsRuntimeError
 from quadrants.ir.types import NdType
 from quadrants.runtime import device
 from quadrants.types import dtypes
@@ -104,6 +104,20 @@ class Ndarray:
     def copy_from(self, other: Ndarray) -> None:
         self.from_numpy(other._arr)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Ndarray:
+        """`copy.deepcopy(x)`: a new ndarray of the same type and shape holding a copy of the data."""
+        out = Ndarray(None if self.element_type is not None else self.dtype, self.shape, self.element_type)
+        out.copy_from(self)
+        memo[id(self)] = out
+        return out
+
+    def _check_index(self, index: Any) -> None:
+        """Whole-element indices must name every dimension, as in Quadrants (numpy slices are let through)."""
+        parts = index if isinstance(index, tuple) else (index,)
+        whole = all(isinstance(p, (int, np.integer)) and not isinstance(p, bool) for p in parts)
+        if whole and len(parts) != len(self.shape):
+            raise QuadrantsIndexError(f"{len(self.shape)}d ndarray indexed with {len(parts)}d indices: {index!r}")
+
     def fill(self, value: Any) -> None:
         self._mem.host_access()
         self._arr[...] = value
@@ -112,6 +126,7 @@ class Ndarray:
         """An element (`x[None]` or `x[()]` of a 0-d ndarray): a number, or a `qd.Vector`/`qd.Matrix` of a
         vector/matrix ndarray's element that views the ndarray's memory, so `x[i][j] = v` writes the ndarray
         (as Quadrants' element proxies do); a slice is a numpy copy."""
+        self._check_index(index)
         self._mem.host_access()
         v = self._arr[() if index is None else index]
         if isinstance(v, np.generic):
@@ -123,6 +138,7 @@ class Ndarray:
         return v.copy()
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        self._check_index(index)
         self._mem.host_access()
         self._arr[() if index is None else index] = value
 

@@ -152,3 +152,25 @@ def test_an_element_of_a_vector_or_matrix_ndarray_writes_through() -> None:
     w[0] = 4
     assert a[0][1] == 5 and m[1][0, 1] == 3.0 and held[0] == 9 and a[0][0] == 4
     np.testing.assert_array_equal(a.to_numpy(), [[4, 5, 0], [9, 9, 9]])
+
+
+def test_deepcopy_copies_the_data() -> None:
+    import copy
+
+    x = qd.ndarray(qd.i32, shape=4)
+    x[0] = 1
+    v = qd.Vector.ndarray(3, qd.i32, 2)
+    v[1][2] = 4
+    y, w = copy.deepcopy(x), copy.deepcopy(v)
+    x[0], v[1][2] = 5, 0
+    assert (y[0], y.shape, y.dtype) == (1, (4,), qd.i32) and w[1][2] == 4 and w.to_numpy().shape == (2, 3)
+
+
+def test_python_scope_indices_must_name_every_dimension() -> None:
+    z = qd.ndarray(dtype=qd.f32, shape=(4, 4))
+    with pytest.raises(qd.QuadrantsIndexError, match="2d ndarray indexed with 1d indices"):
+        z[0]
+    with pytest.raises(qd.QuadrantsIndexError, match="2d ndarray indexed with 3d indices"):
+        z[0, 0, 0] = 1.0
+    z[1, 2] = 3.0
+    assert z[1, 2] == 3.0 and z.to_numpy()[1:3, 2].tolist() == [3.0, 0.0]
