@@ -17,6 +17,7 @@ from quadrants._config import gpu_archs as gpu  # noqa: F401  - a list, as in Qu
 from quadrants._version import __version__  # noqa: F401
 from quadrants.errors import (  # noqa: F401
     QuadrantsArgumentError,
+    QuadrantsArgumentValueError,
     QuadrantsAssertionError,
     QuadrantsCompilationError,
     QuadrantsError,

@@ -90,6 +90,11 @@ class QuadrantsArgumentError(QuadrantsSyntaxError, QuadrantsRuntimeTypeError):
         QuadrantsSyntaxError.__init__(self, message, loc)
 
 
+class QuadrantsArgumentValueError(QuadrantsRuntimeTypeError, ValueError):
+    """An argument of the right kind but the wrong element type or dimension count: Quadrants raises ValueError
+    ('Invalid value for argument ...'); it is also a QuadrantsRuntimeTypeError, like the other bad arguments."""
+
+
 def binding_message(error: TypeError) -> str:
     """Quadrants' words for what `inspect.Signature.bind` (or our kernel binding) reports."""
     import re

@@ -12,7 +12,7 @@ import inspect
 import typing
 from typing import Any
 
-from quadrants.errors import QuadrantsArgumentError, QuadrantsTypeError, binding_message
+from quadrants.errors import QuadrantsArgumentError, QuadrantsSyntaxError, QuadrantsTypeError, binding_message
 from quadrants.frontend.arguments import ByValue, call_args
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.func import Func
@@ -48,6 +48,8 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
     bound.apply_defaults()
 
     ret_ann = hints.get("return")
+    if ret_ann is not None and not src.has_return():
+        raise QuadrantsSyntaxError("Function has a return type but does not have a return statement", src.loc(src.tree))
     frame = Frame(
         source=src,
         scope=Scope(),
@@ -104,7 +106,8 @@ def _bind_param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, loc
         return
     if isinstance(annotation, ann.NdarrayType):
         if not (isinstance(value, ir.Value) and isinstance(value.type, ir.NdType)):
-            raise QuadrantsTypeError(f"argument {name!r} must be an ndarray", loc)
+            raise QuadrantsTypeError(f"Expected ndarray in the kernel argument for argument {name} (a qd.func's "
+                                     "ndarray parameter takes one of the kernel's ndarray arguments)", loc)
         scope.names[name] = value
         return
     if ann.is_scalar_annotation(annotation):

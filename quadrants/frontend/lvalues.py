@@ -24,6 +24,7 @@ from quadrants.frontend.values import Matrix, is_runtime
 from quadrants.frontend.vectors import as_matrix
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
+from quadrants.types.promotion import promote
 
 ATOMIC_AUG = {"add", "sub", "and", "or", "xor"}
 
@@ -176,9 +177,28 @@ def elements_for(fb: FrontendBuilder, ref: MatrixRef, value: Any, node: ast.AST)
     else:
         return [value] * len(ref.refs)
     if len(elements) != len(ref.refs):
-        got = m.shape if m is not None else f"a list of {len(elements)} elements"
-        raise QuadrantsTypeError(f"cannot assign {got} to a vector/matrix of shape {ref.shape}", fb.loc(node))
+        shape = m.shape if m is not None else _list_shape(value)
+        got, want = _tensor_text(fb, shape, elements), _tensor_text(fb, ref.shape, [r.dtype for r in ref.refs])
+        raise QuadrantsTypeError(f"cannot assign '{got}' to '{want}'", fb.loc(node))  # Quadrants' words
     return elements
+
+
+def _list_shape(value: Any) -> tuple[int, ...]:
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], (list, tuple)):
+        return (len(value), len(value[0]))
+    return (len(value),)
+
+
+def _tensor_text(fb: FrontendBuilder, shape: tuple[int, ...], elements: list[Any]) -> str:
+    """`[Tensor (2, 3) i32]`: a vector/matrix type as Quadrants' messages write it (the elements' common type;
+    Python numbers count as the default int and float types)."""
+    dtype: PrimitiveType | None = None
+    for e in elements:
+        t = e if isinstance(e, PrimitiveType) else getattr(e, "type", None)
+        if not isinstance(t, PrimitiveType):
+            t = fb.ops.default_fp if isinstance(e, float) else fb.ops.default_ip
+        dtype = t if dtype is None else promote(dtype, t)
+    return f"[Tensor ({', '.join(map(str, shape))}) {dtype}]"
 
 
 def flatten(fb: FrontendBuilder, value: Any, node: ast.AST) -> list[Any]:

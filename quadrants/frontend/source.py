@@ -25,6 +25,17 @@ class FunctionSource:
     indent: int  # indentation removed before parsing
     tree: ast.FunctionDef
 
+    def has_return(self) -> bool:
+        """Whether the body has a `return` of its own (not one of a nested function)."""
+        todo: list[ast.AST] = list(self.tree.body)
+        while todo:
+            node = todo.pop()
+            if isinstance(node, ast.Return):
+                return True
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                todo.extend(ast.iter_child_nodes(node))
+        return False
+
     def loc(self, node: ast.AST) -> SourceLoc:
         lineno = getattr(node, "lineno", 1)
         end_lineno = getattr(node, "end_lineno", None) or lineno

@@ -82,6 +82,8 @@ def _translate_kernel(fb: FrontendBuilder, source: FunctionSource, params: list[
     args = source.tree.args
     if args.vararg or args.kwarg or args.kwonlyargs:
         raise fb.error(source.tree, "kernels take positional parameters only (no *args, **kwargs)")
+    if fb.returns and not source.has_return():
+        raise fb.error(source.tree, "Kernel has a return type but does not have a return statement")
     counter = [0]
     for p in params:
         fr.scope.names[p.name] = _bind_param(fb, p, p.name, counter, source.loc(source.tree))

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from quadrants.errors import QuadrantsRuntimeTypeError
+from quadrants.errors import QuadrantsArgumentValueError, QuadrantsRuntimeTypeError
 from quadrants.frontend.records import ParamSpec, SpecKind
 from quadrants.ir.types import NdType
 from quadrants.lang._fast_caching import FIELD_METADATA_CACHE_VALUE
@@ -195,11 +195,14 @@ class Specializer:
         if isinstance(v, Ndarray):
             t = v._spec
             if want_prim is not None and (t.dtype is not want_prim or t.elem_shape != elem_shape):
-                raise QuadrantsRuntimeTypeError(f"argument {name!r}: expected an ndarray of {want.dtype!r}, got {t!r}")
+                got = tensor_text(t.dtype, t.elem_shape)
+                if not elem_shape:
+                    raise QuadrantsRuntimeTypeError(f"Expect element type {want_prim} for argument {name}, but get {got}")
+                raise QuadrantsArgumentValueError(f"Invalid value for argument {name} - required element type: "
+                                                  f"{element_type_text(want_prim, elem_shape)}, but {got} is provided")
             if want.ndim is not None and t.ndim != want.ndim:
-                raise QuadrantsRuntimeTypeError(
-                    f"argument {name!r}: expected an ndarray with {want.ndim} dimension(s), got {t.ndim}"
-                )
+                raise QuadrantsArgumentValueError(f"Invalid value for argument {name} - required ndim={want.ndim}, "
+                                                  f"but {t.ndim}d ndarray with shape {v.shape} is provided")
             sp.add_array(NdarrayLeaf(path, t.dtype, t))
             return ParamSpec(name, SpecKind.NDARRAY, type=t)
         if isinstance(v, np.ndarray) or _is_torch(v):
@@ -408,3 +411,17 @@ def _type_hints(cls: type) -> dict[str, Any]:
 
 __all__ = ["Leaf", "Guard", "GuardKind", "Specialization", "Specializer", "ParamKind", "classify_annotation", "NdType",
            "signature_text"]  # fmt: skip
+
+
+def tensor_text(dtype: PrimitiveType, elem_shape: tuple[int, ...]) -> str:
+    """An element type as Quadrants' messages write it: `i32`, `[Tensor (3) i32]`, `[Tensor (2, 2) f32]`."""
+    if not elem_shape:
+        return str(dtype)
+    return f"[Tensor ({', '.join(map(str, elem_shape))}) {dtype}]"
+
+
+def element_type_text(dtype: PrimitiveType, elem_shape: tuple[int, ...]) -> str:
+    """A vector/matrix element type as Quadrants names it: `VectorType[3, f32]`, `MatrixType[2,2, i32]`."""
+    if len(elem_shape) == 1:
+        return f"VectorType[{elem_shape[0]}, {dtype}]"
+    return f"MatrixType[{elem_shape[0]},{elem_shape[1]}, {dtype}]"

@@ -187,7 +187,7 @@ class Kernel:
         try:
             spec = Specializer(self.fn.__qualname__, config.default_ip, config.default_fp).specialize(params, values)
         except QuadrantsRuntimeTypeError as e:
-            raise QuadrantsRuntimeTypeError(e.message, e.loc or self.def_loc()) from None
+            raise type(e)(e.message, e.loc or self.def_loc()) from None
         spec.returns = returns
         return values, spec
 

@@ -249,3 +249,39 @@ def test_template_param_given_a_value_cannot_be_assigned() -> None:
     with pytest.raises(qd.QuadrantsSyntaxError, match="cannot assign to template parameter") as e:
         k(np.zeros(2, np.float32))
     assert "ret += 1.0" in str(e.value)
+
+
+def test_a_declared_return_needs_a_return_statement() -> None:
+    """Quadrants' words for a kernel or qd.func that declares a result but never returns one."""
+
+    @qd.kernel
+    def k() -> qd.i32:
+        pass
+
+    @qd.func
+    def f() -> qd.i32:
+        pass
+
+    @qd.kernel
+    def calls_f() -> qd.i32:
+        return f()
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Kernel has a return type but does not have a return statement"):
+        k()
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Function has a return type but does not have a return stat"):
+        calls_f()
+
+
+def test_a_func_ndarray_parameter_takes_a_kernel_argument_only() -> None:
+    weight = qd.ndarray(qd.f32, 4)
+
+    @qd.func
+    def first(w: qd.types.NDArray[qd.f32, 1]) -> qd.f32:
+        return w[0]
+
+    @qd.kernel
+    def k() -> qd.f32:
+        return first(weight)
+
+    with pytest.raises(qd.QuadrantsCompilationError, match="Expected ndarray in the kernel argument for argument w"):
+        k()

@@ -79,10 +79,34 @@ def test_numpy_dtype_mismatch_raises_value_error() -> None:
 
     with pytest.raises(ValueError, match="required array has dtype=f32"):
         k(np.zeros(3))
-    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="expected an ndarray of f32"):
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="Expect element type f32 for argument a, but get i32"):
         k(qd.ndarray(qd.i32, 3))
-    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="dimension"):
+    with pytest.raises(ValueError, match=r"argument a - required ndim=1, but 2d ndarray with shape \(3, 3\) is"):
         k(qd.ndarray(qd.f32, (3, 3)))
+
+
+def test_ndarray_element_type_mismatches_use_quadrants_words() -> None:
+    """The messages and classes real Quadrants 1.3.3 gives (its tests match them): a TypeError naming the
+    element type for a scalar annotation, a ValueError naming VectorType/MatrixType for a vector/matrix one."""
+
+    @qd.kernel
+    def scalar(a: Nd[qd.f32, 2]):
+        pass
+
+    @qd.kernel
+    def vector(a: Nd[qd.types.vector(3, qd.f32), 1]):
+        pass
+
+    @qd.kernel
+    def matrix(a: Nd[qd.types.matrix(2, 2, qd.i32), 1]):
+        pass
+
+    with pytest.raises(TypeError, match=r"Expect element type f32 for argument a, but get \[Tensor \(3\) i32\]"):
+        scalar(qd.ndarray(qd.types.vector(3, qd.i32), (2, 2)))
+    with pytest.raises(ValueError, match=r"required element type: VectorType\[3, f32\], but \[Tensor \(2, 2\) f32\]"):
+        vector(qd.ndarray(qd.types.matrix(2, 2, qd.f32), 3))
+    with pytest.raises(ValueError, match=r"required element type: MatrixType\[2,2, i32\], but \[Tensor \(2\) i32\]"):
+        matrix(qd.ndarray(qd.types.vector(2, qd.i32), 3))
 
 
 def test_unannotated_dtype_specializes_per_dtype() -> None:
