@@ -291,7 +291,8 @@ class Specializer:
         if isinstance(impl, (Ndarray, np.ndarray)) or _is_torch(impl):
             return self._ndarray(name, ann.NdarrayType(), impl, path, sp)
         if runtime_primitives and isinstance(v, (bool, np.bool_, numbers.Real)) and not isinstance(v, enum.Enum):
-            t = dtypes.u1 if isinstance(v, (bool, np.bool_)) else self._scalar_dtype(v)
+            # a bool is lifted as the default integer, as in Quadrants: the member may later hold 2 (an int)
+            t = self.default_ip if isinstance(v, (bool, np.bool_)) else self._scalar_dtype(v)
             sp.add_scalar(path, t)
             return ParamSpec(name, SpecKind.SCALAR, type=t)
         return self._compile_time(name, impl, path, sp)

@@ -263,3 +263,30 @@ def test_assigning_a_data_oriented_member_is_an_error() -> None:
     with pytest.raises(qd.QuadrantsSyntaxError, match="cannot assign to attribute 'k'") as e:
         S().set()
     assert "self.k = 2" in str(e.value)
+
+
+def test_a_runtime_bool_member_is_an_integer_argument_as_in_quadrants() -> None:
+    """With template_primitives=False a bool member is lifted as the default integer: set later to 2 (an int)
+    it passes 2, not True (Quadrants 1.3.3 gives 6.0 below; a u1 argument gave 3.0)."""
+
+    @qd.data_oriented(template_primitives=False)
+    class Sim:
+        def __init__(self) -> None:
+            self.scale = 2.0
+            self.flag = True
+            self.out = qd.field(qd.f32, shape=1)
+
+    sim = Sim()
+
+    @qd.kernel
+    def step(s: qd.template()):
+        s.out[0] = s.scale * s.flag
+
+    step(sim)
+    assert sim.out.to_numpy()[0] == 2.0
+    sim.scale, sim.flag = 3, 2
+    step(sim)
+    assert sim.out.to_numpy()[0] == 6.0
+    sim.flag = False
+    step(sim)
+    assert sim.out.to_numpy()[0] == 0.0
