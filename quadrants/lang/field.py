@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from quadrants.errors import QuadrantsRuntimeError
+from quadrants.errors import QuadrantsIndexError, QuadrantsRuntimeError
 from quadrants.lang import program
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
@@ -58,13 +58,30 @@ class Field:
         np.copyto(mem, a, casting="unsafe")
 
     def copy_from(self, other: Any) -> None:
+        if not isinstance(other, Field):
+            raise TypeError(f"copy_from: expected a qd.field, got {type(other).__name__}")
         self.from_numpy(other.to_numpy())
 
     def fill(self, value: Any) -> None:
         self._memory()[...] = value
 
+    def _key(self, index: Any) -> tuple[int, ...]:
+        """A whole element's index, as Quadrants accepts it in Python scope: one integer per dimension."""
+        parts = () if index is None else index if isinstance(index, tuple) else (index,)
+        for p in parts:
+            if not isinstance(p, (int, np.integer)) or isinstance(p, bool):
+                raise TypeError(f"Detected illegal element of type: {type(p).__name__}. Please be aware that slicing "
+                                "a qd.field is not supported so far.")  # fmt: skip
+        if len(parts) != len(self.shape):
+            raise QuadrantsIndexError(f"Slicing is not supported on qd.field: a {len(self.shape)}d field indexed with "
+                                      f"{len(parts)} indices")  # fmt: skip
+        return tuple(int(p) for p in parts)
+
+    def __iter__(self) -> Any:
+        raise NotImplementedError("Struct for is only available in Quadrants scope (a Python loop over a qd.field)")
+
     def __getitem__(self, index: Any) -> Any:
-        v = self._memory()[() if index is None else index]
+        v = self._memory()[self._key(index)]
         if isinstance(v, np.generic):
             return v.item()
         from quadrants.lang.matrix import Matrix
@@ -74,7 +91,7 @@ class Field:
         return v.copy()
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        self._memory()[() if index is None else index] = np.asarray(value)
+        self._memory()[self._key(index)] = np.asarray(value)
 
     def __repr__(self) -> str:
         return f"<qd.field {self.element_type or self._prim!r} shape={self.shape}>"

@@ -125,3 +125,20 @@ def test_an_element_of_a_vector_field_writes_through() -> None:
     g[1][1, 0] = 2.5
     assert f[0][2] == 7 and g[1][1, 0] == 2.5
     np.testing.assert_array_equal(f.to_numpy(), [[0, 0, 7], [0, 0, 0]])
+
+
+def test_python_scope_field_access_is_whole_elements_as_in_quadrants() -> None:
+    f = qd.field(qd.i32, shape=(1, 2, 3))
+    with pytest.raises(AssertionError, match="Slicing is not supported on qd.field"):
+        f[0, 0] = 1
+    with pytest.raises(TypeError, match="illegal element of type: slice.*slicing a qd.field is not supported"):
+        qd.field(qd.i32, shape=(2, 2))[0, :]
+    with pytest.raises(NotImplementedError, match="Struct for is only available in Quadrants scope"):
+        for _ in qd.field(int, shape=3):
+            pass
+    with pytest.raises(TypeError, match="expected a qd.field"):
+        qd.field(qd.f32, shape=(2, 3)).copy_from(np.zeros((2, 3)))
+    f[0, 1, 2] = 5
+    g = qd.field(qd.i32, shape=2)
+    g[np.int32(1)] = 3
+    assert f[0, 1, 2] == 5 and g[1] == 3
