@@ -32,6 +32,15 @@ StmtFn = Callable[["FrontendBuilder", Any], None]
 ExprFn = Callable[["FrontendBuilder", Any], Any]
 
 
+
+class StaticJump(Exception):
+    """A `break`/`continue` of a static (unrolled) for loop, under static conditions only: unwinds the
+    statements of the current iteration up to `loops.static_for`, which stops unrolling or goes on."""
+
+    def __init__(self, word: str) -> None:
+        super().__init__(word)
+        self.word = word
+
 class FrontendBuilder:
     def __init__(
         self,
@@ -49,6 +58,7 @@ class FrontendBuilder:
         self.ops = TypedOps(self.b, options.default_ip, options.default_fp)
         self.frames: list[Frame] = []
         self.runtime_depth = 0  # enclosing runtime if/loop bodies; 0 is the kernel's top level
+        self.static_loop_depths: list[int] = []  # runtime_depth at each enclosing static for (break/continue)
         self.loops: list[str] = []  # "parallel", "serial", "while", "static" from outer to inner
         self.loop_config: dict[str, Any] | None = None  # qd.loop_config(...) for the next loop
         self.parallel_id = 0  # id of the enclosing parallel loop (0: none)

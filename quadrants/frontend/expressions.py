@@ -37,7 +37,6 @@ from quadrants.types.promotion import promote
 CMP_OPS: dict[type, str] = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 STATIC_CMP: dict[type, Callable[[Any, Any], Any]] = {
     ast.Is: operator.is_, ast.IsNot: operator.is_not,
-    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }  # fmt: skip
 
 # ---- leaves -------------------------------------------------------------------------------------------
@@ -98,6 +97,8 @@ def transform_compare(fb: FrontendBuilder, node: ast.Compare) -> Any:
     results: list[Any] = []
     for op, comp in zip(node.ops, node.comparators):
         right = fb.expr(comp)
+        if isinstance(op, (ast.In, ast.NotIn)):  # as in Quadrants, even for compile-time operands
+            raise fb.error(node, '"In" is only supported inside `qd.static`.')
         if type(op) in STATIC_CMP:
             if is_runtime(left) or is_runtime(right):
                 raise fb.error(node, f"'{type(op).__name__}' needs compile-time operands in a kernel")

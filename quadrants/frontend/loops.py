@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from quadrants._logging import warn
 from quadrants.errors import QuadrantsTypeError
 from quadrants.frontend.arguments import call_args
-from quadrants.frontend.builder import FrontendBuilder
+from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.intrinsic_calls import Grouped
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.lvalues import assign, read
@@ -220,18 +220,23 @@ def static_for(fb: FrontendBuilder, node: ast.For) -> None:
             tag="frontend",
         )
     fb.loops.append("static")
+    fb.static_loop_depths.append(fb.runtime_depth)
     try:
         for item in items:
             scope = fb.new_scope()
             try:
                 assign(fb, node.target, item, node, static=True)
                 fb.stmts(node.body)
+            except StaticJump as jump:
+                if jump.word == "break":
+                    break
             finally:
                 fb.pop_scope(scope)
             if fb.frame.terminated:
                 break
     finally:
         fb.loops.pop()
+        fb.static_loop_depths.pop()
 
 
 # ---- while ---------------------------------------------------------------------------------------------------

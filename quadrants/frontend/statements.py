@@ -8,7 +8,7 @@ import ast
 from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
-from quadrants.frontend.builder import FrontendBuilder
+from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.lvalues import assign, assign_name, augassign_ref, read, resolve_ref
 from quadrants.frontend.matrix_ops import matmul
 from quadrants.frontend.operators import binary
@@ -180,8 +180,10 @@ def _jump(fb: FrontendBuilder, node: ast.AST, cls: type, word: str) -> None:
         raise fb.error(node, f"'{word}' outside a loop")
     kind = fb.loops[-1]
     if kind == "static":
-        raise fb.error(node, f"You are trying to `{word}` a static `for` loop (qd.static(...)): that is not "
-                             "supported")  # fmt: skip
+        if fb.runtime_depth != fb.static_loop_depths[-1]:
+            raise fb.error(node, f"You are trying to `{word}` a static `for` loop, but the `{word}` statement is "
+                                 "inside a non-static `if`.")  # fmt: skip
+        raise StaticJump(word)  # static_for stops unrolling (break) or this iteration (continue)
     if kind == "parallel" and word == "break":
         raise fb.error(node, "'break' is not allowed in the outermost (parallel) for loop of a kernel")
     fb.b.emit(cls())

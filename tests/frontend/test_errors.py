@@ -201,3 +201,23 @@ def test_messages_say_what_quadrants_says(case: str, exc: type, words: str) -> N
     with pytest.raises(exc) as e:
         fn(*args)
     assert words in str(e.value) and 'File "' in str(e.value)
+
+
+def test_in_outside_qd_static_is_an_error_as_in_quadrants() -> None:
+    @qd.kernel
+    def outside(a: qd.template()) -> qd.i32:
+        b = 0
+        if a in [qd.i32, qd.u32]:
+            b = 1
+        return b
+
+    @qd.kernel
+    def inside(a: qd.template()) -> qd.i32:
+        b = 0
+        if qd.static(a in [qd.i32, qd.u32]):
+            b = 1
+        return b
+
+    with pytest.raises(qd.QuadrantsCompilationError, match='"In" is only supported inside `qd.static`'):
+        outside(qd.i32)
+    assert inside(qd.i32) == 1 and inside(qd.f32) == 0

@@ -361,3 +361,38 @@ def test_a_static_conditional_chooses_the_loop(pick_static: bool) -> None:
             breaks(5)
     else:
         assert breaks(5) == 2
+
+
+def test_break_and_continue_in_static_for_loops_under_static_conditions() -> None:
+    x = qd.field(qd.i32, 5)
+    y = qd.field(qd.i32, 5)
+    w = qd.field(qd.i32, (3, 5))
+
+    @qd.kernel
+    def k():
+        for i in qd.static(range(5)):
+            x[i] = 1
+            if qd.static(i == 2):
+                break
+        for i in qd.static(range(5)):
+            if qd.static(i == 2):
+                continue
+            y[i] = 1
+        for j in range(3):
+            for i in qd.static(range(5)):
+                if qd.static(i == 3):
+                    break
+                w[j, i] = 1
+
+    @qd.kernel
+    def runtime_condition(n: qd.i32):
+        for i in qd.static(range(5)):
+            if i < n:
+                break
+
+    k()
+    np.testing.assert_array_equal(x.to_numpy(), [1, 1, 1, 0, 0])
+    np.testing.assert_array_equal(y.to_numpy(), [1, 1, 0, 1, 1])
+    assert w.to_numpy().sum() == 9
+    with pytest.raises(qd.QuadrantsSyntaxError, match="inside a non-static `if`"):
+        runtime_condition(2)
