@@ -8,6 +8,7 @@ parameter that names a local variable or an element (`x`, `v`, `a[i]`, `v[1]`) i
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError
@@ -35,6 +36,9 @@ def call_args(fb: FrontendBuilder, node: ast.Call, by_ref: set[Any] | None = Non
     for k, a in enumerate(node.args):
         if isinstance(a, ast.Starred):
             v = fb.expr(a.value)
+            if isinstance(v, Iterator):  # consumed by the first compile: a second would see nothing
+                raise ValueError(f"{fb.loc(a).short()}: a generator cannot be unpacked into a call in a kernel "
+                                 "(it is used up after the first compile); make it a tuple")  # fmt: skip
             args.extend(v.unpack_values() if isinstance(v, Matrix) else v)
         else:
             args.append(_reference_arg(fb, a) if k in refs and len(args) == k else fb.expr(a))

@@ -13,7 +13,9 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from quadrants.errors import QuadrantsSyntaxError
+import numpy as np
+
+from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
 
 F = Callable[..., Any]
 
@@ -57,14 +59,21 @@ def static_assert(cond: Any, msg: str | None = None) -> None:
 
 class _NdRange:
     def __init__(self, *dims: Any) -> None:
+        """Each dimension is `n` or `(begin, end)`: integers, or integer runtime values in a kernel (Quadrants'
+        errors otherwise: QuadrantsSyntaxError for another form, QuadrantsTypeError for a non-integer)."""
         self.bounds: list[tuple[Any, Any]] = []
         for d in dims:
             if isinstance(d, (tuple, list)):
                 if len(d) != 2:
-                    raise ValueError("qd.ndrange dimensions are n or (begin, end)")
-                self.bounds.append((d[0], d[1]))
+                    raise QuadrantsSyntaxError("Every argument of ndrange should be a scalar or a tuple/list like "
+                                               f"(begin, end), got {tuple(d)!r}")  # fmt: skip
+                bounds = (d[0], d[1])
             else:
-                self.bounds.append((0, d))
+                bounds = (0, d)
+            if any(isinstance(b, (float, np.floating)) for b in bounds):
+                raise QuadrantsTypeError("Every argument of ndrange should be an integer scalar or a tuple/list of "
+                                         f"(int, int), got {d!r}")  # fmt: skip
+            self.bounds.append(bounds)
 
     def __iter__(self) -> Iterator[tuple[int, ...]]:
         return itertools.product(*(range(int(b), int(e)) for b, e in self.bounds))

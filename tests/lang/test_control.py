@@ -396,3 +396,45 @@ def test_break_and_continue_in_static_for_loops_under_static_conditions() -> Non
     assert w.to_numpy().sum() == 9
     with pytest.raises(qd.QuadrantsSyntaxError, match="inside a non-static `if`"):
         runtime_condition(2)
+
+
+def test_ndrange_arguments_are_checked_with_quadrants_words() -> None:
+    @qd.kernel
+    def three():
+        for _ in qd.ndrange((1, 2, 3)):
+            pass
+
+    @qd.kernel
+    def floats():
+        for _ in qd.ndrange((1.1, 10.5)):
+            pass
+
+    @qd.kernel
+    def static_floats():
+        for _ in qd.static(qd.ndrange(0.1, 0.2)):
+            pass
+
+    gen = (n for n in range(3))
+
+    @qd.kernel
+    def generator():
+        for _ in qd.grouped(qd.ndrange(*gen)):
+            pass
+
+    a, b = np.int64(1), np.int32(4)
+
+    @qd.kernel
+    def numpy_ints() -> qd.i32:
+        s = 0
+        for i in qd.ndrange((a, b)):
+            s += i
+        return s
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match=r"should be a scalar or a tuple/list like \(begin, end\)"):
+        three()
+    for k in (floats, static_floats):
+        with pytest.raises(qd.QuadrantsTypeError, match=r"should be an integer scalar or a tuple/list of \(int, int\)"):
+            k()
+    with pytest.raises(ValueError, match="generator"):
+        generator()
+    assert numpy_ints() == 1 + 2 + 3
