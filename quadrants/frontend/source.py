@@ -25,12 +25,12 @@ class FunctionSource:
     indent: int  # indentation removed before parsing
     tree: ast.FunctionDef
 
-    def has_return(self) -> bool:
-        """Whether the body has a `return` of its own (not one of a nested function)."""
+    def has_return(self, with_value: bool = False) -> bool:
+        """Whether the body has a `return` (`with_value`: a `return x`) of its own, not of a nested function."""
         todo: list[ast.AST] = list(self.tree.body)
         while todo:
             node = todo.pop()
-            if isinstance(node, ast.Return):
+            if isinstance(node, ast.Return) and (node.value is not None or not with_value):
                 return True
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
                 todo.extend(ast.iter_child_nodes(node))

@@ -62,10 +62,20 @@ def pure(fn: Any) -> Any:
 
 
 def real_func(fn: Any) -> Any:
-    """`@qd.real_func`: a func (inlined here; Quadrants calls it as a function)."""
+    """`@qd.real_func`: a func (inlined here; Quadrants calls it as a function). As Quadrants requires of a real
+    function, every parameter must be annotated (checked here, QuadrantsSyntaxError) and a function that returns
+    a value must annotate it (checked when a kernel compiles it, QuadrantsCompilationError)."""
+    import inspect
+
+    from quadrants.errors import QuadrantsSyntaxError
     from quadrants.frontend.func import func
 
-    return func(fn)
+    for p in inspect.signature(fn).parameters.values():
+        if p.annotation is inspect.Parameter.empty:
+            raise QuadrantsSyntaxError(f"Argument {p.name} of real function {fn.__name__} must be type annotated")
+    wrapped = func(fn)
+    wrapped.needs_return_annotation = True
+    return wrapped
 
 
 class Layout(enum.Enum):

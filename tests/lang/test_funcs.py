@@ -285,3 +285,32 @@ def test_a_func_ndarray_parameter_takes_a_kernel_argument_only() -> None:
 
     with pytest.raises(qd.QuadrantsCompilationError, match="Expected ndarray in the kernel argument for argument w"):
         k()
+
+
+def test_real_func_needs_annotated_parameters_and_return_value() -> None:
+    """qd.real_func keeps Quadrants' rules for real functions (here it is inlined like qd.func)."""
+    with pytest.raises(qd.QuadrantsSyntaxError, match="must be type annotated"):
+
+        @qd.real_func
+        def add(a, b: qd.i32) -> qd.i32:
+            return a + b
+
+    @qd.real_func
+    def unannotated(a: qd.i32, b: qd.i32):
+        return a + b
+
+    @qd.real_func
+    def annotated(a: qd.i32, b: qd.i32) -> qd.i32:
+        return a + b
+
+    @qd.kernel
+    def run():
+        unannotated(30, 2)
+
+    @qd.kernel
+    def run_annotated() -> qd.i32:
+        return annotated(30, 2)
+
+    with pytest.raises(qd.QuadrantsCompilationError, match="return value must be annotated"):
+        run()
+    assert run_annotated() == 32
