@@ -56,7 +56,9 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
     grouped = isinstance(it, Grouped)
     if grouped:
         it = it.inner
-    if isinstance(it, _NdRange):
+    if isinstance(it, _NdRange) and not it.bounds:
+        _empty_index_loop(fb, node)
+    elif isinstance(it, _NdRange):
         range_loop(fb, node, it.bounds, grouped)
     elif is_ndarray(it):
         shape = ndarray_attribute(fb, ndarray_handle(fb, it), "shape", it_node)
@@ -66,6 +68,19 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
             it_node,
             f"cannot loop over {type(it).__name__} in a kernel; use range(), qd.ndrange(), qd.grouped() or qd.static()",
         )
+
+
+def _empty_index_loop(fb: FrontendBuilder, node: ast.For) -> None:
+    """`for I in qd.grouped(qd.ndrange())`: one iteration, whose index is empty (`x[I]` of a 0-d field or
+    ndarray), as in Quadrants."""
+    if node.orelse:
+        raise fb.error(node, "for ... else is not supported in kernels")
+    scope = fb.new_scope()
+    try:
+        assign(fb, node.target, (), node, static=True)
+        fb.stmts(node.body)
+    finally:
+        fb.pop_scope(scope)
 
 
 # ---- runtime loops -------------------------------------------------------------------------------------------

@@ -438,3 +438,18 @@ def test_ndrange_arguments_are_checked_with_quadrants_words() -> None:
     with pytest.raises(ValueError, match="generator"):
         generator()
     assert numpy_ints() == 1 + 2 + 3
+
+
+def test_grouped_empty_ndrange_runs_once_with_an_empty_index() -> None:
+    val = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def k(a: Nd[qd.f32, 0]):
+        for I in qd.grouped(qd.ndrange()):
+            val[I] = 42
+            a[I] += 1.5
+
+    a = qd.ndarray(qd.f32, shape=())
+    k(a)
+    k(a)
+    assert val[None] == 42 and a[None] == 3.0
