@@ -8,8 +8,8 @@ Rules (docs/fastcache.md describes them for users), and how each read stays corr
 | a module attribute of math / numpy (`math.pi`)       | allowed                        | recorded and re-checked   |
 | an enum member (`Mode.FAST`)                         | allowed                        | recorded and re-checked   |
 | funcs, kernels, classes, types, modules              | allowed (code, not data)       | recorded and re-checked   |
-| an UPPERCASE constant                                | warning (`purity` tag)         | recorded and re-checked   |
-| any global inside `qd.static(...)`                   | warning (transition rule)      | recorded and re-checked   |
+| an UPPERCASE constant (also `obj.NAME` of an object) | warning (`purity` tag)         | recorded and re-checked   |
+| any global inside `qd.static(...)` (`cfg.flag` too)  | warning (transition rule)      | recorded and re-checked   |
 | any other constant (number, tuple, np.float32, ...)  | QuadrantsCompilationError      | -                         |
 | an ndarray, a field, any other object                | QuadrantsCompilationError      | -                         |
 | a Python function called at compile time             | fastcache steps aside (warning)| its result cannot be checked |

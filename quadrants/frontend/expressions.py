@@ -216,6 +216,7 @@ def _branch_value(fb: FrontendBuilder, v: Any, loc: Any) -> Any:
 
 
 def transform_attribute(fb: FrontendBuilder, node: ast.Attribute) -> Any:
+    first_capture = len(fb.captures)
     base = fb.expr(node.value)
     if isinstance(base, ir.Value) and isinstance(base.type, ir.NdType):
         return ndarray_attribute(fb, base, node.attr, node)
@@ -226,7 +227,12 @@ def transform_attribute(fb: FrontendBuilder, node: ast.Attribute) -> Any:
     if is_runtime(base):
         raise fb.error(node, f"runtime values have no attribute {node.attr!r}")
     value = _static_attribute(fb, base, node)
-    _record_chain(fb, node, value)
+    if _record_chain(fb, node, value):
+        # `foo.BAR` read through a captured object: the purity check judges the value read, not the object (nor
+        # `foo.a` of `foo.a.b`), as Quadrants does; drop the captures of the shorter reads it was built from.
+        new = fb.captures[-1]
+        fb.captures[first_capture:-1] = [c for c in fb.captures[first_capture:-1]
+                                         if not (c.name == new.name and c.where == new.where)]  # fmt: skip
     return value
 
 
@@ -237,20 +243,22 @@ def _static_attribute(fb: FrontendBuilder, base: Any, node: ast.Attribute) -> An
         raise fb.error(node, f"AttributeError: {e}", QuadrantsCompilationError) from None
 
 
-def _record_chain(fb: FrontendBuilder, node: ast.Attribute, value: Any) -> None:
-    """`math.pi`, `Mode.FAST`, `cfg.N`: a read through a global or closure name, for the purity check."""
+def _record_chain(fb: FrontendBuilder, node: ast.Attribute, value: Any, static: bool = False) -> bool:
+    """`math.pi`, `Mode.FAST`, `cfg.N`: a read through a global or closure name, for the purity check. Returns
+    whether one was recorded."""
     chain: list[str] = []
     cur: ast.expr = node
     while isinstance(cur, ast.Attribute):
         chain.append(cur.attr)
         cur = cur.value
     if not isinstance(cur, ast.Name) or fb.frame.scope.find(cur.id)[1] is not MISSING:
-        return
+        return False
     fr = fb.frame
     where = "closure" if cur.id in fr.closure else "global" if cur.id in fr.globals else None
     if where is None:
-        return
-    fb.captures.append(Capture(cur.id, value, where, fr.source.fn, fb.loc(node), chain=tuple(reversed(chain))))
+        return False
+    fb.captures.append(Capture(cur.id, value, where, fr.source.fn, fb.loc(node), static, tuple(reversed(chain))))
+    return True
 
 
 def struct_attribute(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -> Any:

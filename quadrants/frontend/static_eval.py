@@ -13,7 +13,7 @@ from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
-from quadrants.frontend.records import StaticCall
+from quadrants.frontend.records import Capture, StaticCall
 from quadrants.frontend.scope import MISSING, Alias, Fixed, MatVar, Var
 from quadrants.frontend.values import Matrix, is_runtime
 
@@ -22,13 +22,18 @@ def static_eval(fb: FrontendBuilder, node: ast.expr, record: bool = True) -> Any
     """Evaluate `node` as Python, at compile time, seeing the kernel's compile-time names."""
     namespace = dict(fb.frame.globals)
     namespace.update(fb.frame.closure)
+    chained = _attribute_chains(node) if record else {}
     for n in ast.walk(node):
         if not isinstance(n, ast.Name):
             continue
         _, binding = fb.frame.scope.find(n.id)
         if binding is MISSING:
             if record and (n.id in fb.frame.closure or n.id in fb.frame.globals):
-                fb.lookup(n.id, n, static=True)  # records the capture
+                attr = chained.get(id(n))
+                if attr is None:
+                    fb.lookup(n.id, n, static=True)  # records the capture
+                else:  # `cfg.flag`: the value read is judged, not the object it is read from
+                    _record_static_chain(fb, n, attr)
             continue
         if isinstance(binding, (Var, MatVar, Fixed, Alias)) or is_runtime(binding):
             shape = _static_shape(binding)
@@ -53,6 +58,42 @@ def static_eval(fb: FrontendBuilder, node: ast.expr, record: bool = True) -> Any
         raise
     except Exception as e:
         raise fb.error(node, f"{type(e).__name__}: {e}", QuadrantsCompilationError) from None
+
+
+def _attribute_chains(node: ast.expr) -> dict[int, ast.Attribute]:
+    """For each name that starts an attribute chain (`cfg.a.b`), the longest chain it starts (by the name's id)."""
+    out: dict[int, ast.Attribute] = {}
+    inner: set[int] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Attribute):
+            inner.add(id(n.value))
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and id(n) not in inner:
+            root: ast.expr = n
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name):
+                out[id(root)] = n
+    return out
+
+
+def _record_static_chain(fb: FrontendBuilder, name: ast.Name, attr: ast.Attribute) -> None:
+    fr = fb.frame
+    where = "closure" if name.id in fr.closure else "global"
+    value: Any = fr.closure[name.id] if where == "closure" else fr.globals[name.id]
+    chain: list[str] = []
+    cur: ast.expr = attr
+    while isinstance(cur, ast.Attribute):
+        chain.append(cur.attr)
+        cur = cur.value
+    chain.reverse()
+    try:
+        for part in chain:
+            value = getattr(value, part)
+    except AttributeError:
+        fb.lookup(name.id, name, static=True)  # the evaluation reports the missing attribute
+        return
+    fb.captures.append(Capture(name.id, value, where, fr.source.fn, fb.loc(attr), True, tuple(chain)))
 
 
 def is_static_call(fb: FrontendBuilder, node: ast.expr) -> bool:

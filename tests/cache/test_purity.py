@@ -198,3 +198,49 @@ report(exec=exec_result)
     assert run.out["exec"] == "no source"  # exec'd code has no source: like real Quadrants, it cannot compile
     deleted = project.run("delete")
     assert "Traceback" not in deleted.stderr
+
+
+def test_attributes_read_through_captured_objects_warn_and_stay_fresh(project) -> None:
+    """As in Quadrants: `foo.BAR` (UPPERCASE) and `qd.static(cfg.flag)` read through a captured object warn
+    instead of failing, and the value read is recorded: a new value in the next process is a miss, never a stale
+    hit; a lowercase attribute read outside qd.static is still an error."""
+    project.write("app.py", HEADER + '''
+import os, warnings
+class Foo:
+    def __init__(self):
+        self.BAR = int(os.environ["BAR"])
+class Cfg:
+    def __init__(self):
+        self.flag = os.environ["FLAG"] == "1"
+        self.size = 3
+foo, cfg = Foo(), Cfg()
+qd.init(arch=qd.cpu)
+
+@qd.kernel(fastcache=True)
+def k() -> qd.i32:
+    r = foo.BAR
+    if qd.static(cfg.flag):
+        r += 100
+    return r
+
+@qd.kernel(fastcache=True)
+def lowercase() -> qd.i32:
+    return cfg.size
+
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    r = k()
+try:
+    lowercase()
+    err = ""
+except qd.QuadrantsCompilationError as e:
+    err = str(e)
+report(r=r, warned=sum("[PURE.VIOLATION]" in str(x.message) for x in w), err=err)
+''')
+    for env, want in (({"BAR": "23", "FLAG": "0"}, 23), ({"BAR": "23", "FLAG": "0"}, 23),
+                      ({"BAR": "5", "FLAG": "0"}, 5), ({"BAR": "5", "FLAG": "1"}, 105)):  # fmt: skip
+        out = project.run(env=env).out
+        assert out["r"] == want, (env, out)
+        assert "captures 'cfg.size'" in out["err"]
+    first = project.run(env={"BAR": "7", "FLAG": "1"}).out
+    assert first["r"] == 107 and first["warned"] >= 2
