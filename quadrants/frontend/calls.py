@@ -92,12 +92,13 @@ def method_call(fb: FrontendBuilder, base: Matrix, attr: str, node: ast.Call) ->
 
 def dtype_call(fb: FrontendBuilder, dtype: PrimitiveType, node: ast.Call) -> Any:
     """`qd.f32(x)`: a typed literal, or a cast of a runtime value."""
-    args, _ = call_args(fb, node)
-    if len(args) != 1:
-        raise fb.error(node, f"{dtype}() takes one argument")
+    args, kwargs = call_args(fb, node)
+    if len(args) != 1 or kwargs:
+        raise fb.error(node, f"A primitive type can only decorate a single expression. ({dtype}() takes one argument)")
     (x,) = args
-    if isinstance(x, Matrix):
-        return Matrix(x.shape, [fb.ops.cast(e, dtype, fb.loc(node)) for e in x.elements])
+    if isinstance(x, Matrix):  # as in Quadrants; `qd.cast(v, dtype)` casts a vector element-wise
+        raise fb.error(node, "A primitive type cannot decorate an expression with a compound type. "
+                             f"Use qd.cast(value, qd.{dtype}) to cast a vector or matrix.")  # fmt: skip
     if is_static_number(x):
         if isinstance(x, float) and not dtype.is_float:
             raise fb.error(

@@ -215,9 +215,10 @@ class Specializer:
                 )
             ndim = arr.ndim - len(elem_shape)
             if want.ndim is not None and ndim != want.ndim:
-                raise ValueError(
-                    f"argument {name!r} of kernel {self.kernel_name!r}: expected {want.ndim} dimension(s), got {ndim}"
-                )
+                element_dim = f" element_dim={len(elem_shape)}" if elem_shape else ""
+                raise ValueError(f"Invalid value for argument {name} - required array has ndim={want.ndim}"
+                                 f"{element_dim}, array with {arr.ndim} dimensions is provided (kernel "
+                                 f"{self.kernel_name!r})")  # fmt: skip
             if tuple(arr.shape[ndim:]) != elem_shape:
                 raise ValueError(f"Invalid value for argument {name} - required element_shape={elem_shape}, array "
                                  f"with element shape of {tuple(arr.shape[ndim:])} is provided")  # fmt: skip

@@ -221,3 +221,30 @@ def test_in_outside_qd_static_is_an_error_as_in_quadrants() -> None:
     with pytest.raises(qd.QuadrantsCompilationError, match='"In" is only supported inside `qd.static`'):
         outside(qd.i32)
     assert inside(qd.i32) == 1 and inside(qd.f32) == 0
+
+
+def test_typed_literals_take_one_scalar_expression_as_in_quadrants() -> None:
+    @qd.kernel
+    def two_args():
+        a = qd.i64(1, 2)  # noqa: F841
+
+    @qd.kernel
+    def keywords():
+        a = qd.f64(1, x=2)  # noqa: F841
+
+    @qd.kernel
+    def compound():
+        a = qd.Vector([1])
+        b = qd.f16(a)  # noqa: F841
+
+    @qd.kernel
+    def cast_a_vector() -> qd.f32:
+        v = qd.cast(qd.Vector([1, 2]), qd.f32)
+        return v[0] + v[1] + qd.f32(0.5)
+
+    for k in (two_args, keywords):
+        with pytest.raises(qd.QuadrantsSyntaxError, match="A primitive type can only decorate a single expression"):
+            k()
+    with pytest.raises(qd.QuadrantsSyntaxError, match="cannot decorate an expression with a compound type"):
+        compound()
+    assert cast_a_vector() == 3.5

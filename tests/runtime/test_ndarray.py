@@ -198,3 +198,20 @@ def test_python_scope_indices_must_name_every_dimension() -> None:
         z[0, 0, 0] = 1.0
     z[1, 2] = 3.0
     assert z[1, 2] == 3.0 and z.to_numpy()[1:3, 2].tolist() == [3.0, 0.0]
+
+
+def test_numpy_dimension_mismatches_use_quadrants_words() -> None:
+    @qd.kernel
+    def mat(arr: qd.types.ndarray(dtype=qd.math.mat3, ndim=2)):
+        pass
+
+    @qd.kernel
+    def scalar(arr: qd.types.ndarray(dtype=qd.f32, ndim=2)):
+        pass
+
+    with pytest.raises(ValueError, match=r"required array has ndim=2 element_dim=2, array with 3 dimensions"):
+        mat(np.zeros((2, 2, 3), np.float32))
+    with pytest.raises(ValueError, match=r"required array has ndim=2, array with 4 dimensions is provided"):
+        scalar(np.zeros((2, 2, 3, 3), np.float32))
+    with pytest.raises(ValueError, match=r"required element_shape=\(3, 3\), array with element shape of \(2, 3\)"):
+        mat(np.zeros((2, 2, 2, 3), np.float32))
