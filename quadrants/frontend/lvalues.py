@@ -240,7 +240,7 @@ def atomic_ref(fb: FrontendBuilder, ref: Ref, op: str, value: Any, node: ast.AST
 
 
 def lvalue(fb: FrontendBuilder, node: ast.expr, what: str) -> Ref:
-    ref = resolve_ref(fb, node)
+    ref = resolve_ref(fb, node) if isinstance(node, (ast.Name, ast.Subscript, ast.Attribute)) else None
     if ref is None:
         raise fb.error(node, f"cannot use a non-writable target as the first operand of '{what}'")
     return ref

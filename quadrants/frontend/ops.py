@@ -55,7 +55,8 @@ class TypedOps:
             return self.default_ip
         if isinstance(v, numbers.Real):
             return self.default_fp
-        raise QuadrantsTypeError(f"a {type(v).__name__} object cannot be used as a value in a kernel", loc)
+        raise QuadrantsTypeError(f"a {type(v).__name__} object cannot be used as a value in a kernel (unsupported "
+                                 f"operand type: {type(v).__name__})", loc)
 
     def value(self, v: Any, loc: SourceLoc | None) -> ir.Value:
         """An IR scalar value for `v` (a Python number becomes a typed constant)."""

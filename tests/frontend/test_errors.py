@@ -248,3 +248,27 @@ def test_typed_literals_take_one_scalar_expression_as_in_quadrants() -> None:
     with pytest.raises(qd.QuadrantsSyntaxError, match="cannot decorate an expression with a compound type"):
         compound()
     assert cast_a_vector() == 3.5
+
+
+def test_atomics_need_a_writable_first_operand_and_fields_are_not_operands() -> None:
+    x = qd.field(int, shape=())
+
+    @qd.kernel
+    def list_target():
+        y = qd.Vector([1, 2, 3])
+        qd.atomic_min([3, 2, 1], y)
+
+    @qd.kernel
+    def expression_target(a: qd.i32) -> qd.i32:
+        return qd.atomic_add(a + 1, 2)
+
+    @qd.kernel
+    def field_operand():
+        a = qd.Vector([1, 1, 1])
+        b = a * x  # noqa: F841
+
+    for k, args in ((list_target, ()), (expression_target, (1,))):
+        with pytest.raises(qd.QuadrantsSyntaxError, match="non-writable target as the first operand of 'atomic_"):
+            k(*args)
+    with pytest.raises(qd.QuadrantsTypeError, match="unsupported operand type"):
+        field_operand()
