@@ -169,17 +169,17 @@ class CpuBackend:
     # ---- load -----------------------------------------------------------------------------------------------
 
     def load(self, compiled: CompiledCpu, path: str | None) -> Loaded:
-        loaded = None
-        if path is not None and compiled.shared and self.prepare(True):
-            loaded = try_dlopen(path, compiled.abi.symbol)
-        return loaded if loaded is not None else OrcLoader.load(compiled.object_code, compiled.abi.symbol)
+        shared = path if compiled.shared else None
+        return self._open(shared, compiled.abi.symbol, lambda: compiled.object_code)
 
     def load_entry(self, entry: Entry) -> tuple[KernelABI, Loaded]:
         abi = KernelABI.from_dict(entry.meta["abi"])
-        loaded = None
-        if entry.meta["so"] and self.prepare(True):
-            loaded = try_dlopen(entry.path, abi.symbol)
-        return abi, loaded if loaded is not None else OrcLoader.load(object_code(entry), abi.symbol)
+        return abi, self._open(entry.path if entry.meta["so"] else None, abi.symbol, lambda: object_code(entry))
+
+    def _open(self, shared: str | None, symbol: str, obj: Callable[[], bytes]) -> Loaded:
+        """dlopen the shared object at `shared` (no llvmlite), else link the object code in-process with ORC."""
+        loaded = try_dlopen(shared, symbol) if shared is not None and self.prepare(True) else None
+        return loaded if loaded is not None else OrcLoader.load(obj(), symbol)
 
     def prepare(self, load: bool) -> bool:
         ready = self._prepared.get(load)

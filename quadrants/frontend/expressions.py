@@ -27,7 +27,7 @@ from quadrants.frontend.ndarrays import (
 from quadrants.frontend.operators import BIN_OPS, binary, matrix_unary, py_value, unary
 from quadrants.frontend.records import Capture
 from quadrants.frontend.scope import MISSING
-from quadrants.frontend.static_eval import static_eval
+from quadrants.frontend.static_eval import attribute_chain, static_eval
 from quadrants.frontend.values import Matrix, Struct, is_runtime
 from quadrants.frontend.vectors import as_matrix
 from quadrants.ir import nodes as ir
@@ -243,21 +243,17 @@ def _static_attribute(fb: FrontendBuilder, base: Any, node: ast.Attribute) -> An
         raise fb.error(node, f"AttributeError: {e}", QuadrantsCompilationError) from None
 
 
-def _record_chain(fb: FrontendBuilder, node: ast.Attribute, value: Any, static: bool = False) -> bool:
+def _record_chain(fb: FrontendBuilder, node: ast.Attribute, value: Any) -> bool:
     """`math.pi`, `Mode.FAST`, `cfg.N`: a read through a global or closure name, for the purity check. Returns
     whether one was recorded."""
-    chain: list[str] = []
-    cur: ast.expr = node
-    while isinstance(cur, ast.Attribute):
-        chain.append(cur.attr)
-        cur = cur.value
+    cur, chain = attribute_chain(node)
     if not isinstance(cur, ast.Name) or fb.frame.scope.find(cur.id)[1] is not MISSING:
         return False
     fr = fb.frame
     where = "closure" if cur.id in fr.closure else "global" if cur.id in fr.globals else None
     if where is None:
         return False
-    fb.captures.append(Capture(cur.id, value, where, fr.source.fn, fb.loc(node), static, tuple(reversed(chain))))
+    fb.captures.append(Capture(cur.id, value, where, fr.source.fn, fb.loc(node), chain=chain))
     return True
 
 

@@ -21,7 +21,7 @@ from quadrants.frontend.operators import binary
 from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.scope import Alias, Fixed, MatVar, Var
 from quadrants.frontend.values import Matrix, is_runtime
-from quadrants.frontend.vectors import as_matrix
+from quadrants.frontend.vectors import as_matrix, flatten
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
 from quadrants.types.promotion import promote
@@ -199,13 +199,6 @@ def _tensor_text(fb: FrontendBuilder, shape: tuple[int, ...], elements: list[Any
             t = fb.ops.default_fp if isinstance(e, float) else fb.ops.default_ip
         dtype = t if dtype is None else promote(dtype, t)
     return f"[Tensor ({', '.join(map(str, shape))}) {dtype}]"
-
-
-def flatten(fb: FrontendBuilder, value: Any, node: ast.AST) -> list[Any]:
-    if isinstance(value, (list, tuple)):
-        return [e for v in value for e in flatten(fb, v, node)]
-    m = as_matrix(fb, value, node)
-    return list(m.elements) if m is not None else [value]
 
 
 def augassign_ref(fb: FrontendBuilder, ref: Ref, op: str, value: Any, node: ast.AST) -> None:

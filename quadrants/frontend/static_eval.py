@@ -60,6 +60,15 @@ def static_eval(fb: FrontendBuilder, node: ast.expr, record: bool = True) -> Any
         raise fb.error(node, f"{type(e).__name__}: {e}", QuadrantsCompilationError) from None
 
 
+def attribute_chain(node: ast.expr) -> tuple[ast.expr, tuple[str, ...]]:
+    """`cfg.a.b` -> (the node `cfg`, ("a", "b"))."""
+    chain: list[str] = []
+    while isinstance(node, ast.Attribute):
+        chain.append(node.attr)
+        node = node.value
+    return node, tuple(reversed(chain))
+
+
 def _attribute_chains(node: ast.expr) -> dict[int, ast.Attribute]:
     """For each name that starts an attribute chain (`cfg.a.b`), the longest chain it starts (by the name's id)."""
     out: dict[int, ast.Attribute] = {}
@@ -69,9 +78,7 @@ def _attribute_chains(node: ast.expr) -> dict[int, ast.Attribute]:
             inner.add(id(n.value))
     for n in ast.walk(node):
         if isinstance(n, ast.Attribute) and id(n) not in inner:
-            root: ast.expr = n
-            while isinstance(root, ast.Attribute):
-                root = root.value
+            root, _ = attribute_chain(n)
             if isinstance(root, ast.Name):
                 out[id(root)] = n
     return out
@@ -81,19 +88,14 @@ def _record_static_chain(fb: FrontendBuilder, name: ast.Name, attr: ast.Attribut
     fr = fb.frame
     where = "closure" if name.id in fr.closure else "global"
     value: Any = fr.closure[name.id] if where == "closure" else fr.globals[name.id]
-    chain: list[str] = []
-    cur: ast.expr = attr
-    while isinstance(cur, ast.Attribute):
-        chain.append(cur.attr)
-        cur = cur.value
-    chain.reverse()
+    _, chain = attribute_chain(attr)
     try:
         for part in chain:
             value = getattr(value, part)
     except AttributeError:
         fb.lookup(name.id, name, static=True)  # the evaluation reports the missing attribute
         return
-    fb.captures.append(Capture(name.id, value, where, fr.source.fn, fb.loc(attr), True, tuple(chain)))
+    fb.captures.append(Capture(name.id, value, where, fr.source.fn, fb.loc(attr), True, chain))
 
 
 def is_static_call(fb: FrontendBuilder, node: ast.expr) -> bool:

@@ -43,21 +43,18 @@ def as_matrix(fb: FrontendBuilder, v: Any, node: ast.AST) -> Matrix | None:
     return None
 
 
+def flatten(fb: FrontendBuilder, value: Any, node: ast.AST) -> list[Any]:
+    """The scalars of `value`, row-major: nested lists and tuples and the elements of vectors/matrices in it."""
+    if isinstance(value, (list, tuple)):
+        return [e for v in value for e in flatten(fb, v, node)]
+    m = as_matrix(fb, value, node)
+    return list(m.elements) if m is not None else [value]
+
+
 def construct(fb: FrontendBuilder, mtype: MatrixType, args: list[Any], node: ast.AST) -> Matrix:
     """`vec3(x, y, z)`, `vec3(1)` (broadcast), `vec3(v2, z)` (concatenation), `mat2(a, b, c, d)`,
     `mat2([[a, b], [c, d]])` (rows as lists)."""
-    flat: list[Any] = []
-
-    def add(a: Any) -> None:
-        if isinstance(a, (list, tuple)):
-            for x in a:
-                add(x)
-            return
-        m = as_matrix(fb, a, node)
-        flat.extend(m.elements if m is not None else [a])
-
-    for a in args:
-        add(a)
+    flat = flatten(fb, args, node)
     if len(flat) == 1:
         flat = flat * mtype.size
     if len(flat) != mtype.size:
