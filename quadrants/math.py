@@ -36,11 +36,11 @@ from quadrants.lang.matrix import Matrix as _Matrix
 from quadrants.types.annotations import template
 from quadrants.types.compound import matrix as _matrix
 from quadrants.types.compound import vector as _vector
-from quadrants.types.dtypes import u32 as _u32
+from quadrants.types.dtypes import default_uint as _uint
 
 vec2, vec3, vec4 = _vector(2, float), _vector(3, float), _vector(4, float)
 ivec2, ivec3, ivec4 = _vector(2, int), _vector(3, int), _vector(4, int)
-uvec2, uvec3, uvec4 = _vector(2, _u32), _vector(3, _u32), _vector(4, _u32)
+uvec2, uvec3, uvec4 = _vector(2, _uint), _vector(3, _uint), _vector(4, _uint)  # u32, or u64 when default_ip is 64-bit
 mat2, mat3, mat4 = _matrix(2, 2, float), _matrix(3, 3, float), _matrix(4, 4, float)
 
 pi = _m.pi

@@ -290,6 +290,8 @@ def _from_annotation(p: Param) -> Any:
         import numpy as np
 
         return np.zeros(a.shape)
+    if p.kind == ParamKind.STRUCT:
+        return a()  # a struct's members are runtime arguments fixed by its type: a zero value stands for all
     if p.kind == ParamKind.NDARRAY and isinstance(a, ann.NdarrayType) and a.dtype is not None and a.ndim is not None:
         if isinstance(a.dtype, MatrixType):
             prim = a.dtype.resolve(dtypes.i32, dtypes.f32)

@@ -57,7 +57,7 @@ def module_of_file(path: str) -> str:
 def describe(p: Any, v: Any) -> Any:
     """A parameter's value as a manifest writes it; None when the annotation already fixes it."""
     kind, a = p.kind, p.annotation
-    if kind in (ParamKind.SCALAR, ParamKind.MATRIX):
+    if kind in (ParamKind.SCALAR, ParamKind.MATRIX, ParamKind.STRUCT):
         return None
     if kind in (ParamKind.NDARRAY, ParamKind.TENSOR):
         t = _array_type(v)

@@ -152,7 +152,7 @@ def judge(c: Capture, owner: str, report: PurityReport) -> None:
             else:
                 report.records.append(CaptureRecord(owner, c.where, c.name, c.chain, fp))
             return
-    kind = "a field" if hasattr(v, "__qd_field__") else f"a {type(v).__name__}"
+    kind = "a field" if hasattr(v, "__qd_field__") or hasattr(v, "__qd_struct_field__") else f"a {type(v).__name__}"
     report.errors.append((
         f"a fastcache kernel must receive its data through parameters, but it captures {label!r} ({kind}) from the "
         "enclosing scope. Pass it as a parameter (or use an enum, or an UPPERCASE constant, which is checked at "

@@ -10,6 +10,7 @@ import builtins
 from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
+from quadrants.frontend import structs
 from quadrants.frontend.arguments import call_args
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.expressions import struct_attribute
@@ -26,6 +27,7 @@ from quadrants.frontend.vectors import construct
 from quadrants.ir import nodes as ir
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
+from quadrants.types.struct import StructType
 
 
 def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
@@ -47,7 +49,11 @@ def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
     if isinstance(fn, MatrixType):
         args, _ = call_args(fb, node)
         return construct(fb, fn, args, node)
+    if isinstance(fn, StructType):
+        return structs.construct(fb, fn, *call_args(fb, node), node)
     name = getattr(fn, "__qd_intrinsic__", None)
+    if name == "Struct":  # qd.Struct(a=..., b=...)
+        return structs.anonymous(fb, *call_args(fb, node), node)
     if name is not None:
         if name in RAW:
             return RAW[name](fb, node)

@@ -15,7 +15,7 @@ from typing import Any
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.func import BoundFunc, Func
-from quadrants.frontend.lvalues import assign, read
+from quadrants.frontend.lvalues import assign
 from quadrants.frontend.matrix_ops import matmul, matrix_attribute, matrix_index
 from quadrants.frontend.ndarrays import (
     element_ptrs,
@@ -26,9 +26,11 @@ from quadrants.frontend.ndarrays import (
 )
 from quadrants.frontend.operators import BIN_OPS, binary, matrix_unary, py_value, unary
 from quadrants.frontend.records import Capture
+from quadrants.frontend.refs import read
 from quadrants.frontend.scope import MISSING
 from quadrants.frontend.static_eval import attribute_chain, static_eval
-from quadrants.frontend.values import Matrix, Struct, is_runtime
+from quadrants.frontend.structs import field_element, is_struct_field
+from quadrants.frontend.values import Matrix, Struct, is_runtime, type_name
 from quadrants.frontend.vectors import as_matrix
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
@@ -270,7 +272,7 @@ def struct_attribute(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -
             raise fb.error(node, "a kernel cannot be called from a kernel or qd.func; make it a qd.func")
         if not callable(member):
             return s.class_attribute(attr)  # a class attribute: a compile-time constant
-    raise fb.error(node, f"{s.cls.__name__} has no member {attr!r} usable in kernels")
+    raise fb.error(node, f"{type_name(s.cls)} has no member {attr!r} usable in kernels")
 
 
 def transform_list_comp(fb: FrontendBuilder, node: ast.ListComp) -> list[Any]:
@@ -326,6 +328,8 @@ def transform_slice(fb: FrontendBuilder, node: ast.Slice) -> slice:
 
 def transform_subscript(fb: FrontendBuilder, node: ast.Subscript) -> Any:
     base = fb.expr(node.value)
+    if is_struct_field(base):
+        return field_element(fb, base, node)
     if is_ndarray(base):
         handle = ndarray_handle(fb, base)
         loads = [fb.b.load(p) for p in element_ptrs(fb, handle, node)]

@@ -17,9 +17,11 @@ from quadrants.frontend.arguments import ByValue, call_args
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.func import Func
 from quadrants.frontend.scope import MISSING, Alias, Fixed, Frame, MatVar, Scope, Var, closure_of
+from quadrants.frontend.structs import coerce, is_struct_value, new_variable, resolved
 from quadrants.ir import nodes as ir
 from quadrants.types import annotations as ann
 from quadrants.types.dtypes import PrimitiveType, to_dtype
+from quadrants.types.struct import StructType
 
 
 def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> Any:
@@ -65,8 +67,12 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
     saved_loops, fb.loops = fb.loops, []
     fb.frames.append(frame)
     try:
+        self_name = next(iter(sig.parameters), None) if bound_self is not None else None
         for name, value in bound.arguments.items():
-            _bind_param(fb, name, value, resolve(hints.get(name)), call_loc)
+            if name == self_name and is_struct_value(value):  # a struct's method: `self` is the struct itself
+                frame.scope.names[name] = value
+                continue
+            _bind_param(fb, name, value, resolve(hints.get(name)), call_loc, node)
         fb.new_scope()
         body = src.tree.body
         if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
@@ -94,7 +100,7 @@ def _reference_params(sig: inspect.Signature, hints: dict[str, Any], resolve: An
     return out
 
 
-def _bind_param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, loc: Any) -> None:
+def _bind_param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, loc: Any, call_node: ast.AST) -> None:
     scope = fb.frame.scope
     if isinstance(value, (Var, MatVar, Alias)):  # a template parameter given a location: by reference
         scope.names[name] = value
@@ -102,6 +108,14 @@ def _bind_param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, loc
     if isinstance(value, ByValue):
         scope.names[name] = Fixed(value.value, "template parameter given a value (not a variable or an element):")
         return
+    if is_struct_value(value) and not ann.is_template(annotation):  # by value: the func works on a copy
+        if isinstance(annotation, StructType):
+            value = coerce(fb, value, resolved(fb, annotation), call_node, f"argument {name!r}")
+        scope.names[name] = new_variable(fb, value, name, call_node)
+        return
+    if isinstance(annotation, StructType):
+        raise QuadrantsTypeError(f"argument {name!r} is annotated {annotation!r} but given a {type(value).__name__}",
+                                 loc)  # fmt: skip
     if annotation is None or ann.is_template(annotation):
         if isinstance(value, ir.Value) and isinstance(value.type, PrimitiveType) and annotation is None:
             value = fb.new_var(name, value, value.type)  # a local copy
@@ -132,4 +146,6 @@ def _return_annotation(fb: FrontendBuilder, a: Any) -> Any:
         return tuple(_return_annotation(fb, x) for x in items)
     if ann.is_scalar_annotation(a):
         return to_dtype(a, fb.options.default_ip, fb.options.default_fp)
+    if isinstance(a, StructType):
+        return resolved(fb, a)
     return None  # a vector/matrix or other annotation: returned as computed

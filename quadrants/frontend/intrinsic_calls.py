@@ -16,9 +16,10 @@ from typing import Any
 from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.intrinsics import _NdRange
-from quadrants.frontend.lvalues import ScalarRef, atomic_ref, lvalue
+from quadrants.frontend.lvalues import atomic_ref, lvalue
 from quadrants.frontend.matrix_ops import transpose
 from quadrants.frontend.operators import binary, matrix_unary
+from quadrants.frontend.refs import ScalarRef
 from quadrants.frontend.static_eval import static_eval
 from quadrants.frontend.values import Matrix, is_runtime
 from quadrants.frontend.vectors import as_matrix, make_matrix, matrix_from_rows, resolve_dt, vector_from_list

@@ -19,11 +19,13 @@ from quadrants.frontend.arguments import call_args
 from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.intrinsic_calls import Grouped
 from quadrants.frontend.intrinsics import _NdRange
-from quadrants.frontend.lvalues import assign, read
+from quadrants.frontend.lvalues import assign
 from quadrants.frontend.ndarrays import is_ndarray, ndarray_attribute, ndarray_handle
 from quadrants.frontend.operators import binary
+from quadrants.frontend.refs import read
 from quadrants.frontend.scope import Alias, Fixed, MatVar
 from quadrants.frontend.static_eval import is_static_call, static_eval
+from quadrants.frontend.structs import is_struct_field
 from quadrants.frontend.values import Matrix, is_runtime
 from quadrants.frontend.vectors import as_matrix
 from quadrants.ir import nodes as ir
@@ -63,6 +65,8 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
     elif is_ndarray(it):
         shape = ndarray_attribute(fb, ndarray_handle(fb, it), "shape", it_node)
         range_loop(fb, node, [(0, s) for s in shape], grouped)
+    elif is_struct_field(it):
+        range_loop(fb, node, [(0, s) for s in it.shape], grouped)
     else:
         raise fb.error(
             it_node,

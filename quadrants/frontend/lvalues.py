@@ -1,10 +1,10 @@
-"""Assignment targets and name bindings: where `x = ...`, `a[i] += ...`, `v.y = ...`, `m[i, j] -= ...` and
-`qd.atomic_add(a[i], ...)` write, and what reading a name gives.
+"""Assignment targets and name bindings: where `x = ...`, `a[i] += ...`, `v.y = ...`, `m[i, j] -= ...`,
+`p.pos = ...`, `f[i] = S(...)` and `qd.atomic_add(a[i], ...)` write.
 
-A target resolves to a reference: one memory location (`ScalarRef`: an ndarray element, a field element or a
-local variable), a vector/matrix of them (`MatrixRef`), or one element of a `MatrixRef` chosen at run time
-(`DynamicRef`, written with selects). One resolution serves assignment, augmented assignment and atomics.
-Assigning a runtime value to a new name defines a local variable; anything else binds the name to the value.
+A target resolves to a reference (`refs.py`: one memory location, a vector/matrix of them, one chosen at run
+time), or to a `StructRef` (a struct's members' references). One resolution serves assignment, augmented
+assignment and atomics. Assigning a runtime value to a new name defines a local variable (a struct: one per
+member, `structs.py`); anything else binds the name to the value.
 """
 
 from __future__ import annotations
@@ -15,12 +15,21 @@ from typing import Any
 
 from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
-from quadrants.frontend.matrix_ops import COMPONENTS, is_swizzle, select_element
+from quadrants.frontend.matrix_ops import COMPONENTS, is_swizzle
 from quadrants.frontend.ndarrays import element_ptrs, is_ndarray, ndarray_handle, reject_captured_array
 from quadrants.frontend.operators import binary
 from quadrants.frontend.ops import is_static_number
+from quadrants.frontend.refs import DynamicRef, MatrixRef, Ref, ScalarRef, load_ref, var_ref
 from quadrants.frontend.scope import Alias, Fixed, MatVar, Var
-from quadrants.frontend.values import Matrix, is_runtime
+from quadrants.frontend.structs import (
+    field_element,
+    is_struct_field,
+    is_struct_value,
+    is_variable,
+    new_variable,
+    snapshot,
+)
+from quadrants.frontend.values import Matrix, Struct, is_runtime
 from quadrants.frontend.vectors import as_matrix, flatten
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
@@ -30,36 +39,17 @@ ATOMIC_AUG = {"add", "sub", "and", "or", "xor"}
 
 
 @dataclass
-class ScalarRef:
-    ptr: ir.Value
-    dtype: PrimitiveType
-    shared: bool  # other threads may update it: `+=` etc. are atomic
-    var: Var | None = None
+class StructRef:
+    """A struct as an assignment target: a struct variable or a field element (`struct` is its binding)."""
 
+    struct: Struct
 
-@dataclass
-class MatrixRef:
-    shape: tuple[int, ...]
-    refs: list[ScalarRef]
-
-    @property
-    def m(self) -> int:
-        return self.shape[1] if len(self.shape) == 2 else 1
-
-
-@dataclass
-class DynamicRef:
-    base: MatrixRef
-    index: Any  # runtime flat index into base.refs
-
-
-Ref = ScalarRef | MatrixRef | DynamicRef
 
 
 # ---- references ---------------------------------------------------------------------------------------
 
 
-def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | None:
+def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | StructRef | None:
     """The reference `node` denotes, or None for a plain name that is not a variable yet."""
     if isinstance(node, ast.Name):
         _, binding = fb.frame.scope.find(node.id)
@@ -76,6 +66,8 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | None:
         inner = _sub_ref(fb, node.value)
         if inner is None:
             base = fb.expr(node.value)
+            if is_struct_field(base):
+                return StructRef(field_element(fb, base, node))
             reject_captured_array(fb, base, node)
             if not is_ndarray(base):
                 raise fb.error(node, "only ndarray, field, vector and matrix elements can be assigned through []")
@@ -89,6 +81,8 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | None:
         return index_ref(fb, inner, fb.expr(node.slice), node)
     if isinstance(node, ast.Attribute):
         inner = _sub_ref(fb, node.value)
+        if isinstance(inner, StructRef):
+            return member_ref(fb, inner.struct, node.attr, node)
         if isinstance(inner, MatrixRef) and len(inner.shape) == 1 and is_swizzle(node.attr):
             idx = [COMPONENTS[c] for c in node.attr]
             if max(idx) >= inner.shape[0]:
@@ -98,11 +92,13 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | None:
     raise fb.error(node, f"cannot assign to {type(node).__name__} in a kernel")
 
 
-def _sub_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | None:
+def _sub_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | StructRef | None:
     """The reference of the base of a subscript or attribute target, or None when the base is a value to
-    evaluate (an ndarray, a field, a struct member)."""
+    evaluate (an ndarray, a field, a dataclass member)."""
     if isinstance(node, ast.Name):
         _, binding = fb.frame.scope.find(node.id)
+        if is_struct_value(binding):
+            return StructRef(binding)
         if isinstance(binding, MatVar):
             return MatrixRef(binding.shape, [var_ref(fb, v) for v in binding.vars])
         if isinstance(binding, Var):
@@ -114,13 +110,25 @@ def _sub_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | None:
         return resolve_ref(fb, node)
     if isinstance(node, ast.Attribute):
         inner = _sub_ref(fb, node.value)
-        return resolve_ref(fb, node) if isinstance(inner, MatrixRef) else None
+        return resolve_ref(fb, node) if isinstance(inner, (MatrixRef, StructRef)) else None
     return None
 
 
-def var_ref(fb: FrontendBuilder, var: Var) -> ScalarRef:
-    shared = fb.parallel_id != 0 and var.parallel_id != fb.parallel_id
-    return ScalarRef(var.ptr, var.dtype, shared, var)
+def member_ref(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -> Ref | StructRef:
+    """Member `attr` of a struct as an assignment target."""
+    if attr not in s.members:
+        raise fb.error(node, f"{s.cls!r} has no member {attr!r}")
+    b = s.members[attr]
+    if isinstance(b, Var):
+        return var_ref(fb, b)
+    if isinstance(b, MatVar):
+        return MatrixRef(b.shape, [var_ref(fb, v) for v in b.vars])
+    if isinstance(b, Alias):
+        return b.ref  # type: ignore[no-any-return]
+    if isinstance(b, Struct) and is_variable(b):
+        return StructRef(b)
+    what = b.what if isinstance(b, Fixed) else "a struct value (not a variable)"
+    raise fb.error(node, f"cannot assign to member {attr!r} of {what}")
 
 
 def index_ref(fb: FrontendBuilder, ref: MatrixRef, index: Any, node: ast.AST) -> Ref:
@@ -139,16 +147,11 @@ def index_ref(fb: FrontendBuilder, ref: MatrixRef, index: Any, node: ast.AST) ->
 # ---- reading and writing references -------------------------------------------------------------------
 
 
-def load_ref(fb: FrontendBuilder, ref: Ref, node: ast.AST) -> Any:
-    if isinstance(ref, ScalarRef):
-        return fb.b.load(ref.ptr)
-    if isinstance(ref, MatrixRef):
-        return Matrix(ref.shape, [fb.b.load(r.ptr) for r in ref.refs])
-    return select_element(fb, Matrix(ref.base.shape, [fb.b.load(r.ptr) for r in ref.base.refs]), ref.index, node)
-
-
-def store_ref(fb: FrontendBuilder, ref: Ref, value: Any, node: ast.AST) -> None:
+def store_ref(fb: FrontendBuilder, ref: Ref | StructRef, value: Any, node: ast.AST) -> None:
     loc = fb.loc(node)
+    if isinstance(ref, StructRef):
+        _store_struct(fb, ref.struct, value, node)
+        return
     if isinstance(ref, ScalarRef):
         if as_matrix(fb, value, node) is not None:
             raise QuadrantsTypeError("cannot assign a vector/matrix to a scalar", loc)
@@ -164,6 +167,19 @@ def store_ref(fb: FrontendBuilder, ref: Ref, value: Any, node: ast.AST) -> None:
     for k, r in enumerate(ref.base.refs):
         hit = fb.ops.binary("eq", ref.index, k, loc)
         store_ref(fb, r, fb.ops.select(hit, value, fb.b.load(r.ptr), loc), node)
+
+
+def _store_struct(fb: FrontendBuilder, target: Struct, value: Any, node: ast.AST) -> None:
+    """`f[i] = S(...)`, `p = q`: every member (the value is read first: `p = p` and swaps stay right)."""
+    if not is_struct_value(value) or set(value.members) != set(target.members):
+        raise fb.error(node, f"cannot assign {_struct_what(value)} to a {target.cls!r}", QuadrantsTypeError)
+    v = snapshot(fb, value)
+    for k in target.members:
+        store_ref(fb, member_ref(fb, target, k, node), v.members[k], node)
+
+
+def _struct_what(v: Any) -> str:
+    return f"a {v.cls!r} value" if is_struct_value(v) else f"a {type(v).__name__}"
 
 
 def elements_for(fb: FrontendBuilder, ref: MatrixRef, value: Any, node: ast.AST) -> list[Any]:
@@ -201,7 +217,9 @@ def _tensor_text(fb: FrontendBuilder, shape: tuple[int, ...], elements: list[Any
     return f"[Tensor ({', '.join(map(str, shape))}) {dtype}]"
 
 
-def augassign_ref(fb: FrontendBuilder, ref: Ref, op: str, value: Any, node: ast.AST) -> None:
+def augassign_ref(fb: FrontendBuilder, ref: Ref | StructRef, op: str, value: Any, node: ast.AST) -> None:
+    if isinstance(ref, StructRef):
+        raise fb.error(node, "augmented assignment to a whole struct is not supported; update its members")
     if isinstance(ref, ScalarRef):
         if ref.shared and op in ATOMIC_AUG:
             atomic_ref(fb, ref, op, value, node)
@@ -215,9 +233,11 @@ def augassign_ref(fb: FrontendBuilder, ref: Ref, op: str, value: Any, node: ast.
     store_ref(fb, ref, binary(fb, op, load_ref(fb, ref, node), value, node), node)
 
 
-def atomic_ref(fb: FrontendBuilder, ref: Ref, op: str, value: Any, node: ast.AST) -> Any:
+def atomic_ref(fb: FrontendBuilder, ref: Ref | StructRef, op: str, value: Any, node: ast.AST) -> Any:
     """`qd.atomic_<op>(target, value)`: the old value(s)."""
     loc = fb.loc(node)
+    if isinstance(ref, StructRef):
+        raise QuadrantsSyntaxError("atomics operate on scalars, vectors and matrices, not structs", loc)
     if isinstance(ref, ScalarRef):
         if op in ("and", "or", "xor") and ref.dtype.is_float:
             raise QuadrantsTypeError(f"atomic_{op} needs an integer target, not {ref.dtype}", loc)
@@ -232,7 +252,7 @@ def atomic_ref(fb: FrontendBuilder, ref: Ref, op: str, value: Any, node: ast.AST
     raise QuadrantsSyntaxError("atomics need a compile-time index into vectors and matrices", loc)
 
 
-def lvalue(fb: FrontendBuilder, node: ast.expr, what: str) -> Ref:
+def lvalue(fb: FrontendBuilder, node: ast.expr, what: str) -> Ref | StructRef:
     ref = resolve_ref(fb, node) if isinstance(node, (ast.Name, ast.Subscript, ast.Attribute)) else None
     if ref is None:
         raise fb.error(node, f"cannot use a non-writable target as the first operand of '{what}'")
@@ -248,19 +268,6 @@ def _assign_target(fb: FrontendBuilder, target: ast.expr, value: Any, node: ast.
 
 
 # ---- names --------------------------------------------------------------------------------------------
-
-
-def read(fb: FrontendBuilder, binding: Any) -> Any:
-    """The value a name's binding has when read in an expression."""
-    if isinstance(binding, Var):
-        return fb.b.load(binding.ptr)
-    if isinstance(binding, MatVar):
-        return Matrix(binding.shape, [fb.b.load(v.ptr) for v in binding.vars])
-    if isinstance(binding, Fixed):
-        return binding.value
-    if isinstance(binding, Alias):
-        return load_ref(fb, binding.ref, binding.node)
-    return binding
 
 
 def assign(fb: FrontendBuilder, target: ast.expr, value: Any, node: ast.AST, static: bool = False) -> None:
@@ -289,6 +296,12 @@ def assign_name(fb: FrontendBuilder, name: str, value: Any, node: ast.AST, stati
         if static:
             raise fb.error(node, f"cannot bind a compile-time value to {name!r}, a reference parameter")
         store_ref(fb, binding.ref, value, node)
+        return
+    if is_struct_value(binding) and is_variable(binding) and not static:
+        _store_struct(fb, binding, value, node)
+        return
+    if is_struct_value(value) and not static:
+        (scope or fb.frame.scope).names[name] = new_variable(fb, value, name, node)
         return
     if static or not _becomes_variable(value):
         (scope or fb.frame.scope).names[name] = value

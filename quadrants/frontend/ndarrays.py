@@ -75,14 +75,14 @@ def reject_captured_array(fb: FrontendBuilder, base: Any, node: ast.Subscript) -
 
 def element_ptrs(fb: FrontendBuilder, arr: ir.Value, node: ast.Subscript) -> list[ir.ExtPtr]:
     """Pointers to the scalars of element `arr[indices]` (one, or one per vector/matrix component)."""
-    t = arr.type
-    assert isinstance(t, ir.NdType)
-    idx = _indices(fb, node)
+    return element_ptrs_at(fb, arr, element_indices(fb, node), node)
+
+
+def element_indices(fb: FrontendBuilder, node: ast.Subscript) -> list[ir.Value]:
+    """The subscript's indices as i32 values (evaluated once: a struct field element indexes every member)."""
     loc = fb.loc(node)
-    if len(idx) != t.ndim:
-        raise QuadrantsSyntaxError(f"this ndarray has {t.ndim} dimension(s) but is indexed with {len(idx)}", loc)
     values = []
-    for i in idx:
+    for i in _indices(fb, node):
         if is_static_number(i) and not isinstance(i, (int, bool)) and float(i) != int(i):
             raise QuadrantsTypeError("ndarray indices must be integers", loc)
         v = fb.ops.value(int(i) if is_static_number(i) else i, loc)
@@ -90,6 +90,16 @@ def element_ptrs(fb: FrontendBuilder, arr: ir.Value, node: ast.Subscript) -> lis
         if v.type.is_float:
             raise QuadrantsTypeError(f"ndarray indices must be integers, not {v.type}", loc)
         values.append(fb.b.cast(v, i32))
+    return values
+
+
+def element_ptrs_at(fb: FrontendBuilder, arr: ir.Value, values: list[ir.Value], node: ast.Subscript) -> list[ir.ExtPtr]:
+    """`element_ptrs` for indices already evaluated."""
+    t = arr.type
+    assert isinstance(t, ir.NdType)
+    loc = fb.loc(node)
+    if len(values) != t.ndim:
+        raise QuadrantsSyntaxError(f"this ndarray has {t.ndim} dimension(s) but is indexed with {len(values)}", loc)
     site = len(fb.kernel.sites)
     fb.kernel.sites.append(fb.site("bounds", loc, ast.unparse(node.value)))
     elems = [()] if not t.elem_shape else list(_element_indices(t.elem_shape))

@@ -37,7 +37,7 @@ class MatVar:
 class Alias:
     """A `qd.template()` func parameter given an ndarray/field element (or a vector component): the name
     refers to that memory, as in Quadrants: reads load it, assignments and `+=` write it (`ref` is a frontend
-    `Ref` from lvalues.py)."""
+    `Ref` from refs.py)."""
 
     ref: Any
     node: Any  # the call argument it came from (locations of reads through a runtime index)

@@ -9,15 +9,18 @@ from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder, StaticJump
-from quadrants.frontend.lvalues import assign, assign_name, augassign_ref, read, resolve_ref
+from quadrants.frontend.lvalues import assign, assign_name, augassign_ref, resolve_ref
 from quadrants.frontend.matrix_ops import matmul
 from quadrants.frontend.operators import binary
+from quadrants.frontend.refs import read
 from quadrants.frontend.scope import Var
 from quadrants.frontend.static_eval import is_static_call, static_eval
+from quadrants.frontend.structs import coerce, is_struct_value, leaf_values, snapshot
 from quadrants.frontend.vectors import as_matrix
 from quadrants.ir import nodes as ir
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import to_dtype
+from quadrants.types.struct import StructType
 
 AUG_OPS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -64,8 +67,15 @@ def _kernel_return(fb: FrontendBuilder, value: Any, node: ast.Return) -> None:
     if len(values) != len(rets):
         raise fb.error(node, f"kernel returns {len(values)} value(s) but its annotation declares {len(rets)}")
     loc = fb.loc(node)
-    out: list[ir.Value] = []
+    leaves: list[tuple[Any, Any]] = []
     for v, t in zip(values, rets):
+        if isinstance(t, StructType):  # a struct result: its leaf members, in order
+            v = coerce(fb, v, t, node, "the kernel's return value")
+            leaves.extend(zip(leaf_values(fb, v), (leaf for _, leaf in t.leaves())))
+        else:
+            leaves.append((v, t))
+    out: list[ir.Value] = []
+    for v, t in leaves:
         if isinstance(t, MatrixType):
             m = as_matrix(fb, v, node)
             if m is None or m.shape != t.shape:
@@ -83,14 +93,22 @@ def _kernel_return(fb: FrontendBuilder, value: Any, node: ast.Return) -> None:
 
 def _func_return_value(fb: FrontendBuilder, value: Any, node: ast.Return) -> Any:
     ann = fb.frame.return_annotation
-    if ann is None or value is None:
+    if value is None:
         return value
-    loc = fb.loc(node)
     if isinstance(ann, tuple):
         if not isinstance(value, (tuple, list)) or len(value) != len(ann):
             raise fb.error(node, f"qd.func returns {value!r} but is annotated -> {ann}")
-        return tuple(fb.ops.cast(v, t, loc) if t is not None else v for v, t in zip(value, ann))
-    return fb.ops.cast(value, ann, loc)
+        return tuple(_returned(fb, v, t, node) for v, t in zip(value, ann))
+    return _returned(fb, value, ann, node)
+
+
+def _returned(fb: FrontendBuilder, value: Any, t: Any, node: ast.Return) -> Any:
+    """A qd.func's result as its annotation says: a scalar cast to its dtype, a struct of its type (copied)."""
+    if t is None:
+        return snapshot(fb, value) if is_struct_value(value) else value
+    if isinstance(t, StructType):
+        return coerce(fb, value, t, node, "the return value")
+    return fb.ops.cast(value, t, fb.loc(node))
 
 
 def transform_assert(fb: FrontendBuilder, node: ast.Assert) -> None:

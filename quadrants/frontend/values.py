@@ -4,7 +4,8 @@
   Python numbers, row-major. It never reaches the IR as such: operations expand element by element, so vectors
   and matrices live in registers and cost nothing at run time.
 - `Struct`: a dataclass or data_oriented parameter after specialization: a name -> binding map of its members
-  (runtime arguments, compile-time values, nested structs), plus the Python class for method lookup.
+  (runtime arguments, compile-time values, nested structs), plus the Python class for method lookup; or a
+  value of a `qd.types.struct` type (`cls` is the StructType; see structs.py).
 
 `is_runtime(v)` tells these and IR values (known only at run time) from compile-time Python objects.
 """
@@ -63,15 +64,20 @@ def matrix_dtype(m: Matrix) -> PrimitiveType:
     return t
 
 
+def type_name(cls: Any) -> str:
+    """A struct's class name (a dataclass, a data_oriented class), or its struct type's text."""
+    return getattr(cls, "__name__", None) or repr(cls)
+
+
 @dataclass(eq=False)
 class Struct:
-    cls: type
+    cls: Any  # the dataclass / data_oriented class, or the StructType
     members: dict[str, Any] = field(default_factory=dict)
     obj: Any = None  # the data_oriented instance (None for dataclasses)
     on_class_read: Any = None  # called with (cls, name, value) when a class attribute is read as a constant
 
     def __repr__(self) -> str:
-        return f"<{self.cls.__name__} members={sorted(self.members)}>"
+        return f"<{type_name(self.cls)} members={sorted(self.members)}>"
 
     def class_attribute(self, name: str) -> Any:
         """A class attribute (`self.K`, `p.GAIN`): compiled in, so reported to `on_class_read` (fastcache
@@ -92,8 +98,8 @@ class Struct:
                 from quadrants.errors import QuadrantsTypeError
 
                 raise QuadrantsTypeError(
-                    f"qd.static() needs compile-time values, but member {name!r} of {self.cls.__name__} is a runtime "
-                    "value"
+                    f"qd.static() needs compile-time values, but member {name!r} of {type_name(self.cls)} is a "
+                    "runtime value"
                 )
             return v
         return self.class_attribute(name)

@@ -24,6 +24,7 @@ from quadrants.frontend.values import Matrix, Struct
 from quadrants.ir import nodes as ir
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
+from quadrants.types.struct import StructType
 
 __all__ = ["FrontendOptions", "FrontendResult", "ParamSpec", "build_kernel", "runtime_params"]
 
@@ -35,10 +36,12 @@ def build_kernel(
     returns: tuple[Any, ...],
     options: FrontendOptions,
 ) -> FrontendResult:
-    """`returns`: per declared result, a dtype or a MatrixType of a concrete dtype."""
+    """`returns`: per declared result, a dtype, a MatrixType of a concrete dtype, or a StructType of concrete
+    dtypes (its leaf members are results of their own: the caller regroups them)."""
     flat: list[PrimitiveType] = []
     shapes: list[tuple[int, ...]] = []
-    for r in returns:
+    leaves = [leaf for r in returns for leaf in ([x for _, x in r.leaves()] if isinstance(r, StructType) else [r])]
+    for r in leaves:
         if isinstance(r, MatrixType):
             flat.extend([r.dtype] * r.size)
             shapes.append(r.shape)

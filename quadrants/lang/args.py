@@ -50,6 +50,7 @@ from quadrants.types import annotations as ann
 from quadrants.types import dtypes
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
+from quadrants.types.struct import StructType
 
 
 @dataclass(frozen=True)
@@ -83,13 +84,13 @@ class Specialization:
     # Each record's key part and text part are written side by side: the key (a tuple, built on every
     # slow-path call) and the text (a deferred part) must separate the same specializations.
 
-    def add_scalar(self, path: Path, dtype: PrimitiveType) -> None:
-        self.leaves.append(ScalarLeaf(path, dtype))
+    def add_scalar(self, path: Path, dtype: PrimitiveType, wrap: bool = False) -> None:
+        self.leaves.append(ScalarLeaf(path, dtype, wrap))
         self.leaf_keys.append((path, dtype))
         self.leaf_text.append(lambda: f"{_path_text(path)}=scalar:{dtype}")
 
-    def add_element(self, path: Path, dtype: PrimitiveType, index: int) -> None:
-        self.leaves.append(ElementLeaf(path, dtype, index))
+    def add_element(self, path: Path, dtype: PrimitiveType, index: int, wrap: bool = False) -> None:
+        self.leaves.append(ElementLeaf(path, dtype, index, wrap))
         self.leaf_keys.append((path, dtype))
         self.leaf_text.append(lambda: f"{_path_text(path)}=element:{dtype}[{index}]")
 
@@ -115,6 +116,7 @@ class ParamKind(str, enum.Enum):
     SCALAR = "scalar"
     MATRIX = "matrix"
     DATACLASS = "dataclass"
+    STRUCT = "struct"  # a qd.types.struct / @qd.dataclass type
     ENUM = "enum"
     TENSOR = "tensor"
     SELF = "self"
@@ -131,6 +133,8 @@ def classify_annotation(annotation: Any) -> ParamKind | None:
         return ParamKind.SCALAR
     if isinstance(annotation, MatrixType):
         return ParamKind.MATRIX
+    if isinstance(annotation, StructType):
+        return ParamKind.STRUCT
     if isinstance(annotation, type) and dataclasses.is_dataclass(annotation):
         return ParamKind.DATACLASS
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
@@ -232,7 +236,9 @@ class Specializer:
             f"argument {name!r} of kernel {self.kernel_name!r} must be an ndarray, got {type(v).__name__}"
         )
 
-    def _matrix(self, name: str, annotation: MatrixType, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+    def _matrix(
+        self, name: str, annotation: MatrixType, v: Any, path: Path, sp: Specialization, wrap: bool = False
+    ) -> ParamSpec:
         t = annotation.resolve(self.default_ip, self.default_fp)
         try:
             size = np.asarray(v).size
@@ -243,7 +249,7 @@ class Specializer:
                 f"argument {name!r} of kernel {self.kernel_name!r}: expected {annotation!r}, got {v!r}"
             )
         for k in range(annotation.size):
-            sp.add_element(path, t, k)
+            sp.add_element(path, t, k, wrap)
         return ParamSpec(name, SpecKind.MATRIX, type=(annotation.shape, t))
 
     def _tensor(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
@@ -274,6 +280,27 @@ class Specializer:
                 members.append(self._member_by_value(f.name, value, mpath, sp, runtime_primitives=True))
         sp.add_guard(Guard(path, GuardKind.CLASS, cls))
         return ParamSpec(name, SpecKind.STRUCT, members=tuple(members), cls=cls)
+
+    def _struct(self, name: str, annotation: StructType, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+        """A `qd.types.struct` argument (a `qd.Struct` value, e.g. `S(a=1, b=...)`): every member is a runtime
+        argument, read through its attribute path."""
+        t = annotation.resolve(self.default_ip, self.default_fp)
+        members = []
+        for k, mt in t.members.items():
+            try:
+                value = getattr(v, k)
+            except AttributeError:
+                raise QuadrantsRuntimeTypeError(f"argument {name!r} of kernel {self.kernel_name!r}: expected a "
+                                                f"{annotation!r} value, got {v!r}") from None  # fmt: skip
+            mpath = path + (k,)
+            if isinstance(mt, StructType):
+                members.append(self._struct(k, mt, value, mpath, sp))
+            elif isinstance(mt, MatrixType):
+                members.append(self._matrix(k, mt, value, mpath, sp, wrap=True))
+            else:
+                sp.add_scalar(mpath, mt, wrap=True)
+                members.append(ParamSpec(k, SpecKind.SCALAR, type=mt))
+        return ParamSpec(name, SpecKind.STRUCT, members=tuple(members), cls=t)
 
     def _data_oriented(self, name: str, obj: Any, path: Path, sp: Specialization) -> ParamSpec:
         runtime_primitives = not getattr(type(obj), "_qd_template_primitives", True)
@@ -310,6 +337,7 @@ _BY_KIND: dict[ParamKind, Callable[[Specializer, str, Any, Any, Path, Specializa
     ParamKind.NDARRAY: Specializer._ndarray,
     ParamKind.MATRIX: Specializer._matrix,
     ParamKind.DATACLASS: Specializer._dataclass,
+    ParamKind.STRUCT: Specializer._struct,
     ParamKind.TENSOR: Specializer._tensor,
     ParamKind.SELF: Specializer._self,
 }
@@ -383,7 +411,7 @@ def _guard_text(g: Guard) -> str | Unkeyable:
         fp = fingerprint(g.value) if g.kind in (GuardKind.VALUE, GuardKind.MATRIX) else None
     if fp is None:
         impl = g.value._unwrap() if hasattr(g.value, "_unwrap") else g.value
-        is_field = getattr(impl, "__qd_field__", None) is not None
+        is_field = getattr(impl, "__qd_field__", None) is not None or hasattr(impl, "__qd_struct_field__")
         what = "a field (fields disable fastcache; use a qd.ndarray)" if is_field else f"a {type(g.value).__name__}"
         return Unkeyable(g.path, what, g.via_tensor and is_field)
     return f"{_path_text(g.path)}:{g.kind.value}={fp}"

@@ -26,9 +26,11 @@ from quadrants.errors import (
 from quadrants.frontend.source import FunctionSource, read_function
 from quadrants.lang import program
 from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation, signature_text
+from quadrants.lang.struct import result_regrouper
 from quadrants.runtime.launch import MISS, Launcher
 from quadrants.types import annotations as ann
 from quadrants.types.compound import MatrixType
+from quadrants.types.struct import StructType
 
 EMPTY = inspect.Parameter.empty  # no default / no annotation
 _VARARGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
@@ -145,8 +147,13 @@ class Kernel:
             self._launchers[spec.key] = entry
         if isinstance(entry, QuadrantsCompilationError):
             raise type(entry)(entry.message, entry.loc) from None
-        self._fast = entry.fast_path(len(values), spec.leaves, spec.guards)
-        return entry.call(values, spec.leaves)
+        fast = entry.fast_path(len(values), spec.leaves, spec.guards)
+        regroup = result_regrouper(self._returns)
+        if regroup is None:
+            self._fast = fast
+            return entry.call(values, spec.leaves)
+        self._fast = None if fast is None else _regrouped(fast, regroup)  # struct results: qd.Struct values
+        return regroup(entry.call(values, spec.leaves))
 
     def _resolve_returns(self, config: Any) -> tuple[Any, ...]:
         raw = ann.return_types(
@@ -155,9 +162,11 @@ class Kernel:
             config.default_fp,
         )
         return tuple(
-            MatrixType(r.shape, r.resolve(config.default_ip, config.default_fp)) if isinstance(r, MatrixType) else r
+            MatrixType(r.shape, r.resolve(config.default_ip, config.default_fp)) if isinstance(r, MatrixType)
+            else r.resolve(config.default_ip, config.default_fp) if isinstance(r, StructType)
+            else r
             for r in raw
-        )
+        )  # fmt: skip
 
     def request(self, spec: Specialization, config: Any, returns: tuple[Any, ...] | None = None) -> CallRequest:
         """What the driver needs to find or compile `spec` under `config`."""
@@ -362,3 +371,11 @@ class CallRequest:
         out = build_ir_text(k.source, k.fn.__qualname__, self.spec.specs, self.returns, self.config)
         STATS.time("frontend", time.perf_counter() - t0)
         return out
+
+
+def _regrouped(fast: Callable[..., Any], regroup: Callable[[Any], Any]) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        r = fast(*args)
+        return r if r is MISS else regroup(r)
+
+    return call

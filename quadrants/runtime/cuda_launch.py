@@ -65,11 +65,11 @@ class CudaLauncher(Launcher):
             v = _walk(values, leaf.path)
             v = getattr(v, "_unwrap", lambda v=v: v)()
             if isinstance(leaf, ScalarLeaf):
-                params.append((CTYPES[spec.prim], scalar_arg(v, spec.prim, spec.name)))
+                params.append((CTYPES[spec.prim], scalar_arg(v, spec.prim, spec.name, leaf.wrap)))
             elif isinstance(leaf, ElementLeaf):
                 if leaf.path not in flat:
                     flat[leaf.path] = _flatten(v)
-                params.append((CTYPES[spec.prim], scalar_arg(flat[leaf.path][leaf.index], spec.prim, spec.name)))
+                params.append((CTYPES[spec.prim], scalar_arg(flat[leaf.path][leaf.index], spec.prim, spec.name, leaf.wrap)))
             elif isinstance(leaf, NdarrayLeaf):
                 if v._mem is not self.device:
                     raise QuadrantsRuntimeTypeError(

@@ -104,11 +104,11 @@ class Launcher:
         for leaf, spec in zip(leaves, self.abi.args):
             v = _walk(values, leaf.path)
             if isinstance(leaf, ScalarLeaf):
-                call_args.append(scalar_arg(v, spec.prim, spec.name))
+                call_args.append(scalar_arg(v, spec.prim, spec.name, leaf.wrap))
             elif isinstance(leaf, ElementLeaf):
                 if leaf.path not in flat:
                     flat[leaf.path] = _flatten(v)
-                call_args.append(scalar_arg(flat[leaf.path][leaf.index], spec.prim, spec.name))
+                call_args.append(scalar_arg(flat[leaf.path][leaf.index], spec.prim, spec.name, leaf.wrap))
             elif isinstance(leaf, NdarrayLeaf):
                 call_args.append(getattr(v, "_unwrap", lambda v=v: v)()._desc)
             else:  # numpy, torch
@@ -205,7 +205,9 @@ class Launcher:
                 return None
             call.append(value)
             lo_hi = int_range(spec.prim)
-            if lo_hi is not None:
+            if lo_hi is not None and leaf.wrap:  # ctypes keeps the low bits: the wrap the general path does
+                ranges.append(f"{value}.__class__ is int")
+            elif lo_hi is not None:
                 ranges.append(f"{lo_hi[0]} <= {value} <= {lo_hi[1]}")
         names = ", ".join(f"a{i}" for i in range(nparams))
         lines = [f"def fast({names}):", f"    if not ({' and '.join(checks) or 'True'}):", "        return MISS"]
@@ -318,7 +320,7 @@ def external_array(a: Any) -> np.ndarray:
     return np.asarray(a)
 
 
-def scalar_arg(a: Any, dtype: Any, name: str) -> Any:
+def scalar_arg(a: Any, dtype: Any, name: str, wrap: bool = False) -> Any:
     if dtype.is_float:
         if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, float, np.integer, np.floating)):
             raise QuadrantsRuntimeTypeError(
@@ -331,6 +333,9 @@ def scalar_arg(a: Any, dtype: Any, name: str) -> Any:
         )
     v = int(a)
     lo_hi = int_range(dtype)
+    if lo_hi is not None and wrap:
+        span = lo_hi[1] - lo_hi[0] + 1
+        return (v - lo_hi[0]) % span + lo_hi[0]
     if lo_hi is not None and not lo_hi[0] <= v <= lo_hi[1]:
         raise QuadrantsRuntimeTypeError(
             f"Argument {name!r} = {v} is out of range for {dtype} [{lo_hi[0]}, {lo_hi[1]}]"

@@ -55,6 +55,7 @@ class ScalarLeaf:
 
     path: Path
     dtype: PrimitiveType
+    wrap: bool = False  # a member of a qd.types.struct argument: integers wrap to the type, as in Quadrants
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,7 @@ class ElementLeaf:
     path: Path
     dtype: PrimitiveType
     index: int
+    wrap: bool = False
 
 
 ArrayLeaf = NdarrayLeaf | NumpyLeaf | ExternalLeaf  # (also usable with isinstance)

@@ -21,6 +21,7 @@ from quadrants.types.dtypes import (  # noqa: F401
     u32,
     u64,
 )  # fmt: skip
+from quadrants.types.struct import StructType, struct  # noqa: F401
 
 float16, float32, float64 = f16, f32, f64
 int8, int16, int32, int64 = i8, i16, i32, i64

@@ -98,7 +98,8 @@ def resolve(annotation: Any, globalns: dict[str, Any], localns: dict[str, Any] |
 
 
 def return_types(annotation: Any, default_ip: PrimitiveType, default_fp: PrimitiveType) -> tuple[Any, ...]:
-    """The dtypes a kernel returns, from its `->` annotation: a dtype, `tuple[...]`, a tuple, or None."""
+    """The types a kernel returns, from its `->` annotation (a dtype, a vector/matrix or struct type,
+    `tuple[...]`, a tuple, or None)."""
     import typing
 
     if annotation is None or annotation is type(None) or annotation is inspect_empty():
@@ -108,7 +109,9 @@ def return_types(annotation: Any, default_ip: PrimitiveType, default_fp: Primiti
     origin = typing.get_origin(annotation)
     if origin is tuple:
         return tuple(return_types(a, default_ip, default_fp)[0] for a in typing.get_args(annotation))
-    if hasattr(annotation, "element_dtype"):
+    from quadrants.types.struct import StructType
+
+    if hasattr(annotation, "element_dtype") or isinstance(annotation, StructType):
         return (annotation,)
     return (to_dtype(annotation, default_ip, default_fp),)
 

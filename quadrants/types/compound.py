@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from quadrants.types.dtypes import PrimitiveType, to_dtype
+from quadrants.types.dtypes import PrimitiveType, default_uint, to_dtype
 
 
 class Shaped:
@@ -43,7 +43,7 @@ class MatrixType(Shaped):
     def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
         if not 1 <= len(shape) <= 2 or any(int(s) < 1 for s in shape):
             raise ValueError(f"vector/matrix shape must be (n,) or (n, m) with positive sizes, got {shape}")
-        if dtype not in (float, int) and not isinstance(dtype, PrimitiveType):
+        if dtype not in (float, int, default_uint) and not isinstance(dtype, PrimitiveType):
             dtype = to_dtype(dtype)
         object.__setattr__(self, "shape", tuple(int(s) for s in shape))
         object.__setattr__(self, "dtype", dtype)

@@ -106,12 +106,20 @@ def from_numpy(dtype: Any) -> PrimitiveType:
         raise TypeError(f"numpy dtype {dtype!r} has no quadrants equivalent") from None
 
 
+class default_uint:  # noqa: N801 - used like `int` and `float`, as a type placeholder
+    """The unsigned type as wide as the program's default integer type: the element type of `qd.math.uvec3`
+    (u32, or u64 under `qd.init(default_ip=qd.i64)`, as in Quadrants)."""
+
+
 def to_dtype(obj: Any, default_ip: PrimitiveType = i32, default_fp: PrimitiveType = f32) -> PrimitiveType:
-    """Normalize what users write for a scalar type: `qd.f32`, `float`, `int`, `bool`, numpy dtypes, names."""
+    """Normalize what users write for a scalar type: `qd.f32`, `float`, `int`, `bool`, numpy dtypes, names
+    (`int`, `float` and `default_uint` stand for the program's defaults)."""
     if isinstance(obj, PrimitiveType):
         return obj
     if obj is int:
         return default_ip
+    if obj is default_uint:
+        return u64 if default_ip.itemsize == 8 else u32
     if obj is float:
         return default_fp
     if obj is bool:

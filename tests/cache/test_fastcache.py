@@ -313,3 +313,31 @@ report()
     out = project.run().stdout
     assert out.count("[NOT_PURE] Debug information: not pure: plain") == 1
     assert "not pure: pure" not in out
+
+
+def test_struct_arguments_and_results_load_in_a_fresh_process(project) -> None:
+    """A kernel taking and returning qd.types.struct values loads from fastcache in the next process, with the
+    same results; changing a member's type makes another key."""
+    project.write("app.py", HEADER + '''
+import sys
+qd.init(arch=qd.cpu)
+dt = qd.f64 if sys.argv[1:] == ["f64"] else qd.f32
+inner = qd.types.struct(k=qd.i16, v=qd.math.vec3)
+outer = qd.types.struct(x=dt, b=inner)
+
+@qd.kernel(fastcache=True)
+def step(s: outer, t: qd.f32) -> outer:
+    r = s
+    r.x += t
+    r.b.v *= 2.0
+    r.b.k += 1
+    return r
+
+out = step(outer(x=1.5, b=inner(k=65537, v=qd.math.vec3(1, 2, 3))), 0.25)
+report(x=out.x, k=out.b.k, v=out.b.v.to_numpy().tolist())
+''')
+    first, second, other = project.run(), project.run(), project.run("f64")
+    want = {"x": 1.75, "k": 2, "v": [2.0, 4.0, 6.0]}
+    assert first.out["step"] == STORED and {k: first.out[k] for k in want} == want
+    assert second.out["step"] == LOADED and {k: second.out[k] for k in want} == want
+    assert other.out["step"] == STORED and {k: other.out[k] for k in want} == want

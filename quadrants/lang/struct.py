@@ -1,0 +1,287 @@
+"""Structs in Python scope: `qd.Struct` values and struct fields.
+
+- `Struct`: a struct value (what `S(a=1, b=...)` makes outside kernels, what a kernel returns for a struct
+  result, what a struct kernel argument reads its members from). Members are attributes; it prints as a dict.
+  As in Quadrants, Python scope keeps the values as given (no cast); vector/matrix members become `qd.Vector` /
+  `qd.Matrix`, and a member not given is zero.
+- `StructField`: `S.field(shape=...)` / `qd.Struct.field({...}, shape=...)`: one field per member (nested
+  structs give nested struct fields). `f.pos` is the member's field; `f[i]` is the element, whose members read
+  and write the fields (`f[i].pos = ...`); `f[i] = S(...)` (or a dict) writes every member; `to_numpy()` /
+  `from_numpy()` take a dict of arrays, as in Quadrants.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from quadrants.types.compound import MatrixType
+from quadrants.types.struct import StructType
+
+
+class Struct:
+    """`qd.Struct(a=1, b=qd.Vector([1, 2]))`, or `qd.Struct({"a": 1})`: a struct value."""
+
+    __qd_intrinsic__ = "Struct"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        members: dict[str, Any] = {}
+        for a in args:
+            if not isinstance(a, dict):
+                raise TypeError(f"qd.Struct takes dicts and keyword arguments, got {type(a).__name__}")
+            members.update(a)
+        members.update(kwargs)
+        object.__setattr__(self, "_members", {k: _python_value(v) for k, v in members.items()})
+        object.__setattr__(self, "_type", None)
+
+    @staticmethod
+    def field(members: dict[str, Any], shape: Any = (), needs_grad: bool = False, layout: Any = None,
+              name: str = "", **kwargs: Any) -> StructField:  # fmt: skip
+        """`qd.Struct.field({"pos": qd.math.vec3, "m": qd.f32}, shape=n)`"""
+        return StructType(members).field(shape, needs_grad, layout, name, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        members = object.__getattribute__(self, "_members")
+        if name in members:
+            return members[name]
+        raise AttributeError(f"struct has no member {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in self._members:
+            raise AttributeError(f"struct has no member {name!r}")
+        self._members[name] = _python_value(value)
+
+    def __getitem__(self, name: str) -> Any:
+        return self._members[name]
+
+    def keys(self) -> list[str]:
+        return list(self._members)
+
+    def items(self) -> list[tuple[str, Any]]:
+        return [(k, getattr(self, k)) for k in self._members]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Members as a dict: vectors/matrices as numpy arrays, nested structs as dicts."""
+        return {k: _dict_value(v) for k, v in self.items()}
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Struct):
+            other = other.to_dict()
+        if not isinstance(other, dict) or set(other) != set(self._members):
+            return NotImplemented
+        return all(np.array_equal(np.asarray(_dict_value(v)), np.asarray(_dict_value(other[k])))
+                   for k, v in self.items())  # fmt: skip
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr({k: _repr_value(v) for k, v in self.items()})
+
+
+def _python_value(v: Any) -> Any:
+    from quadrants.lang.matrix import Matrix
+
+    if isinstance(v, dict):
+        return Struct(v)
+    if isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.ndim > 0):
+        return Matrix(v)
+    return v
+
+
+def _dict_value(v: Any) -> Any:
+    if isinstance(v, Struct):
+        return v.to_dict()
+    if hasattr(v, "to_numpy"):
+        return v.to_numpy()
+    return v
+
+
+def _repr_value(v: Any) -> Any:
+    if isinstance(v, Struct):
+        return {k: _repr_value(x) for k, x in v.items()}
+    if hasattr(v, "to_numpy"):
+        return v.to_numpy().tolist()
+    return v
+
+
+def make_struct(t: StructType, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Struct:
+    """`S(...)` in Python scope: positional members in declaration order, then keywords; the rest zero."""
+    names = list(t.members)
+    if len(args) > len(names):
+        raise TypeError(f"{t!r} has {len(names)} members, got {len(args)} positional values")
+    given = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in t.members:
+            raise TypeError(f"{t!r} has no member {k!r}")
+        if k in given:
+            raise TypeError(f"member {k!r} of {t!r} given twice")
+        given[k] = v
+    out = Struct()
+    values = {}
+    for k, mt in t.members.items():
+        v = given.get(k)
+        if isinstance(mt, StructType):
+            v = make_struct(mt, (), v) if isinstance(v, dict) else v if v is not None else make_struct(mt, (), {})
+        elif isinstance(mt, MatrixType):
+            v = _zeros(mt) if v is None else v
+        elif v is None:
+            v = 0.0 if mt is float or getattr(mt, "is_float", False) else 0
+        values[k] = _python_value(v)
+    object.__setattr__(out, "_members", values)
+    object.__setattr__(out, "_type", t)
+    return out
+
+
+def _zeros(t: MatrixType) -> Any:
+    from quadrants.lang.matrix import Matrix
+
+    dt = float if t.dtype is float or getattr(t.dtype, "is_float", False) else int
+    return Matrix(np.zeros(t.shape, dtype=dt))
+
+
+class StructField:
+    """A field of a struct type: one field per member, each of the struct field's shape."""
+
+    def __init__(self, t: StructType, shape: Any, name: str = "") -> None:
+        from quadrants.lang.field import field
+
+        shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in (shape or ()))
+        members: dict[str, Any] = {}
+        for k, mt in t.members.items():
+            members[k] = StructField(mt, shape_t) if isinstance(mt, StructType) else field(mt, shape_t)
+        self.__dict__.update(_type=t, _members=members, shape=shape_t, name=name)
+
+    def __qd_struct_field__(self) -> StructType:
+        return self._type  # type: ignore[no-any-return]
+
+    @property
+    def struct_type(self) -> StructType:
+        return self._type  # type: ignore[no-any-return]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def keys(self) -> list[str]:
+        return list(self._members)
+
+    @property
+    def field_dict(self) -> dict[str, Any]:
+        return dict(self._members)
+
+    def get_member_field(self, name: str) -> Any:
+        return self._members[name]
+
+    def __getattr__(self, name: str) -> Any:
+        members = self.__dict__.get("_members", {})
+        if name in members:
+            return members[name]
+        raise AttributeError(f"struct field has no member {name!r}")
+
+    def __getitem__(self, index: Any) -> StructElement:
+        key = index if isinstance(index, tuple) else (index,) if index is not None else ()
+        next(iter(self._leaf_fields()))._key(index)  # index checks and errors as a field's
+        return StructElement(self, key)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        element = self[index]
+        for k in self._members:
+            setattr(element, k, _member_of(value, k))
+
+    def _leaf_fields(self) -> Any:
+        for f in self._members.values():
+            if isinstance(f, StructField):
+                yield from f._leaf_fields()
+            else:
+                yield f
+
+    def to_numpy(self) -> dict[str, Any]:
+        return {k: f.to_numpy() for k, f in self._members.items()}
+
+    def from_numpy(self, arrays: dict[str, Any]) -> None:
+        for k, f in self._members.items():
+            f.from_numpy(arrays[k])
+
+    def fill(self, value: Any) -> None:
+        for f in self._members.values():
+            f.fill(value)
+
+    def copy_from(self, other: StructField) -> None:
+        for k, f in self._members.items():
+            f.copy_from(other._members[k])
+
+    def __iter__(self) -> Any:
+        raise NotImplementedError("Struct for is only available in Quadrants scope (a Python loop over a qd.field)")
+
+    def __repr__(self) -> str:
+        return f"<qd.field {self._type!r} shape={self.shape}>"
+
+
+def _member_of(value: Any, k: str) -> Any:
+    if isinstance(value, dict):
+        return value[k]
+    return getattr(value, k)
+
+
+class StructElement(Struct):
+    """`f[i]` of a struct field in Python scope: its members read and write the member fields."""
+
+    def __init__(self, owner: StructField, key: tuple[Any, ...]) -> None:
+        object.__setattr__(self, "_owner", owner)
+        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "_type", owner._type)
+
+    @property
+    def _members(self) -> dict[str, Any]:  # type: ignore[override]
+        return {k: getattr(self, k) for k in self._owner._members}
+
+    def __getattr__(self, name: str) -> Any:
+        members = object.__getattribute__(self, "_owner")._members
+        if name not in members:
+            raise AttributeError(f"struct has no member {name!r}")
+        key = object.__getattribute__(self, "_key")
+        return members[name][key if key else None]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        members = self._owner._members
+        if name not in members:
+            raise AttributeError(f"struct has no member {name!r}")
+        f = members[name]
+        if isinstance(f, StructField):
+            f[self._key if self._key else None] = value
+        else:
+            f[self._key if self._key else None] = np.asarray(value) if hasattr(value, "to_numpy") else value
+
+
+def result_regrouper(returns: tuple[Any, ...]) -> Any:
+    """For a kernel whose results include structs (each compiled as its leaf members, in order): a function
+    turning the launcher's flat results back into `qd.Struct` values; None when no result is a struct."""
+    if not any(isinstance(r, StructType) for r in returns):
+        return None
+    counts = [sum(1 for _ in r.leaves()) if isinstance(r, StructType) else 1 for r in returns]
+    total = sum(counts)
+
+    def regroup(result: Any) -> Any:
+        flat = list(result) if total > 1 else [result]
+        out = []
+        k = 0
+        for r, n in zip(returns, counts):
+            out.append(_struct_from_leaves(r, flat[k : k + n]) if isinstance(r, StructType) else flat[k])
+            k += n
+        return out[0] if len(out) == 1 else tuple(out)
+
+    return regroup
+
+
+def _struct_from_leaves(t: StructType, values: list[Any]) -> Struct:
+    it = iter(values)
+
+    def build(st: StructType) -> Struct:
+        s = Struct()
+        members = {k: build(mt) if isinstance(mt, StructType) else next(it) for k, mt in st.members.items()}
+        object.__setattr__(s, "_members", members)
+        object.__setattr__(s, "_type", st)
+        return s
+
+    return build(t)

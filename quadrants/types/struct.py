@@ -1,0 +1,143 @@
+"""Struct types: `qd.types.struct(pos=vec3, mass=qd.f32)` and `@qd.dataclass` classes.
+
+A `StructType` is an ordered set of named members, each a scalar dtype (or `float` / `int`: the program's
+defaults), a vector/matrix type, or another struct type, plus the `qd.func` methods of a `@qd.dataclass`. It is
+immutable and compares by its members (so two identical declarations are one type; methods are compared by
+identity). Calling it builds a value: inside a kernel the frontend handles the call (members cast to their
+types, missing members zero); in Python scope it returns a `qd.Struct` (lang/struct.py). `.field(shape=...)`
+makes a struct field: one field per member (lang/struct.py).
+
+`repr` is the type's stable text: fastcache keys and error messages use it.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Iterator
+from typing import Any
+
+from quadrants.types.compound import MatrixType
+from quadrants.types.dtypes import PrimitiveType, default_uint, to_dtype
+
+
+class StructType:
+    __slots__ = ("members", "methods", "name")
+
+    members: dict[str, Any]  # name -> PrimitiveType | float | int | MatrixType | StructType, in declaration order
+    methods: dict[str, Any]  # name -> a qd.func (of a @qd.dataclass)
+    name: str
+
+    def __init__(self, members: dict[str, Any], methods: dict[str, Any] | None = None, name: str = "") -> None:
+        checked = {}
+        for k, t in members.items():
+            if not isinstance(k, str) or not k.isidentifier():
+                raise TypeError(f"struct member names must be identifiers, got {k!r}")
+            checked[k] = _member_type(k, t)
+        object.__setattr__(self, "members", checked)
+        object.__setattr__(self, "methods", dict(methods or {}))
+        object.__setattr__(self, "name", name)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("types are immutable")
+
+    def __getattr__(self, name: str) -> Any:
+        """A method of a @qd.dataclass (`Ray.length`)."""
+        methods = object.__getattribute__(self, "methods")
+        if name in methods:
+            return methods[name]
+        raise AttributeError(f"struct type {self!r} has no attribute {name!r}")
+
+    def _identity(self) -> tuple[Any, ...]:
+        return tuple(self.members.items()), tuple(sorted((k, id(v)) for k, v in self.methods.items()))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StructType) and self._identity() == other._identity()
+
+    def __hash__(self) -> int:
+        return hash(("struct", self._identity()))
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{k}={_type_text(t)}" for k, t in self.members.items())
+        return f"struct {self.name}({parts})" if self.name else f"struct({parts})"
+
+    # ---- structure ------------------------------------------------------------------------------------
+
+    def resolve(self, default_ip: PrimitiveType, default_fp: PrimitiveType) -> StructType:
+        """This type with `float` / `int` members made the program's default dtypes."""
+        out: dict[str, Any] = {}
+        for k, t in self.members.items():
+            if isinstance(t, StructType):
+                out[k] = t.resolve(default_ip, default_fp)
+            elif isinstance(t, MatrixType):
+                out[k] = MatrixType(t.shape, t.resolve(default_ip, default_fp))
+            else:
+                out[k] = to_dtype(t, default_ip, default_fp)
+        return StructType(out, self.methods, self.name)
+
+    def leaves(self) -> Iterator[tuple[tuple[str, ...], Any]]:
+        """(member path, scalar dtype or MatrixType) of every non-struct member, depth first in order."""
+        for k, t in self.members.items():
+            if isinstance(t, StructType):
+                for path, leaf in t.leaves():
+                    yield (k, *path), leaf
+            else:
+                yield (k,), t
+
+    # ---- values and fields ----------------------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from quadrants.lang.struct import make_struct
+
+        return make_struct(self, args, kwargs)
+
+    def field(self, shape: Any = (), needs_grad: bool = False, layout: Any = None, name: str = "", **_: Any) -> Any:
+        """A field of this struct: one field per member, all of `shape` (the layout is accepted; members are
+        stored as separate arrays, the SOA layout, either way)."""
+        from quadrants.lang.struct import StructField
+
+        if needs_grad:
+            raise NotImplementedError("needs_grad=True: autodiff is not supported yet")
+        return StructField(self, shape, name)
+
+
+def _member_type(name: str, t: Any) -> Any:
+    if isinstance(t, (StructType, MatrixType)) or t in (float, int, default_uint):
+        return t
+    if isinstance(t, dict):
+        return StructType(t)
+    if t is bool:
+        return int
+    try:
+        return to_dtype(t)
+    except Exception:  # noqa: BLE001
+        raise TypeError(f"struct member {name!r}: {t!r} is not a dtype, vector/matrix type or struct type") from None
+
+
+def _type_text(t: Any) -> str:
+    if isinstance(t, type):
+        return t.__name__
+    return repr(t)
+
+
+def struct(**members: Any) -> StructType:
+    """`qd.types.struct(pos=qd.math.vec3, mass=qd.f32)`"""
+    return StructType(members)
+
+
+def dataclass(cls: type) -> StructType:
+    """`@qd.dataclass`: a class's annotated members become a struct type, its `qd.func` methods the type's
+    methods (called on values: `ray.length()`)."""
+    from quadrants.frontend.func import Func
+
+    raw = dict(vars(cls).get("__annotations__", {}))
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - a string annotation naming a local of the defining function
+        hints = raw
+    members = {k: hints.get(k, t) for k, t in raw.items()}
+    methods = {k: v for k, v in vars(cls).items() if isinstance(v, Func)}
+    return StructType(members, methods, cls.__name__)
+
+
+def is_struct_type(obj: Any) -> bool:
+    return isinstance(obj, StructType)
