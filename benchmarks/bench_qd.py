@@ -86,6 +86,20 @@ def tiny_args(x: Nd[qd.f32, 1], n: qd.i32, s: qd.f32):
         x[i] = s * n
 
 
+N_STRUCT = 1 << 20
+particle = qd.types.struct(pos=vec3, vel=vec3, mass=qd.f32)
+step_params = qd.types.struct(g=vec3, dt=qd.f32)
+
+
+@qd.kernel
+def struct_step(ps: qd.template(), prm: step_params):
+    for i in ps:
+        p = ps[i]
+        p.vel += prm.g * prm.dt / p.mass
+        p.pos += p.vel * prm.dt
+        ps[i] = p
+
+
 def nd(arr: np.ndarray):
     out = qd.ndarray(qd.f32, arr.shape)
     out.from_numpy(arr)
@@ -148,6 +162,11 @@ def main() -> None:
         p.from_numpy(rng.random((NBODY, 3), np.float32))
         m, a = nd(rng.random(NBODY, np.float32)), qd.ndarray(vec3, (NBODY,))
         out["nbody_vec3"] = median_time(lambda: (nbody_vec3(p, m, a), qd.sync()), repeat=5, warmup=1)
+    if want("struct"):
+        ps = particle.field(shape=N_STRUCT)
+        ps.mass.from_numpy(rng.random(N_STRUCT, np.float32) + 0.5)
+        prm = step_params(g=vec3(0, -9.8, 0), dt=1e-3)
+        out["struct"] = median_time(lambda: (struct_step(ps, prm), qd.sync()))
     if want("launch"):
         a, b, c = (nd(np.ones(1, np.float32)) for _ in range(3))
         out["launch"] = per_call(lambda: tiny(a, b, c))
