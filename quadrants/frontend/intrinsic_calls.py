@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -17,8 +18,8 @@ from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.lvalues import atomic_ref, lvalue
-from quadrants.frontend.matrix_ops import transpose
-from quadrants.frontend.operators import binary, matrix_unary
+from quadrants.frontend.matrix_ops import matmul, transpose
+from quadrants.frontend.operators import binary, matrix_unary, unary
 from quadrants.frontend.refs import ScalarRef
 from quadrants.frontend.static_eval import static_eval
 from quadrants.frontend.values import Matrix, is_runtime
@@ -287,11 +288,47 @@ def _b_range(fb: FrontendBuilder, node: ast.Call, *args: Any) -> Any:
     raise fb.error(node, "range() with runtime bounds can only be used as the iterable of a for loop")
 
 
+def _op_binary(op: str) -> Callable[..., Any]:
+    def handle(fb: FrontendBuilder, node: ast.Call, a: Any, b: Any) -> Any:
+        return binary(fb, op, a, b, node)
+
+    return handle
+
+
+def _op_unary(op: ast.unaryop) -> Callable[..., Any]:
+    def handle(fb: FrontendBuilder, node: ast.Call, v: Any) -> Any:
+        if isinstance(v, Matrix):
+            return matrix_unary(lambda e: unary(fb, op, e, node), v)
+        return unary(fb, op, v, node)
+
+    return handle
+
+
+def _op_matmul(fb: FrontendBuilder, node: ast.Call, a: Any, b: Any) -> Any:
+    return matmul(fb, a, b, node)
+
+
+# `operator.add(a, b)` and the other functions of the operator module, called on runtime values (a Python
+# function passed as a template argument, as Quadrants' tests do): the operator they name. (The in-place forms
+# are left out: in Quadrants they are atomics on their first operand.)
+_OPERATOR_BINARY = {
+    "add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv", "floordiv": "floordiv", "mod": "mod",
+    "pow": "pow", "and_": "and", "or_": "or", "xor": "xor", "lshift": "shl", "rshift": "shr",
+    "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "eq": "eq", "ne": "ne",
+}  # fmt: skip
+OPERATORS: dict[int, Callable[..., Any]] = {
+    **{id(getattr(operator, f)): _op_binary(op) for f, op in _OPERATOR_BINARY.items()},
+    id(operator.matmul): _op_matmul,
+    id(operator.neg): _op_unary(ast.USub()), id(operator.pos): _op_unary(ast.UAdd()),
+    id(operator.invert): _op_unary(ast.Invert()), id(operator.not_): _op_unary(ast.Not()),
+    id(operator.abs): _b_abs,
+}  # fmt: skip
+
 BUILTINS: dict[int, Callable[..., Any]] = {
     id(builtins.int): _b_int, id(builtins.float): _b_float, id(builtins.bool): _b_bool,
     id(builtins.abs): _b_abs, id(builtins.min): _b_min, id(builtins.max): _b_max, id(builtins.pow): _b_pow,
     id(builtins.len): _b_len, id(builtins.range): _b_range, id(builtins.all): _b_all_any("and"),
-    id(builtins.any): _b_all_any("or"),
+    id(builtins.any): _b_all_any("or"), **OPERATORS,
 }  # fmt: skip
 
 

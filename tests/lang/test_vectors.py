@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 import pytest
 
@@ -484,3 +486,38 @@ def test_python_scope_matrices_compare_element_wise_with_lists() -> None:
     assert (m < [[3.5, 4.5], [5.5, 6.5]]).all() and not (m < [[3.5, 4.5], [5.5, 6.0]]).all()
     assert (m >= [[3, 4], [5, 6]]).all() and (m > 2).all() and (m <= 6).all()
     assert (m != [[3, 4], [5, 7]]).any() and not (m != [[3, 4], [5, 6]]).any()
+
+
+@pytest.mark.parametrize(
+    "op, want",
+    [(operator.add, [125, 54]), (operator.sub, [-41, 30]), (operator.mul, [3486, 504]), (operator.floordiv, [0, 3]),
+     (operator.lt, [1, 0]), (operator.and_, [2, 8]), (operator.mod, [42, 6])],
+)  # fmt: skip
+def test_operator_module_functions_on_runtime_vectors(op, want) -> None:
+    """`ops(a, b)` with `ops` an operator-module function captured by the kernel (Quadrants' tests pass them
+    around): the operator it names, as Quadrants computes it."""
+    a = qd.Vector([42, 42])
+    b = qd.Vector.field(2, dtype=qd.i32, shape=())
+    b.from_numpy(np.array([83, 12], dtype=np.int32))
+    r = qd.Vector.field(2, dtype=qd.i32, shape=())
+
+    @qd.kernel
+    def run():
+        r[None] = op(a, b[None])
+
+    run()
+    assert r[None].to_numpy().tolist() == want
+
+
+def test_operator_module_unary_and_matmul() -> None:
+    b = qd.Vector.field(2, dtype=qd.i32, shape=())
+    b.from_numpy(np.array([83, -12], dtype=np.int32))
+    r = qd.Vector.field(3, dtype=qd.i32, shape=())
+
+    @qd.kernel
+    def run():
+        n, i = operator.neg(b[None]), operator.invert(b[None])
+        r[None] = qd.Vector([n[1], i[0], operator.matmul(qd.Vector([1, 2]), b[None])])
+
+    run()
+    assert r[None].to_numpy().tolist() == [12, -84, 59]
