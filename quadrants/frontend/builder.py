@@ -67,6 +67,7 @@ class FrontendBuilder:
         self.static_calls: list[StaticCall] = []
         self.funcs_seen: dict[int, FunctionSource] = {}
         self.fields_used: dict[tuple[int, int], ir.GlobalNd] = {}
+        self.clamped: set[int] = set()  # ids of the ndarray arguments declared boundary="clamp"
         self.returns = returns  # the kernel's declared results: dtypes or MatrixTypes
         self.global_insert_pos = 0  # where field handles go: after the arguments, before everything else
 

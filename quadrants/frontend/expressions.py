@@ -334,7 +334,7 @@ def transform_subscript(fb: FrontendBuilder, node: ast.Subscript) -> Any:
         handle = ndarray_handle(fb, base)
         loads = [fb.b.load(p) for p in element_ptrs(fb, handle, node)]
         elem_shape = handle.type.elem_shape  # type: ignore[union-attr]
-        return loads[0] if not elem_shape else Matrix(elem_shape, loads)
+        return loads[0] if not elem_shape else Matrix(elem_shape, loads, clamp=id(handle) in fb.clamped)
     reject_captured_array(fb, base, node)
     index = fb.expr(node.slice)
     if isinstance(base, Matrix):

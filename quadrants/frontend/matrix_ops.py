@@ -272,7 +272,11 @@ def matrix_index(fb: FrontendBuilder, m: Matrix, index: Any, node: ast.AST) -> A
         if any(not 0 <= int(i) < n for i, n in zip(idx, m.shape)):
             raise QuadrantsTypeError(f"index {tuple(idx)} is out of range for shape {m.shape}", fb.loc(node))
         return m.at(*idx)
-    return select_element(fb, m, flat_index(fb, m, idx, node), node)
+    flat = flat_index(fb, m, idx, node)
+    if m.clamp:  # an element of a boundary="clamp" ndarray: its row-major index is clamped, as in Quadrants
+        loc = fb.loc(node)
+        flat = fb.ops.binary("min", fb.ops.binary("max", flat, 0, loc), len(m.elements) - 1, loc)
+    return select_element(fb, m, flat, node)
 
 
 def matrix_slice(fb: FrontendBuilder, m: Matrix, idx: list[Any], node: ast.AST) -> Any:

@@ -100,12 +100,23 @@ def element_ptrs_at(fb: FrontendBuilder, arr: ir.Value, values: list[ir.Value], 
     loc = fb.loc(node)
     if len(values) != t.ndim:
         raise QuadrantsSyntaxError(f"this ndarray has {t.ndim} dimension(s) but is indexed with {len(values)}", loc)
+    if id(arr) in fb.clamped:
+        values = _clamped(fb, arr, values, loc)
     site = len(fb.kernel.sites)
     fb.kernel.sites.append(fb.site("bounds", loc, ast.unparse(node.value)))
     elems = [()] if not t.elem_shape else list(_element_indices(t.elem_shape))
     return [
         fb.b.emit(ir.ExtPtr(arr=arr, indices=tuple(values), elem=e, site=site, type=ir.PtrType(t.dtype))) for e in elems
     ]
+
+
+def _clamped(fb: FrontendBuilder, arr: ir.Value, values: list[ir.Value], loc: Any) -> list[ir.Value]:
+    """`boundary="clamp"`: each index moved into [0, shape - 1], as Quadrants does."""
+    out = []
+    for d, v in enumerate(values):
+        last = fb.ops.binary("sub", fb.b.emit(ir.NdShape(arr=arr, dim=d, type=i32)), 1, loc)
+        out.append(fb.ops.binary("min", fb.ops.binary("max", v, 0, loc), last, loc))
+    return out
 
 
 def _indices(fb: FrontendBuilder, node: ast.Subscript) -> list[Any]:

@@ -24,6 +24,7 @@ from quadrants.types.dtypes import PrimitiveType
 class Matrix(Shaped):
     shape: tuple[int, ...]
     elements: list[Any]
+    clamp: bool = False  # the element of a boundary="clamp" ndarray: a runtime index into it is clamped too
 
     def __post_init__(self) -> None:
         n = 1

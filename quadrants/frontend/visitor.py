@@ -107,7 +107,10 @@ def _bind_param(fb: FrontendBuilder, p: ParamSpec, path: str, counter: list[int]
     if p.kind == SpecKind.TEMPLATE:
         return p.value
     if p.kind in (SpecKind.SCALAR, SpecKind.NDARRAY):
-        return Fixed(arg(p.type, path), "kernel argument")
+        a = arg(p.type, path)
+        if p.kind == SpecKind.NDARRAY and p.value == "clamp":
+            fb.clamped.add(id(a))
+        return Fixed(a, "kernel argument")
     if p.kind == SpecKind.MATRIX:
         shape, dtype = p.type
         return Fixed(Matrix(shape, [arg(dtype, f"{path}[{k}]") for k in range(_size(shape))]), "kernel argument")

@@ -94,11 +94,13 @@ class Specialization:
         self.leaf_keys.append((path, dtype))
         self.leaf_text.append(lambda: f"{_path_text(path)}=element:{dtype}[{index}]")
 
-    def add_array(self, leaf: ArrayLeaf) -> None:
-        """numpy, torch and qd.ndarray arguments of one type share the key and the text (and the kernel)."""
+    def add_array(self, leaf: ArrayLeaf, boundary: str = "unsafe") -> None:
+        """numpy, torch and qd.ndarray arguments of one type share the key and the text (and the kernel); a
+        `boundary="clamp"` parameter compiles other code."""
         self.leaves.append(leaf)
-        self.leaf_keys.append((leaf.path, leaf.nd))
-        self.leaf_text.append(lambda: f"{_path_text(leaf.path)}={leaf.nd!r}")
+        clamp = ":clamp" if boundary == "clamp" else ""
+        self.leaf_keys.append((leaf.path, leaf.nd, boundary))
+        self.leaf_text.append(lambda: f"{_path_text(leaf.path)}={leaf.nd!r}{clamp}")
 
     def add_guard(self, guard: Guard) -> None:
         """A compiled-in value; its text part fingerprints the value (the costly part, and it may fail)."""
@@ -207,8 +209,8 @@ class Specializer:
             if want.ndim is not None and t.ndim != want.ndim:
                 raise QuadrantsArgumentValueError(f"Invalid value for argument {name} - required ndim={want.ndim}, "
                                                   f"but {t.ndim}d ndarray with shape {v.shape} is provided")
-            sp.add_array(NdarrayLeaf(path, t.dtype, t))
-            return ParamSpec(name, SpecKind.NDARRAY, type=t)
+            sp.add_array(NdarrayLeaf(path, t.dtype, t), want.boundary)
+            return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary)
         if isinstance(v, np.ndarray) or _is_torch(v):
             arr = external_array(v)
             prim = dtypes.from_numpy(arr.dtype)
@@ -228,10 +230,10 @@ class Specializer:
                                  f"with element shape of {tuple(arr.shape[ndim:])} is provided")  # fmt: skip
             t = nd_type(prim, ndim, elem_shape)
             if isinstance(v, np.ndarray):
-                sp.add_array(NumpyLeaf(path, prim, t, arr.dtype, ndim))
+                sp.add_array(NumpyLeaf(path, prim, t, arr.dtype, ndim), want.boundary)
             else:
-                sp.add_array(ExternalLeaf(path, prim, t))
-            return ParamSpec(name, SpecKind.NDARRAY, type=t)
+                sp.add_array(ExternalLeaf(path, prim, t), want.boundary)
+            return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary)
         raise QuadrantsRuntimeTypeError(
             f"argument {name!r} of kernel {self.kernel_name!r} must be an ndarray, got {type(v).__name__}"
         )

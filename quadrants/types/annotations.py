@@ -14,16 +14,20 @@ class NdarrayType:
     """An ndarray parameter: element dtype and number of dimensions, either of which may be left open
     (`NDArray` alone, or `ndarray(ndim=2)`), in which case the kernel specializes on what it is given."""
 
-    __slots__ = ("dtype", "ndim")
+    __slots__ = ("dtype", "ndim", "boundary")
 
     dtype: Any  # PrimitiveType, a vector/matrix element type, or None (any)
     ndim: int | None
+    boundary: str  # "unsafe", or "clamp": indices are clamped into the array (and its elements), as in Quadrants
 
-    def __init__(self, dtype: Any = None, ndim: int | None = None, **_ignored: Any) -> None:
+    def __init__(self, dtype: Any = None, ndim: int | None = None, boundary: str = "unsafe", **_ignored: Any) -> None:
         if dtype is not None and not hasattr(dtype, "element_dtype"):
             dtype = to_dtype(dtype)
+        if boundary not in ("unsafe", "clamp"):
+            raise ValueError(f"ndarray boundary must be 'unsafe' or 'clamp', got {boundary!r}")
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "ndim", ndim)
+        object.__setattr__(self, "boundary", boundary)
 
     def __class_getitem__(cls, params: Any) -> NdarrayType:
         if not isinstance(params, tuple):
@@ -36,15 +40,17 @@ class NdarrayType:
         raise AttributeError("annotation types are immutable")
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, NdarrayType) and (self.dtype, self.ndim) == (other.dtype, other.ndim)
+        return isinstance(other, NdarrayType) and (self.dtype, self.ndim, self.boundary) == (
+            other.dtype, other.ndim, other.boundary)  # fmt: skip
 
     def __hash__(self) -> int:
-        return hash(("ndarray", self.dtype, self.ndim))
+        return hash(("ndarray", self.dtype, self.ndim, self.boundary))
 
     def __repr__(self) -> str:
         dt = "Any" if self.dtype is None else repr(self.dtype)
         nd = "Any" if self.ndim is None else str(self.ndim)
-        return f"NDArray[{dt}, {nd}]"
+        clamp = ", boundary='clamp'" if self.boundary == "clamp" else ""
+        return f"NDArray[{dt}, {nd}{clamp}]"
 
     @property
     def is_complete(self) -> bool:

@@ -521,3 +521,33 @@ def test_operator_module_unary_and_matmul() -> None:
 
     run()
     assert r[None].to_numpy().tolist() == [12, -84, 59]
+
+
+def test_clamped_ndarrays_clamp_indices_and_element_indices() -> None:
+    """`qd.types.ndarray(boundary="clamp")`: out-of-range indices read and write the nearest element, and a
+    runtime index into the element (a vector/matrix) is clamped as a row-major index, as in Quadrants."""
+
+    @qd.kernel
+    def read(x: qd.types.ndarray(boundary="clamp"), y: qd.i32) -> qd.f32:
+        return x[y]
+
+    @qd.kernel
+    def write(x: qd.types.ndarray(dtype=qd.f32, ndim=1, boundary="clamp"), y: qd.i32):
+        x[y] += 10
+
+    @qd.kernel
+    def read_mat(x: qd.types.ndarray(boundary="clamp"), i: qd.i32, j: qd.i32) -> qd.f32:
+        return x[1, 2][i, j]
+
+    x = qd.ndarray(qd.f32, shape=3)
+    x.from_numpy(np.arange(3, dtype=np.float32))
+    assert [read(x, k) for k in (-1, -2, 3, 4, 1)] == [0, 0, 2, 2, 1]
+    write(x, 7)
+    write(x, -7)
+    assert x.to_numpy().tolist() == [10, 1, 12]
+    m = qd.ndarray(qd.math.mat2, shape=(3, 3))
+    m[1, 2] = [[1, 2], [2, 3]]
+    assert [read_mat(m, i, j) for i, j in [(-1, 0), (1, -1), (2, 0), (1, 2)]] == [1, 2, 3, 3]
+    assert qd.types.ndarray(boundary="clamp") != qd.types.ndarray()
+    with pytest.raises(ValueError, match="boundary"):
+        qd.types.ndarray(boundary="wrap")
