@@ -20,7 +20,23 @@ class NdarrayType:
     ndim: int | None
     boundary: str  # "unsafe", or "clamp": indices are clamped into the array (and its elements), as in Quadrants
 
-    def __init__(self, dtype: Any = None, ndim: int | None = None, boundary: str = "unsafe", **_ignored: Any) -> None:
+    def __init__(self, dtype: Any = None, ndim: int | None = None, element_shape: Any = None,
+                 boundary: str = "unsafe", field_dim: Any = None, element_dim: Any = None,
+                 needs_grad: Any = None) -> None:  # fmt: skip
+        """As Quadrants' `qd.types.ndarray(...)`: `element_shape=(3,)` makes the elements vectors of `dtype`;
+        `field_dim` and `element_dim` are refused as Quadrants refuses them; `needs_grad` is accepted (it matters
+        only to autodiff, which is not supported)."""
+        if field_dim is not None:
+            raise ValueError("The field_dim argument for ndarray type is already deprecated. Please use ndim instead.")
+        if element_dim is not None:
+            raise TypeError("the element_dim argument of an ndarray type is not supported; give element_shape, or a "
+                            "vector/matrix dtype")  # fmt: skip
+        if element_shape is not None and tuple(element_shape):
+            from quadrants.types.compound import MatrixType
+
+            if hasattr(dtype, "element_dtype"):
+                raise TypeError("give either a vector/matrix dtype or element_shape, not both")
+            dtype = MatrixType(tuple(element_shape), float if dtype is None else dtype)
         if dtype is not None and not hasattr(dtype, "element_dtype"):
             dtype = to_dtype(dtype)
         if boundary not in ("unsafe", "clamp"):

@@ -551,3 +551,25 @@ def test_clamped_ndarrays_clamp_indices_and_element_indices() -> None:
     assert qd.types.ndarray(boundary="clamp") != qd.types.ndarray()
     with pytest.raises(ValueError, match="boundary"):
         qd.types.ndarray(boundary="wrap")
+
+
+def test_ndarray_annotation_element_shape_and_refused_arguments() -> None:
+    """`qd.types.ndarray(qd.f32, ndim=1, element_shape=(3,))` is an ndarray of 3-vectors, as in Quadrants (it was
+    ignored); `field_dim` / `element_dim` are refused as there."""
+    t = qd.types.ndarray(qd.f32, ndim=1, element_shape=(3,))
+    assert t == qd.types.ndarray(qd.types.vector(3, qd.f32), ndim=1)
+
+    @qd.kernel
+    def total(x: t) -> qd.f32:
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i].sum()
+        return s
+
+    assert total(np.ones((4, 3), np.float32)) == 12
+    with pytest.raises(ValueError, match="element_dim=1"):
+        total(np.ones(4, np.float32))
+    with pytest.raises(ValueError, match="field_dim"):
+        qd.types.ndarray(qd.f32, field_dim=1)
+    with pytest.raises(TypeError, match="element_dim"):
+        qd.types.ndarray(qd.f32, element_dim=1)
