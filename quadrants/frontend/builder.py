@@ -68,6 +68,7 @@ class FrontendBuilder:
         self.funcs_seen: dict[int, FunctionSource] = {}
         self.fields_used: dict[tuple[int, int], ir.GlobalNd] = {}
         self.clamped: set[int] = set()  # ids of the ndarray arguments declared boundary="clamp"
+        self.field_offsets: dict[int, tuple[int, ...]] = {}  # id of a field's handle -> its domain offset
         self.returns = returns  # the kernel's declared results: dtypes or MatrixTypes
         self.global_insert_pos = 0  # where field handles go: after the arguments, before everything else
 

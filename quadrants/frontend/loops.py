@@ -20,7 +20,7 @@ from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.intrinsic_calls import Grouped
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.lvalues import assign
-from quadrants.frontend.ndarrays import is_ndarray, ndarray_attribute, ndarray_handle
+from quadrants.frontend.ndarrays import index_domain, is_ndarray, ndarray_attribute, ndarray_handle
 from quadrants.frontend.operators import binary
 from quadrants.frontend.refs import read
 from quadrants.frontend.scope import Alias, Fixed, MatVar
@@ -63,10 +63,11 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
     elif isinstance(it, _NdRange):
         range_loop(fb, node, it.bounds, grouped)
     elif is_ndarray(it):
-        shape = ndarray_attribute(fb, ndarray_handle(fb, it), "shape", it_node)
-        range_loop(fb, node, [(0, s) for s in shape], grouped)
+        handle = ndarray_handle(fb, it)
+        range_loop(fb, node, index_domain(fb, handle, ndarray_attribute(fb, handle, "shape", it_node)), grouped)
     elif is_struct_field(it):
-        range_loop(fb, node, [(0, s) for s in it.shape], grouped)
+        offset = it.offset or (0,) * len(it.shape)
+        range_loop(fb, node, [(o, o + s) for o, s in zip(offset, it.shape)], grouped)
     else:
         raise fb.error(
             it_node,

@@ -44,7 +44,16 @@ def ndarray_handle(fb: FrontendBuilder, v: Any) -> ir.Value:
         fb.kernel.body.stmts.insert(fb.global_insert_pos, handle)
         fb.global_insert_pos += 1
         fb.fields_used[key] = handle
+        offset = getattr(v, "offset", ())
+        if offset:
+            fb.field_offsets[id(handle)] = tuple(offset)
     return handle
+
+
+def index_domain(fb: FrontendBuilder, arr: ir.Value, shape: Any) -> list[tuple[Any, Any]]:
+    """The (begin, end) of each index of `arr`: a field declared with `offset=` starts at its offset."""
+    offset = fb.field_offsets.get(id(arr), (0,) * len(shape))
+    return [(o, fb.ops.binary("add", o, s, None) if isinstance(s, ir.Value) else o + s) for o, s in zip(offset, shape)]
 
 
 def ndarray_attribute(fb: FrontendBuilder, arr: ir.Value, attr: str, node: ast.AST) -> Any:
@@ -100,6 +109,8 @@ def element_ptrs_at(fb: FrontendBuilder, arr: ir.Value, values: list[ir.Value], 
     loc = fb.loc(node)
     if len(values) != t.ndim:
         raise QuadrantsSyntaxError(f"this ndarray has {t.ndim} dimension(s) but is indexed with {len(values)}", loc)
+    if id(arr) in fb.field_offsets:  # a field with `offset=`: its first element is at the offset
+        values = [fb.ops.binary("sub", v, o, loc) if o else v for v, o in zip(values, fb.field_offsets[id(arr)])]
     if id(arr) in fb.clamped:
         values = _clamped(fb, arr, values, loc)
     site = len(fb.kernel.sites)

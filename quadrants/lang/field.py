@@ -16,9 +16,17 @@ from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 
 
+def refuse_unsupported(needs_grad: bool = False, needs_dual: bool = False) -> None:
+    """Field and ndarray options that change results and are not supported yet: an error naming them."""
+    if needs_grad or needs_dual:
+        raise NotImplementedError("needs_grad / needs_dual: autodiff is not supported yet")
+
+
 class Field:
-    def __init__(self, dtype: PrimitiveType, shape: tuple[int, ...], element: MatrixType | None) -> None:
+    def __init__(self, dtype: PrimitiveType, shape: tuple[int, ...], element: MatrixType | None,
+                 offset: tuple[int, ...] = ()) -> None:  # fmt: skip
         prog = program.get()
+        self.offset = offset  # the index of the first element per dimension (`offset=`), () when all zero
         self._generation = prog.generation
         self._prim = dtype
         self.element_type = element
@@ -75,6 +83,12 @@ class Field:
         if len(parts) != len(self.shape):
             raise QuadrantsIndexError(f"Slicing is not supported on qd.field: a {len(self.shape)}d field indexed with "
                                       f"{len(parts)} indices")  # fmt: skip
+        if self.offset:
+            key = tuple(int(p) - o for p, o in zip(parts, self.offset))
+            if any(not 0 <= k < n for k, n in zip(key, self.shape)):
+                raise QuadrantsIndexError(f"index {tuple(parts)} is outside the field's domain: offset {self.offset}, "
+                                          f"shape {self.shape}")  # fmt: skip
+            return key
         return tuple(int(p) for p in parts)
 
     def __iter__(self) -> Any:
@@ -111,10 +125,26 @@ class MatrixField(Field):
         return self.element_shape[1] if len(self.element_shape) == 2 else 1
 
 
-def field(dtype: Any, shape: Any = (), name: str = "", **_kwargs: Any) -> Field:
-    """`qd.field(qd.f32, shape=(n, m))`; `dtype` may be a vector/matrix type."""
+def field(dtype: Any, shape: Any = (), order: Any = None, name: str = "", offset: Any = None,
+          needs_grad: bool = False, needs_dual: bool = False, layout: Any = None, ndim: Any = None) -> Field:  # fmt: skip
+    """`qd.field(qd.f32, shape=(n, m))`; `dtype` may be a vector/matrix type. `order` and `layout` choose a
+    memory layout in Quadrants and are accepted (one layout here: results are the same). `offset` moves the
+    field's index domain (`x[offset]` is its first element, in kernels and in Python scope). The autodiff flags
+    are refused (not supported yet), never ignored."""
+    refuse_unsupported(needs_grad=needs_grad, needs_dual=needs_dual)
     shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in (shape or ()))
+    off = domain_offset(offset, len(shape_t))
     if isinstance(dtype, MatrixType):
         prim = program.resolve_dtype(dtype.dtype)
-        return MatrixField(prim, shape_t, MatrixType(dtype.shape, prim))
-    return ScalarField(program.resolve_dtype(dtype), shape_t, None)
+        return MatrixField(prim, shape_t, MatrixType(dtype.shape, prim), off)
+    return ScalarField(program.resolve_dtype(dtype), shape_t, None, off)
+
+
+def domain_offset(offset: Any, ndim: int) -> tuple[int, ...]:
+    """`offset=` as one integer per dimension; () when it is absent or all zero."""
+    if offset is None or (isinstance(offset, (tuple, list)) and not offset):
+        return ()
+    off = tuple(int(o) for o in offset) if isinstance(offset, (tuple, list)) else (int(offset),) * ndim
+    if len(off) != ndim:
+        raise ValueError(f"the field's offset {offset} has {len(off)} dimension(s), its shape {ndim}")
+    return off if any(off) else ()

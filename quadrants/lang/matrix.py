@@ -248,16 +248,16 @@ class Matrix:
 
     # -- containers of matrices --
     @staticmethod
-    def ndarray(n: int, m: int, dtype: Any, shape: Any, **_kw: Any) -> Any:
+    def ndarray(n: int, m: int, dtype: Any, shape: Any, needs_grad: bool = False) -> Any:
         from quadrants.lang.tensor import ndarray
 
-        return ndarray(MatrixType((n, m), dtype), shape)
+        return ndarray(MatrixType((n, m), dtype), shape, needs_grad)
 
     @staticmethod
-    def field(n: int, m: int, dtype: Any, shape: Any = (), **_kw: Any) -> Any:
+    def field(n: int, m: int, dtype: Any, shape: Any = (), **kw: Any) -> Any:
         from quadrants.lang.field import field
 
-        return field(MatrixType((n, m), dtype), shape)
+        return field(MatrixType((n, m), dtype), shape, **kw)
 
     @staticmethod
     def tensor(n: int, m: int, dtype: Any, shape: Any, **kw: Any) -> Any:
@@ -295,16 +295,16 @@ class Vector(Matrix):
         return Vector(np.ones(n), dt)
 
     @staticmethod
-    def ndarray(n: int, dtype: Any, shape: Any, **_kw: Any) -> Any:  # type: ignore[override]
+    def ndarray(n: int, dtype: Any, shape: Any, needs_grad: bool = False) -> Any:  # type: ignore[override]
         from quadrants.lang.tensor import ndarray
 
-        return ndarray(MatrixType((n,), dtype), shape)
+        return ndarray(MatrixType((n,), dtype), shape, needs_grad)
 
     @staticmethod
-    def field(n: int, dtype: Any, shape: Any = (), **_kw: Any) -> Any:  # type: ignore[override]
+    def field(n: int, dtype: Any, shape: Any = (), **kw: Any) -> Any:  # type: ignore[override]
         from quadrants.lang.field import field
 
-        return field(MatrixType((n,), dtype), shape)
+        return field(MatrixType((n,), dtype), shape, **kw)
 
     @staticmethod
     def tensor(n: int, dtype: Any, shape: Any, **kw: Any) -> Any:  # type: ignore[override]

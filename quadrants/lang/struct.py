@@ -37,9 +37,9 @@ class Struct:
 
     @staticmethod
     def field(members: dict[str, Any], shape: Any = (), needs_grad: bool = False, layout: Any = None,
-              name: str = "", **kwargs: Any) -> StructField:  # fmt: skip
+              name: str = "", offset: Any = None, needs_dual: bool = False) -> StructField:  # fmt: skip
         """`qd.Struct.field({"pos": qd.math.vec3, "m": qd.f32}, shape=n)`"""
-        return StructType(members).field(shape, needs_grad, layout, name, **kwargs)
+        return StructType(members).field(shape, needs_grad, layout, name, offset, needs_dual)
 
     def __getattr__(self, name: str) -> Any:
         members = object.__getattribute__(self, "_members")
@@ -143,14 +143,15 @@ def _zeros(t: MatrixType) -> Any:
 class StructField:
     """A field of a struct type: one field per member, each of the struct field's shape."""
 
-    def __init__(self, t: StructType, shape: Any, name: str = "") -> None:
-        from quadrants.lang.field import field
+    def __init__(self, t: StructType, shape: Any, name: str = "", offset: Any = None) -> None:
+        from quadrants.lang.field import domain_offset, field
 
         shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in (shape or ()))
+        off = domain_offset(offset, len(shape_t))
         members: dict[str, Any] = {}
         for k, mt in t.members.items():
-            members[k] = StructField(mt, shape_t) if isinstance(mt, StructType) else field(mt, shape_t)
-        self.__dict__.update(_type=t, _members=members, shape=shape_t, name=name)
+            members[k] = StructField(mt, shape_t, offset=off) if isinstance(mt, StructType) else field(mt, shape_t, offset=off)
+        self.__dict__.update(_type=t, _members=members, shape=shape_t, name=name, offset=off)
 
     def __qd_struct_field__(self) -> StructType:
         return self._type  # type: ignore[no-any-return]

@@ -14,8 +14,11 @@ from quadrants.runtime.ndarray import Ndarray
 from quadrants.types.compound import MatrixType
 
 
-def ndarray(dtype: Any, shape: Any, **_kwargs: Any) -> Ndarray:
+def ndarray(dtype: Any, shape: Any, needs_grad: bool = False) -> Ndarray:
     """`qd.ndarray(dtype, shape)`: a zero-initialized ndarray. `dtype` may be a vector/matrix type."""
+    from quadrants.lang.field import refuse_unsupported
+
+    refuse_unsupported(needs_grad=needs_grad)
     if isinstance(dtype, MatrixType):
         return Ndarray(None, shape, element_type=MatrixType(dtype.shape, program.resolve_dtype(dtype.dtype)))
     return Ndarray(program.resolve_dtype(dtype), shape)

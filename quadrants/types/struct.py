@@ -90,14 +90,15 @@ class StructType:
 
         return make_struct(self, args, kwargs)
 
-    def field(self, shape: Any = (), needs_grad: bool = False, layout: Any = None, name: str = "", **_: Any) -> Any:
+    def field(self, shape: Any = (), needs_grad: bool = False, layout: Any = None, name: str = "",
+              offset: Any = None, needs_dual: bool = False) -> Any:  # fmt: skip
         """A field of this struct: one field per member, all of `shape` (the layout is accepted; members are
         stored as separate arrays, the SOA layout, either way)."""
+        from quadrants.lang.field import refuse_unsupported
         from quadrants.lang.struct import StructField
 
-        if needs_grad:
-            raise NotImplementedError("needs_grad=True: autodiff is not supported yet")
-        return StructField(self, shape, name)
+        refuse_unsupported(needs_grad=needs_grad, needs_dual=needs_dual)
+        return StructField(self, shape, name, offset)
 
 
 def _member_type(name: str, t: Any) -> Any:

@@ -142,3 +142,42 @@ def test_python_scope_field_access_is_whole_elements_as_in_quadrants() -> None:
     g = qd.field(qd.i32, shape=2)
     g[np.int32(1)] = 3
     assert f[0, 1, 2] == 5 and g[1] == 3
+
+
+def test_field_offsets_move_the_index_domain_in_kernels_and_python_scope() -> None:
+    """`qd.field(..., offset=...)`: `x[offset]` is the first element, loops over the field run over its domain,
+    `to_numpy()` gives the storage; as in Quadrants (the offset was ignored: kernels wrote past the field)."""
+    x = qd.field(qd.f32, shape=(3, 2), offset=(-1, 5))
+    v = qd.Vector.field(2, qd.i32, shape=4, offset=10)
+    s = qd.types.struct(a=qd.i32).field(shape=2, offset=7)
+
+    @qd.kernel
+    def fill() -> qd.f32:
+        for i, j in x:
+            x[i, j] = i * 10 + j
+        for i in v:
+            v[i] = qd.Vector([i, i * 2])
+        for i in s:
+            s[i].a = i
+        v[11][1] = 99
+        total = 0.0
+        for I in qd.grouped(x):
+            total += x[I]
+        return total
+
+    assert fill() == 33.0
+    assert x.to_numpy().tolist() == [[-5, -4], [5, 6], [15, 16]] and x.shape == (3, 2)
+    assert x[-1, 5] == -5 and x[1, 6] == 16
+    assert v.to_numpy().tolist() == [[10, 20], [11, 99], [12, 24], [13, 26]]
+    assert s.a.to_numpy().tolist() == [7, 8] and s[8].a == 8
+    x[0, 5] = 7
+    assert x.to_numpy()[1].tolist() == [7, 6]
+    with pytest.raises(qd.QuadrantsIndexError, match="domain"):
+        x[2, 5]
+
+
+def test_autodiff_field_flags_are_refused_naming_the_feature() -> None:
+    for make in (lambda: qd.field(qd.f32, 4, needs_grad=True), lambda: qd.ndarray(qd.f32, 4, needs_grad=True),
+                 lambda: qd.Vector.field(3, qd.f32, 4, needs_dual=True)):  # fmt: skip
+        with pytest.raises(NotImplementedError, match="autodiff is not supported"):
+            make()
