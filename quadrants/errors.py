@@ -119,5 +119,10 @@ class QuadrantsAssertionError(QuadrantsRuntimeError, AssertionError):
         super().__init__(f"{message}\n{loc.render()}" if loc is not None else message)
 
 
+class QuadrantsNegativeExponentError(QuadrantsTypeError, QuadrantsRuntimeError):
+    """An integer power with a negative compile-time exponent: a compile error that is also a
+    QuadrantsRuntimeError, as the error Quadrants raises for it while compiling."""
+
+
 class QuadrantsIndexError(QuadrantsAssertionError, IndexError):
     """An out-of-bounds ndarray access caught by the bounds checks of `debug=True`."""

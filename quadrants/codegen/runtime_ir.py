@@ -4,8 +4,9 @@ process and shared by every kernel, plus the declarations kernels use to call it
 Keeping the runtime out of kernel modules keeps a kernel's compile time to its own code. Symbols carry
 `RUNTIME_ABI` in their names, so code built against another runtime version never links by accident.
 
-`ipow` (integer power by squaring; negative exponents give 1/base^n truncated) is small and type-specific, so
-it is emitted into the kernel modules that use it, where it can be inlined.
+`ipow` (integer power by squaring) is small and type-specific, so it is emitted into the kernel modules that
+use it, where it can be inlined. A negative exponent counts by its magnitude (`2 ** -3` is 8), as Quadrants
+computes it; `debug=True` kernels check the exponent first (the frontend's assert).
 """
 
 from __future__ import annotations
@@ -75,22 +76,14 @@ def ipow(module: ll.Module, t: ll.IntType, signed: bool) -> ll.Function:
     fn = _fn(module, name, ll.FunctionType(t, [t, t]))
     base, exp = fn.args
     entry = fn.append_basic_block("entry")
-    neg = fn.append_basic_block("neg")
     loop = fn.append_basic_block("loop")
     out = fn.append_basic_block("out")
     b = ll.IRBuilder(entry)
     one = ll.Constant(t, 1)
     zero = ll.Constant(t, 0)
-    if signed:
-        b.cbranch(b.icmp_signed("<", exp, zero), neg, loop)
-    else:
-        b.branch(loop)
-    # exp < 0: 1 / base**-exp truncated: 1 for base 1, +-1 for base -1, else 0.
-    b.position_at_end(neg)
-    odd = b.icmp_signed("!=", b.and_(exp, one), zero)
-    m1 = b.select(odd, ll.Constant(t, -1), one)
-    r = b.select(b.icmp_signed("==", base, one), one, b.select(b.icmp_signed("==", base, ll.Constant(t, -1)), m1, zero))
-    b.ret(r)
+    if signed:  # a negative exponent counts by its magnitude, as in Quadrants
+        exp = b.select(b.icmp_signed("<", exp, zero), b.neg(exp), exp)
+    b.branch(loop)
     b.position_at_end(loop)
     acc = b.phi(t)
     bb = b.phi(t)

@@ -19,6 +19,7 @@ from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.values import Matrix, is_runtime
 from quadrants.frontend.vectors import as_matrix, matrix_from_rows
 from quadrants.ir import nodes as ir
+from quadrants.types.dtypes import PrimitiveType
 
 BIN_OPS: dict[type, str] = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -82,7 +83,20 @@ def binary(fb: FrontendBuilder, op: str, a: Any, b: Any, node: ast.AST) -> Any:
             return PY_OPS[op](py_value(a), py_value(b))
         except Exception as e:
             raise fb.error(node, f"{type(e).__name__}: {e}", QuadrantsCompilationError) from None
-    return fb.ops.binary(op, py_value(a), py_value(b), fb.loc(node))
+    out = fb.ops.binary(op, py_value(a), py_value(b), fb.loc(node))
+    if op == "pow" and fb.options.debug and isinstance(b, ir.Value):
+        tb = b.type
+        if isinstance(out.type, PrimitiveType) and out.type.is_integral and isinstance(tb, PrimitiveType) and tb.is_signed:
+            _check_exponent(fb, b, node)
+    return out
+
+
+def _check_exponent(fb: FrontendBuilder, exponent: ir.Value, node: ast.AST) -> None:
+    """`debug=True`: an integer power's runtime exponent must not be negative (Quadrants' check and words)."""
+    loc = fb.loc(node)
+    site = len(fb.kernel.sites)
+    fb.kernel.sites.append(fb.site("assert", loc, "Negative exponent in pow(int, int) is not allowed."))
+    fb.b.emit(ir.Assert(cond=fb.ops.binary("ge", exponent, 0, loc), site=site))
 
 
 def matrix_binary(fb: FrontendBuilder, op: str, a: Any, b: Any, node: ast.AST) -> Matrix:

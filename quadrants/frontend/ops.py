@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from quadrants.errors import QuadrantsTypeError, SourceLoc
+from quadrants.errors import QuadrantsNegativeExponentError, QuadrantsTypeError, SourceLoc
 from quadrants.ir import nodes as ir
 from quadrants.ir.builder import Builder
 from quadrants.types import dtypes
@@ -107,7 +107,7 @@ class TypedOps:
         else:
             t = promote(ta, tb)
         if op == "pow" and t.is_integral and isinstance(vb, ir.Const) and vb.value < 0:
-            raise QuadrantsTypeError("Negative exponent in pow(int, int) is not allowed.", loc)
+            raise QuadrantsNegativeExponentError("Negative exponent in pow(int, int) is not allowed.", loc)
         with self.b.at(loc):
             if op in ir.CMP_OPS:
                 return self.b.emit(ir.Binary(op=op, lhs=self.b.cast(va, t), rhs=self.b.cast(vb, t), type=u1))

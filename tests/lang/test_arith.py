@@ -251,3 +251,25 @@ def test_raw_div_and_raw_mod_of_constants_fold_like_the_runtime() -> None:
 
     np.testing.assert_array_equal(np.asarray(k(-7, 2)), [-3, -3, -1, -1])
     np.testing.assert_array_equal(np.asarray(f(-7.5)), [-1.5, -1.5])
+
+
+def test_negative_integer_exponents_as_quadrants_computes_them() -> None:
+    """Measured on Quadrants 1.3.3: a runtime negative exponent counts by its magnitude; `debug=True` asserts
+    it is not negative; a compile-time negative exponent fails the compile with a QuadrantsRuntimeError."""
+
+    @qd.kernel
+    def p(x: qd.i32, y: qd.i32) -> qd.i32:
+        return x**y
+
+    @qd.kernel
+    def p_const(x: qd.i32, y: qd.template()) -> qd.i32:
+        return x**y
+
+    assert [p(a, b) for a, b in [(2, -3), (-2, -3), (1, -5), (0, -1), (3, -2), (10, -10), (7, 0)]] == [
+        8, -8, 1, 0, 9, 1410065408, 1]  # fmt: skip
+    with pytest.raises(qd.QuadrantsRuntimeError, match="Negative exponent"):
+        p_const(10, -10)
+    qd_init(debug=True)
+    assert p(2, 3) == 8
+    with pytest.raises(qd.QuadrantsAssertionError, match="Negative exponent"):
+        p(2, -3)
