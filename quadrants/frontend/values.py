@@ -100,7 +100,7 @@ class Struct:
 
                 raise QuadrantsTypeError(
                     f"qd.static() needs compile-time values, but member {name!r} of {type_name(self.cls)} is a "
-                    "runtime value"
+                    "runtime kernel argument"
                 )
             return v
         return self.class_attribute(name)
