@@ -1,4 +1,4 @@
-"""Small dense decompositions for kernels: `qd.svd`, `qd.polar_decompose`, `qd.sym_eig` and `qd.eig`.
+"""Small dense decompositions for kernels: `qd.svd`, `qd.polar_decompose`, `qd.sym_eig`, `qd.make_spd`, `qd.eig`.
 
 Consumes a frontend `Matrix` (a 2x2 or 3x3 matrix, up to 6x6 for `sym_eig`) and produces matrices of the
 `dt` given (the program's default float type when None); the input is cast to `dt` first, so `dt` decides the
@@ -326,6 +326,20 @@ def sym_eig(A, dt=None):  # type: ignore[no-untyped-def]
     t = static(_float_type(dt))
     D, V = _jacobi(A.cast(t), t)
     return _sort_ascending(D, V)
+
+
+@func
+def make_spd(A, dt=None):  # type: ignore[no-untyped-def]
+    """The nearest positive semi-definite matrix to the symmetric n x n matrix A (1 <= n <= 6) in the Frobenius
+    norm: Q diag(max(w, 0)) Q^T from `sym_eig`."""
+    static(_check_shape(A.shape, (1, 2, 3, 4, 5, 6), "Symmetric eigen solver currently supports sizes up to 6×6."))
+    t = static(_float_type(dt))
+    w, Q = sym_eig(A, t)
+    C = Q
+    for i in static(range(A.n)):
+        for j in static(range(A.n)):
+            C[i, j] = Q[i, j] * max(w[j], 0.0)
+    return C @ Q.transpose()
 
 
 @func
