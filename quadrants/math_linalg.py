@@ -25,7 +25,7 @@ Algorithms:
 - **3x3 polar**: from the SVD, U = U_svd V^T (a rotation) and P = V S V^T (indefinite when det A < 0).
 - **2x2 eig** (general real matrix): lambda = tr/2 +- sqrt(disc), the root with + first, complex pairs as
   (re, im) rows; eigenvector j is (lambda_j - d, c) normalized, as in Quadrants. Where that vector is zero
-  (a diagonal or scalar matrix, where Quadrants returns NaN) we use (b, lambda_j - a), else a unit vector.
+  (a diagonal or scalar matrix, where Quadrants returns NaN) we use (b, lambda_j - a), else e_j.
 """
 
 from __future__ import annotations
@@ -276,9 +276,9 @@ def _polar3(A, dt):  # type: ignore[no-untyped-def]
 
 
 @func
-def _eigvec2(lr, li, a, b, c, d):  # type: ignore[no-untyped-def]
-    """A unit eigenvector (re0, im0, re1, im1) for eigenvalue lr + i li: (lambda - d, c), else (b, lambda - a),
-    else (1, 0)."""
+def _eigvec2(lr, li, a, b, c, d, j):  # type: ignore[no-untyped-def]
+    """A unit eigenvector (re0, im0, re1, im1) for eigenvalue j, lr + i li: (lambda - d, c), else
+    (b, lambda - a), else (a multiple of the identity) the unit vector e_j."""
     x0r, x0i, x1r = lr - d, li, c
     y0r, y1r, y1i = b, lr - a, li
     nx = x0r * x0r + x0i * x0i + x1r * x1r
@@ -286,9 +286,9 @@ def _eigvec2(lr, li, a, b, c, d):  # type: ignore[no-untyped-def]
     use_x = nx > 0.0
     use_y = ny > 0.0
     zero = nx * 0.0
-    r0 = select(use_x, x0r, select(use_y, y0r, zero + 1.0))
+    r0 = select(use_x, x0r, select(use_y, y0r, zero + static(1.0 - j)))
     i0 = select(use_x, x0i, zero)
-    r1 = select(use_x, x1r, select(use_y, y1r, zero))
+    r1 = select(use_x, x1r, select(use_y, y1r, zero + static(float(j))))
     i1 = select(use_x, zero, select(use_y, y1i, zero))
     k = 1.0 / sqrt(r0 * r0 + i0 * i0 + r1 * r1 + i1 * i1)
     return r0 * k, i0 * k, r1 * k, i1 * k
@@ -308,8 +308,8 @@ def _eig2(A, dt):  # type: ignore[no-untyped-def]
     l1r = select(real, half - root, half)
     l0i = select(real, zero, root)
     l1i = select(real, zero, -root)
-    e0 = _eigvec2(l0r, l0i, a, b, c, d)
-    e1 = _eigvec2(l1r, l1i, a, b, c, d)
+    e0 = _eigvec2(l0r, l0i, a, b, c, d, 0)
+    e1 = _eigvec2(l1r, l1i, a, b, c, d, 1)
     values = Matrix([[l0r, l0i], [l1r, l1i]], dt)
     vectors = Matrix([[e0[0], e1[0]], [e0[1], e1[1]], [e0[2], e1[2]], [e0[3], e1[3]]], dt)
     return values, vectors
