@@ -10,14 +10,17 @@ Algorithms:
 
 - **Symmetric eigen-decomposition** (`sym_eig`, and the core of the 3x3 SVD): cyclic Jacobi. One sweep visits
   every pair (p, q), p < q, and applies the rotation that zeroes `A[p, q]` (the textbook formulas: theta =
-  (aqq - app) / 2apq, t = sgn(theta) / (|theta| + sqrt(theta^2 + 1))); a pair whose off-diagonal entry is below
-  eps * ||A|| is left alone. Sweeps repeat in a runtime `while` loop until one rotates nothing (at most 16),
-  so the compiled code holds one unrolled sweep and the loop runs to the precision of `dt`. Eigenvalues are
-  sorted ascending by plain column swaps (Quadrants' order); eigenvectors are the columns.
+  (aqq - app) / 2apq, t = sgn(theta) / (|theta| + sqrt(theta^2 + 1)); none where apq is 0). Sweeps repeat in a
+  runtime `while` loop while the off-diagonal sum of squares still falls (it falls quadratically down to
+  rounding noise; at most 16 sweeps), so the compiled code holds one unrolled sweep, the loop stops at the
+  precision of the type without a threshold per type, and it stays serial at a kernel's top level (a `for`
+  there would be parallel). A matrix whose largest entry is beyond 1e15 or below 1e-15 is divided by it first
+  (`_working_scale`), so squares of entries neither overflow nor underflow in f32. Eigenvalues are sorted
+  ascending by plain column swaps (Quadrants' order); eigenvectors are the columns.
 - **3x3 SVD** (McAdams et al. shape): Jacobi on A^T A gives V, sorted by descending eigenvalue with swaps that
-  negate one column (det V stays +1); a Givens QR of A V gives U (det U = +1) and the diagonal of R is S.
+  negate one column (det V stays +1); a Givens QR of A V gives U (det U = +1) and the diagonal of R is S
+  (sorted again, the same way: for a rank-deficient A the last two are rounding noise in either order).
   Quadrants' convention follows: det(U) = det(V) = +1, S descending, and S[2, 2] carries the sign of det(A).
-  The matrix is scaled by its largest entry first, so f32 handles large and tiny inputs alike.
 - **2x2 polar and SVD**: the closed form U = (A + sgn(det A) cof(A)) / n, P = (A^T A + |det A| I) / n with
   n = sqrt(||A||_F^2 + 2 |det A|): U is a rotation, or a reflection when det A < 0, and P is positive
   semi-definite. The SVD diagonalizes P with one Jacobi rotation: V is a rotation, U = R V (det U = sgn det A),
@@ -182,16 +185,20 @@ def _swap_descending(w, V, j, k):  # type: ignore[no-untyped-def]
 
 
 @func
-def _largest_entry(A):  # type: ignore[no-untyped-def]
-    """max |A[i, j]|, and its inverse (1 for the zero matrix): the scale the decompositions work at."""
+def _working_scale(A):  # type: ignore[no-untyped-def]
+    """(scale, 1 / scale) to divide A by so that squares of its entries neither overflow nor underflow, even in
+    f32: 1 while the largest entry is within [1e-15, 1e15] (then results stay exact where they can, as for a
+    diagonal matrix), else that entry."""
     m = abs(A).max()
-    return m, 1.0 / select(m > 0.0, m, m * 0.0 + 1.0)
+    one = m * 0.0 + 1.0
+    scale = select(m > 1e15, m, select(m < 1e-15, select(m > 0.0, m, one), one))
+    return scale, 1.0 / scale
 
 
 @func
 def _polar2(A, dt):  # type: ignore[no-untyped-def]
     """A = U P for 2x2 A: U a rotation (a reflection when det A < 0), P symmetric positive semi-definite."""
-    scale, inv = _largest_entry(A.cast(dt))
+    scale, inv = _working_scale(A.cast(dt))
     M = A.cast(dt) * inv
     a, b, c, d = M[0, 0], M[0, 1], M[1, 0], M[1, 1]
     det = a * d - b * c
@@ -249,7 +256,7 @@ def _givens(R, U, j, i):  # type: ignore[no-untyped-def]
 @func
 def _svd3(A, dt):  # type: ignore[no-untyped-def]
     """A = U S V^T for 3x3 A with det U = det V = +1, S descending, S[2, 2] < 0 when det A < 0."""
-    scale, inv = _largest_entry(A.cast(dt))
+    scale, inv = _working_scale(A.cast(dt))
     M = A.cast(dt) * inv
     D, V = _jacobi(M.transpose() @ M, dt)
     w = Vector([D[0, 0], D[1, 1], D[2, 2]], dt)
@@ -261,8 +268,13 @@ def _svd3(A, dt):  # type: ignore[no-untyped-def]
     R, U = _givens(R, U, 0, 1)
     R, U = _givens(R, U, 0, 2)
     R, U = _givens(R, U, 1, 2)
-    z = R[0, 0] * 0.0
-    S = Matrix([[R[0, 0] * scale, z, z], [z, R[1, 1] * scale, z], [z, z, R[2, 2] * scale]], dt)
+    # A rank-deficient A leaves rounding noise in R[1, 1] and R[2, 2], in either order: sort the triplets again
+    s = Vector([R[0, 0], R[1, 1], R[2, 2]], dt)
+    for j, k in static([(0, 1), (0, 2), (1, 2)]):
+        _, U = _swap_descending(s, U, j, k)
+        s, V = _swap_descending(s, V, j, k)
+    z = s[0] * 0.0
+    S = Matrix([[s[0] * scale, z, z], [z, s[1] * scale, z], [z, z, s[2] * scale]], dt)
     return U, S, V
 
 
@@ -324,8 +336,10 @@ def sym_eig(A, dt=None):  # type: ignore[no-untyped-def]
     matrix A, 1 <= n <= 6, computed in `dt` (default: the default float type)."""
     static(_check_shape(A.shape, (1, 2, 3, 4, 5, 6), "Symmetric eigen solver currently supports sizes up to 6×6."))
     t = static(_float_type(dt))
-    D, V = _jacobi(A.cast(t), t)
-    return _sort_ascending(D, V)
+    scale, inv = _working_scale(A.cast(t))
+    D, V = _jacobi(A.cast(t) * inv, t)
+    w, Q = _sort_ascending(D, V)
+    return w * scale, Q
 
 
 @func
