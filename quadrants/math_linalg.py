@@ -33,26 +33,24 @@ Algorithms:
 
 from __future__ import annotations
 
-from typing import Any
-
 from quadrants.frontend.func import func
 from quadrants.frontend.intrinsics import abs, max, select, sqrt, static
 from quadrants.lang.matrix import Matrix, Vector
 from quadrants.types.dtypes import PrimitiveType, f32, f64
 
-MAX_SWEEPS = 16  # Jacobi converges quadratically: 3x3 needs 4-6 sweeps in f64, 6x6 up to ~10
-
-
 # ---- compile-time helpers (plain Python: they run while the kernel compiles) -------------------------------------
 
 
-def _check_shape(shape: Any, sizes: tuple[int, ...], message: str) -> None:
-    """Raise Quadrants' error for a value that is not an n x n matrix with n in `sizes`."""
+# No annotations: the fastcache fingerprints the plain functions a func reads, annotations included.
+
+
+def _check_shape(shape, sizes, message):  # type: ignore[no-untyped-def]
+    """Raise Quadrants' error for a value that is not an n x n matrix with n in `sizes` (a tuple of ints)."""
     if not isinstance(shape, tuple) or len(shape) != 2 or shape[0] != shape[1] or shape[0] not in sizes:
         raise Exception(message)
 
 
-def _float_type(dt: Any) -> Any:
+def _float_type(dt):  # type: ignore[no-untyped-def]
     """`dt` as the type the decomposition computes in: None is the program's default float (`float`)."""
     if dt is None or dt is float:
         return float
@@ -137,7 +135,7 @@ def _jacobi(A, dt):  # type: ignore[no-untyped-def]
         W, V = _jacobi_sweep(W, V)
         new_off = _off_diagonal(W)
         sweeps += 1
-        more = new_off > 0.0 and new_off < off and sweeps < static(MAX_SWEEPS)
+        more = new_off > 0.0 and new_off < off and sweeps < 16  # quadratic convergence: 3x3 takes 4-6 sweeps in f64
         off = new_off
     return W, V
 

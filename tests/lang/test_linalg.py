@@ -321,3 +321,24 @@ def test_non_square_and_integer_dt_are_refused() -> None:
 def test_python_scope_calls_are_refused() -> None:
     with pytest.raises(qd.QuadrantsSyntaxError, match="only be called from a kernel"):
         qd.svd(qd.Matrix([[1.0, 2.0], [3.0, 4.0]]))
+
+
+def test_kernels_using_them_stay_fastcache_pure() -> None:
+    """The funcs read only code and literals (no UPPERCASE constant, no helper with unresolvable annotations),
+    so a fastcache kernel calling them is stored without a purity warning."""
+    import warnings
+
+    @qd.kernel(fastcache=True)
+    def k(a: Nd[qd.math.mat3, 1], u: Nd[qd.math.mat3, 1], w: Nd[qd.math.vec3, 1]):
+        for i in range(a.shape[0]):
+            u[i], p = qd.polar_decompose(a[i])
+            w[i], q = qd.sym_eig(a[i] + p)
+            values, vectors = qd.eig(qd.Matrix([[1.0, 2.0], [3.0, 4.0]]))
+            w[i][0] += values[0, 0] + vectors[0, 0] + qd.make_spd(q)[0, 0]
+
+    before = qd.stats()["cache"].get("fastcache_stores", 0)
+    a = np.eye(3, dtype=np.float32)[None].repeat(2, axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        k(a, np.zeros_like(a), np.zeros((2, 3), np.float32))
+    assert qd.stats()["cache"].get("fastcache_stores", 0) == before + 1
