@@ -39,9 +39,7 @@ from quadrants.lang.matrix import Matrix, Vector
 from quadrants.types.dtypes import PrimitiveType, f32, f64
 
 # ---- compile-time helpers (plain Python: they run while the kernel compiles) -------------------------------------
-
-
-# No annotations: the fastcache fingerprints the plain functions a func reads, annotations included.
+# Unannotated: the fastcache fingerprints the plain functions a func reads, annotations included.
 
 
 def _check_shape(shape, sizes, message):  # type: ignore[no-untyped-def]
