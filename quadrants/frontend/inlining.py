@@ -2,17 +2,25 @@
 
 Template parameters given a variable or an element alias it (by reference, as in Quadrants); a scalar-annotated
 parameter is a local copy cast to its type; anything else binds the value. A return value is cast to the
-function's annotation. Recursion is a compile error.
+function's annotation. Recursion is a compile error. An error inside one of the package's own funcs (`qd.svd`,
+`qd.math.*`) is reported at the caller's line, where the user can act on it.
 """
 
 from __future__ import annotations
 
 import ast
 import inspect
+import os
 import typing
 from typing import Any
 
-from quadrants.errors import QuadrantsArgumentError, QuadrantsSyntaxError, QuadrantsTypeError, binding_message
+from quadrants.errors import (
+    QuadrantsArgumentError,
+    QuadrantsCompilationError,
+    QuadrantsSyntaxError,
+    QuadrantsTypeError,
+    binding_message,
+)
 from quadrants.frontend.arguments import ByValue, call_args
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.func import Func
@@ -22,6 +30,8 @@ from quadrants.ir import nodes as ir
 from quadrants.types import annotations as ann
 from quadrants.types.dtypes import PrimitiveType, to_dtype
 from quadrants.types.struct import StructType
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> Any:
@@ -78,10 +88,18 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
         if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
             body = body[1:]
         fb.stmts(body)
+    except QuadrantsCompilationError as e:
+        if _in_package(src.fn) and e.loc is not None and e.loc.filename.startswith(_PACKAGE_DIR):
+            raise type(e)(e.message, call_loc) from None
+        raise
     finally:
         fb.frames.pop()
         fb.loops = saved_loops
     return None if frame.returned is MISSING else frame.returned
+
+
+def _in_package(fn: Any) -> bool:
+    return (getattr(fn, "__module__", None) or "").split(".")[0] == "quadrants"
 
 
 def _reference_params(sig: inspect.Signature, hints: dict[str, Any], resolve: Any, bound_self: bool) -> set[Any]:
