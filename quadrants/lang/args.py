@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from quadrants.errors import QuadrantsArgumentValueError, QuadrantsRuntimeTypeError
+from quadrants.errors import QuadrantsArgumentValueError, QuadrantsRuntimeTypeError, QuadrantsSyntaxError
 from quadrants.frontend.records import ParamSpec, SpecKind
 from quadrants.ir.types import NdType
 from quadrants.lang._fast_caching import FIELD_METADATA_CACHE_VALUE
@@ -79,6 +79,7 @@ class Specialization:
     guard_keys: list[Any] = field(default_factory=list)  # ...and guards
     leaf_text: list[TextPart] = field(default_factory=list)  # signature text parts, likewise
     guard_text: list[TextPart] = field(default_factory=list)
+    walking: dict[int, Path] = field(default_factory=dict)  # id -> path of the structs being flattened
 
     # Each record's key part and text part are written side by side: the key (a tuple, built on every
     # slow-path call) and the text (a deferred part) must separate the same specializations.
@@ -181,7 +182,7 @@ class Specializer:
         if is_data_oriented(v):
             return self._data_oriented(name, v, path, sp)
         if dataclasses.is_dataclass(v) and not isinstance(v, type):
-            return self._dataclass(name, type(v), v, path, sp)
+            return self._dataclass(name, type(v), v, path, sp, typed=False)
         kind = _guard_kind(v)
         if kind is GuardKind.MATRIX:  # compiled in by value: guard a snapshot (the object may change in place)
             v = v.copy() if hasattr(v, "copy") else v
@@ -255,15 +256,36 @@ class Specializer:
 
     # ---- structs --------------------------------------------------------------------------------------
 
-    def _dataclass(self, name: str, cls: type, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+    def _dataclass(self, name: str, cls: type, v: Any, path: Path, sp: Specialization, typed: bool = True) -> ParamSpec:
+        """A dataclass: `typed` when its class is a parameter's (or a typed member's) annotation, else a value
+        passed to a template parameter."""
         if not isinstance(v, cls):
             raise QuadrantsRuntimeTypeError(f"argument {name!r}: expected a {cls.__name__}, got {type(v).__name__}")
+        alias = _back_reference(name, v, path, sp)
+        if alias is not None:
+            return alias
+        sp.walking[id(v)] = path
+        try:
+            return self._dataclass_members(name, cls, v, path, sp, typed)
+        finally:
+            del sp.walking[id(v)]
+
+    def _dataclass_members(
+        self, name: str, cls: type, v: Any, path: Path, sp: Specialization, typed: bool
+    ) -> ParamSpec:
         hints = _type_hints(cls)
         members = []
         for f in dataclasses.fields(cls):
             value = getattr(v, f.name)
             mpath = path + (f.name,)
             a = ann.normalize(hints.get(f.name, f.type))
+            if typed and isinstance(a, type) and getattr(a, "_qd_data_oriented", False):
+                raise QuadrantsSyntaxError(
+                    f"Kernel arg {name!r}: field {f.name!r} has @qd.data_oriented type {a.__name__!r}, which cannot "
+                    f"be flattened into a typed-dataclass kernel arg. Use ``{name}: qd.template()`` for the outer "
+                    "kernel arg annotation instead; data_oriented contents (including nested ndarrays) are walked "
+                    "at kernel-compile time via the template path."
+                )
             if f.metadata.get(FIELD_METADATA_CACHE_VALUE):
                 members.append(self._compile_time(f.name, value, mpath, sp))
                 continue
@@ -276,12 +298,19 @@ class Specializer:
         return ParamSpec(name, SpecKind.STRUCT, members=tuple(members), cls=cls)
 
     def _data_oriented(self, name: str, obj: Any, path: Path, sp: Specialization) -> ParamSpec:
+        alias = _back_reference(name, obj, path, sp)
+        if alias is not None:
+            return alias
         runtime_primitives = not getattr(type(obj), "_qd_template_primitives", True)
         members = []
-        for k, value in vars(obj).items():
-            if not k.isidentifier():
-                continue
-            members.append(self._member_by_value(k, value, path + (k,), sp, runtime_primitives))
+        sp.walking[id(obj)] = path
+        try:
+            for k, value in vars(obj).items():
+                if not k.isidentifier():
+                    continue
+                members.append(self._member_by_value(k, value, path + (k,), sp, runtime_primitives))
+        finally:
+            del sp.walking[id(obj)]
         sp.add_guard(Guard(path, GuardKind.CLASS, type(obj)))
         return ParamSpec(name, SpecKind.STRUCT, members=tuple(members), cls=type(obj), obj=obj)
 
@@ -302,6 +331,17 @@ class Specializer:
         if isinstance(v, np.generic):
             return dtypes.from_numpy(v.dtype)
         return self.default_ip if isinstance(v, numbers.Integral) else self.default_fp
+
+
+def _back_reference(name: str, obj: Any, path: Path, sp: Specialization) -> ParamSpec | None:
+    """A struct member that is one of the structs enclosing it (`sim.solver.sim is sim`): not walked again
+    (the walk would never end) but bound to that struct, under a guard that it stays the same object. Shared
+    members that close no cycle are walked at each path, like any other member."""
+    outer = sp.walking.get(id(obj))
+    if outer is None:
+        return None
+    sp.add_guard(Guard(path, GuardKind.ALIAS, outer))
+    return ParamSpec(name, SpecKind.ALIAS, value=len(path) - len(outer))
 
 
 # How each kind of parameter is specialized (the others are compiled in: templates, enums).
@@ -379,6 +419,8 @@ def _guard_text(g: Guard) -> str | Unkeyable:
     fp: str | None
     if g.kind is GuardKind.CLASS:
         fp = f"class:{g.value.__module__}.{g.value.__qualname__}"
+    elif g.kind is GuardKind.ALIAS:
+        fp = _path_text(g.value)
     else:
         fp = fingerprint(g.value) if g.kind in (GuardKind.VALUE, GuardKind.MATRIX) else None
     if fp is None:

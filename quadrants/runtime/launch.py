@@ -173,6 +173,12 @@ class Launcher:
             acc = _accessor(g.path)
             if acc is None:
                 return None
+            if g.kind is GuardKind.ALIAS:  # the same object as an enclosing struct
+                target = _accessor(g.value)
+                if target is None:
+                    return None
+                checks.append(f"{acc} is {target}")
+                continue
             env[f"G{k}"], env[f"GT{k}"] = g.value, type(g.value)
             checks.append(_GUARD_CHECKS[g.kind](acc, k))
         for k, (leaf, spec) in enumerate(zip(leaves, self.abi.args)):
