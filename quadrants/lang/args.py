@@ -48,7 +48,7 @@ from quadrants.runtime.leaves import (
 from quadrants.runtime.ndarray import Ndarray, nd_type
 from quadrants.types import annotations as ann
 from quadrants.types import dtypes
-from quadrants.types.compound import MatrixType
+from quadrants.types.compound import MatrixType, element_mismatch
 from quadrants.types.dtypes import PrimitiveType
 
 
@@ -195,12 +195,9 @@ class Specializer:
         want_prim, elem_shape = _element(want.dtype, self.default_ip, self.default_fp)
         if isinstance(v, Ndarray):
             t = v._spec
-            if want_prim is not None and (t.dtype is not want_prim or t.elem_shape != elem_shape):
-                got = tensor_text(t.dtype, t.elem_shape)
-                if not elem_shape:
-                    raise QuadrantsRuntimeTypeError(f"Expect element type {want_prim} for argument {name}, but get {got}")
-                raise QuadrantsArgumentValueError(f"Invalid value for argument {name} - required element type: "
-                                                  f"{element_type_text(want_prim, elem_shape)}, but {got} is provided")
+            wrong = None if want_prim is None else element_mismatch(name, want_prim, elem_shape, t.dtype, t.elem_shape)
+            if wrong is not None:
+                raise (QuadrantsRuntimeTypeError if wrong[0] is TypeError else QuadrantsArgumentValueError)(wrong[1])
             if want.ndim is not None and t.ndim != want.ndim:
                 raise QuadrantsArgumentValueError(f"Invalid value for argument {name} - required ndim={want.ndim}, "
                                                   f"but {t.ndim}d ndarray with shape {v.shape} is provided")
@@ -456,16 +453,3 @@ def _type_hints(cls: type) -> dict[str, Any]:
 __all__ = ["Leaf", "Guard", "GuardKind", "Specialization", "Specializer", "ParamKind", "classify_annotation", "NdType",
            "signature_text"]  # fmt: skip
 
-
-def tensor_text(dtype: PrimitiveType, elem_shape: tuple[int, ...]) -> str:
-    """An element type as Quadrants' messages write it: `i32`, `[Tensor (3) i32]`, `[Tensor (2, 2) f32]`."""
-    if not elem_shape:
-        return str(dtype)
-    return f"[Tensor ({', '.join(map(str, elem_shape))}) {dtype}]"
-
-
-def element_type_text(dtype: PrimitiveType, elem_shape: tuple[int, ...]) -> str:
-    """A vector/matrix element type as Quadrants names it: `VectorType[3, f32]`, `MatrixType[2,2, i32]`."""
-    if len(elem_shape) == 1:
-        return f"VectorType[{elem_shape[0]}, {dtype}]"
-    return f"MatrixType[{elem_shape[0]},{elem_shape[1]}, {dtype}]"

@@ -75,6 +75,29 @@ class Template:
 template = Template
 
 
+class RefType:
+    """`qd.ref(qd.f32)`: a `qd.real_func` parameter passed by reference (the callee's assignments write the
+    caller's variable or element). On a `qd.func` it is an unannotated parameter (a copy), as in Quadrants."""
+
+    __slots__ = ("tp",)
+
+    tp: Any  # the dtype
+
+    def __init__(self, tp: Any) -> None:
+        object.__setattr__(self, "tp", tp)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("annotation types are immutable")
+
+    def __repr__(self) -> str:
+        return f"ref({self.tp!r})"
+
+
+def ref(tp: Any) -> RefType:
+    """`qd.ref(dtype)`"""
+    return RefType(tp)
+
+
 def normalize(annotation: Any) -> Any:
     """Bare classes used as annotations mean their open form: `NDArray` is `NDArray[Any, Any]`."""
     if annotation is NdarrayType:
