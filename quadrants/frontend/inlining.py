@@ -44,6 +44,10 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
     def resolve(a: Any) -> Any:
         return ann.normalize(ann.resolve(a, g, names))
 
+    for k, a in enumerate(node.args):
+        if isinstance(a, ast.Starred) and (k != len(node.args) - 1 or node.keywords):
+            raise fb.error(node, "* args can only be present as the last argument of a function (error code: "
+                                 "STARNOTLAST).")  # fmt: skip
     sig = inspect.signature(src.fn)
     by_ref = _reference_params(sig, hints, resolve, bound_self is not None, func.takes_refs)
     args, kwargs = call_args(fb, node, by_ref)

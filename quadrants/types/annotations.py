@@ -51,12 +51,9 @@ class NdarrayType:
         return self.dtype is not None and self.ndim is not None
 
 
-NDArray = NdarrayType
-
-
-def ndarray(dtype: Any = None, ndim: int | None = None, **kwargs: Any) -> NdarrayType:
-    """`qd.types.ndarray(dtype=qd.f32, ndim=1)`: the call form of `NDArray[qd.f32, 1]`."""
-    return NdarrayType(dtype, ndim, **kwargs)
+# `qd.types.ndarray(dtype=qd.f32, ndim=1)` and `NDArray[qd.f32, 1]` (and `qd.types.ndarray[qd.f32, 1]`) are
+# the same class, as in Quadrants.
+NDArray = ndarray = NdarrayType
 
 
 class Template:

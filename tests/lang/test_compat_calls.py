@@ -1,0 +1,91 @@
+"""Small parts of real Quadrants' calling conventions: `qd.types.ndarray[dtype, ndim]` as an annotation, `*args`
+only last in a func call (STARNOTLAST), and the deprecation of plain dataclasses given to template parameters."""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import numpy as np
+import pytest
+
+import quadrants as qd
+
+
+def test_types_ndarray_is_the_annotation_class() -> None:
+    assert qd.types.ndarray is qd.types.NDArray
+    assert qd.types.ndarray[qd.i32, 1] == qd.types.ndarray(dtype=qd.i32, ndim=1)
+
+    @dataclasses.dataclass
+    class S:
+        a: qd.types.ndarray[qd.i32, 1]  # type: ignore[valid-type]
+        p: qd.i32  # type: ignore[valid-type]
+
+    @qd.kernel
+    def k(s: S):
+        s.a[1] += s.p
+
+    a = qd.ndarray(qd.i32, shape=(4,))
+    k(S(a, 5))
+    np.testing.assert_array_equal(a.to_numpy(), [0, 5, 0, 0])
+
+
+@qd.func
+def set01(a: qd.types.NDArray[qd.i32, 1], b: qd.i32, c: qd.i32, d: qd.i32):
+    a[0] = b
+    a[1] = c + d
+
+
+STAR = [3, 5]
+
+
+@qd.kernel
+def star_last(a: qd.types.NDArray[qd.i32, 1]):
+    set01(a, 1, *STAR)
+
+
+@qd.kernel
+def star_then_arg(a: qd.types.NDArray[qd.i32, 1]):
+    set01(a, *STAR, 3)
+
+
+@qd.kernel
+def star_then_keyword(a: qd.types.NDArray[qd.i32, 1]):
+    set01(a, *STAR, d=3)
+
+
+def test_star_args_must_come_last_in_a_func_call() -> None:
+    a = qd.ndarray(qd.i32, shape=(4,))
+    star_last(a)
+    np.testing.assert_array_equal(a.to_numpy()[:2], [1, 8])
+    for k in (star_then_arg, star_then_keyword):
+        with pytest.raises(qd.QuadrantsSyntaxError, match=r"\* args can only be present as the last argument of a "
+                           r"function \(error code: STARNOTLAST\)") as e:  # fmt: skip
+            k(a)
+        assert e.value.loc is not None and "*STAR" in e.value.loc.line_text
+
+
+def test_a_plain_dataclass_given_to_a_template_parameter_is_deprecated() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Foo:
+        x: object = None
+
+    @qd.data_oriented
+    @dataclasses.dataclass
+    class Both:
+        x: object = None
+
+    @qd.kernel
+    def run(foo: qd.Template):
+        for i in range(4):
+            foo.x[i] = float(i)
+
+    x = qd.ndarray(qd.f32, shape=(4,))
+    with pytest.warns(DeprecationWarning, match=r"Kernel '.*run' parameter 'foo': passing a @dataclasses.dataclass "
+                      r"instance into a qd.Template-annotated kernel parameter .* `def run\(foo: Foo, ...\)`"):  # fmt: skip
+        run(Foo(x=x))
+    np.testing.assert_array_equal(x.to_numpy(), np.arange(4.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run(Foo(x=x))  # once per specialization
+        run(Both(x=x))  # a data_oriented dataclass is a supported template argument
