@@ -467,6 +467,14 @@ class FnLowering:
         self.ret_ok()
         self.dead_block()
 
+    def widen(self, v: ir.Value) -> ll.Value:
+        """An integer value as i64 (sign- or zero-extended by its type), for an error record."""
+        t = v.type
+        assert isinstance(t, PrimitiveType)
+        if t.itemsize == 8:
+            return self.v(v)
+        return self.b.sext(self.v(v), I64) if t.is_signed else self.b.zext(self.v(v), I64)
+
     def ret_ok(self) -> None:
         self.b.ret(ll.Constant(I32, 0))
 
@@ -474,7 +482,8 @@ class FnLowering:
         b = self.b
         with b.if_then(b.not_(self.v(s.cond)), likely=False):
             zero = ll.Constant(I64, 0)
-            self.fail(ERROR_ASSERT, s.site, zero, 0, zero)
+            index = zero if s.index is None else self.widen(s.index)
+            self.fail(ERROR_ASSERT, s.site, index, 0, zero)
 
     def print_stmt(self, s: ir.Print) -> None:
         data, args = self.print_format(s)

@@ -206,10 +206,12 @@ class Specializer:
         if isinstance(v, np.ndarray) or _is_torch(v):
             arr = external_array(v)
             prim = dtypes.from_numpy(arr.dtype)
-            if want_prim is not None and prim is not want_prim:
+            # as in Quadrants, an external array's dtype is checked against a scalar element type only: with a
+            # vector/matrix one, the array's own dtype is the element's
+            if want_prim is not None and prim is not want_prim and not elem_shape:
                 raise ValueError(
                     f"Invalid value for argument {name} - required array has dtype={want_prim}, array with "
-                    f"dtype={arr.dtype} is provided (kernel {self.kernel_name!r})"
+                    f"dtype={prim} is provided (kernel {self.kernel_name!r})"
                 )
             ndim = arr.ndim - len(elem_shape)
             if want.ndim is not None and ndim != want.ndim:

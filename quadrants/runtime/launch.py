@@ -151,6 +151,8 @@ class Launcher:
                 loc,
             )
         detail = site.detail if site is not None else ""
+        if site is not None and site.kind == "matrix_bounds":  # Quadrants' words
+            raise QuadrantsAssertionError(f"Out of bound access to a {detail} matrix with index [{index}]", loc)
         raise QuadrantsAssertionError(f"assertion failed: {detail}", loc)
 
     # ---- fast path --------------------------------------------------------------------------------------
