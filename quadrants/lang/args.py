@@ -175,6 +175,11 @@ class Specializer:
         return self._compile_time(name, v, path, sp)
 
     def _template(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+        if _holds_ndarray(v):  # ndarrays are runtime arguments: refused as Quadrants does
+            raise QuadrantsRuntimeTypeError(
+                "Ndarray shouldn't be passed in via `qd.template()`, please annotate your kernel using "
+                "`qd.types.ndarray(...)` instead"
+            )
         return self._compile_time(name, v, path, sp)
 
     def _compile_time(self, name: str, v: Any, path: Path, sp: Specialization) -> ParamSpec:
@@ -330,6 +335,11 @@ class Specializer:
         if isinstance(v, np.generic):
             return dtypes.from_numpy(v.dtype)
         return self.default_ip if isinstance(v, numbers.Integral) else self.default_fp
+
+
+def _holds_ndarray(v: Any) -> bool:
+    """A qd.ndarray, or a tuple holding one (a template argument may be a tuple of values)."""
+    return isinstance(v, Ndarray) or (isinstance(v, tuple) and any(_holds_ndarray(x) for x in v))
 
 
 def _back_reference(name: str, obj: Any, path: Path, sp: Specialization) -> ParamSpec | None:

@@ -1,5 +1,6 @@
 """Small parts of real Quadrants' calling conventions: `qd.types.ndarray[dtype, ndim]` as an annotation, `*args`
-only last in a func call (STARNOTLAST), and the deprecation of plain dataclasses given to template parameters."""
+only last in a func call (STARNOTLAST), the deprecation of plain dataclasses given to template parameters, the
+ndarray classes (`qd.ScalarNdarray`, `qd.VectorNdarray`, `qd.MatrixNdarray`), and ndarrays refused as templates."""
 
 from __future__ import annotations
 
@@ -89,3 +90,36 @@ def test_a_plain_dataclass_given_to_a_template_parameter_is_deprecated() -> None
         warnings.simplefilter("error")
         run(Foo(x=x))  # once per specialization
         run(Both(x=x))  # a data_oriented dataclass is a supported template argument
+
+
+def test_ndarrays_are_scalar_vector_or_matrix_ndarrays() -> None:
+    a = qd.ndarray(qd.i32, shape=(3,))
+    b = qd.ndarray(qd.types.vector(3, qd.i32), shape=(4, 4))
+    c = qd.ndarray(qd.types.matrix(3, 4, float), shape=(2,))
+    assert isinstance(a, qd.ScalarNdarray) and isinstance(b, qd.VectorNdarray) and isinstance(c, qd.MatrixNdarray)
+    assert all(isinstance(x, qd.Ndarray) for x in (a, b, c))
+    assert a.element_type == qd.i32
+    assert b.element_type.element_type() == qd.i32 and b.element_type.shape() == [3]
+    assert c.element_type.element_type() == qd.f32 and c.element_type.shape() == [3, 4]
+    assert str(c.element_type) == "[Tensor (3, 4) f32]"
+
+    @qd.kernel
+    def bump(x: qd.types.ndarray(), y: qd.types.ndarray()):
+        x[0] += 1
+        y[0, 0][1] += 2
+
+    for _ in range(2):  # the second call takes the fast path, which checks the class
+        bump(a, b)
+    assert a[0] == 2 and b[0, 0][1] == 4
+
+
+def test_an_ndarray_given_to_a_template_parameter_is_refused() -> None:
+    @qd.kernel
+    def copy(src: qd.Template, dst: qd.Template):
+        for i in range(4):
+            dst[i] = src[i]
+
+    x, y = qd.ndarray(qd.f32, shape=(4,)), qd.ndarray(qd.f32, shape=(4,))
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match=r"Ndarray shouldn't be passed in via `qd.template\(\)`, "
+                       r"please annotate your kernel using `qd.types.ndarray\(...\)` instead"):  # fmt: skip
+        copy(x, y)
