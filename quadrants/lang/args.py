@@ -252,6 +252,8 @@ class Specializer:
         return ParamSpec(name, SpecKind.MATRIX, type=(annotation.shape, t))
 
     def _tensor(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+        if v is None:  # an absent tensor: compiled in, so `qd.static(t is not None)` can test it, as in Quadrants
+            return self._compile_time(name, v, path, sp)
         impl = getattr(v, "_unwrap", lambda: v)()
         if getattr(impl, "__qd_field__", None) is not None:
             sp.add_guard(Guard(path, GuardKind.IDENTITY, v, via_tensor=True))

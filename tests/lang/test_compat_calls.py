@@ -123,3 +123,25 @@ def test_an_ndarray_given_to_a_template_parameter_is_refused() -> None:
     with pytest.raises(qd.QuadrantsRuntimeTypeError, match=r"Ndarray shouldn't be passed in via `qd.template\(\)`, "
                        r"please annotate your kernel using `qd.types.ndarray\(...\)` instead"):  # fmt: skip
         copy(x, y)
+
+
+def test_a_tensor_parameter_may_be_none_and_tested_in_static() -> None:
+    @qd.kernel
+    def use(value: qd.Tensor) -> qd.i32:
+        r = 0
+        if qd.static(value is not None):
+            r = value[0] + 5
+        return r
+
+    array = qd.ndarray(qd.i32, shape=(1,))
+    array[0] = 3
+    field = qd.field(qd.i32, shape=(1,))
+    field[0] = 4
+    assert (use(None), use(array), use(field), use(None)) == (0, 8, 9, 0)
+
+    @qd.kernel
+    def misuse(value: qd.Tensor) -> qd.i32:
+        return qd.static(value + 1)
+
+    with pytest.raises(qd.QuadrantsCompilationError, match="'value' is a runtime value"):
+        misuse(array)
