@@ -72,6 +72,11 @@ class Slot:
 StmtLowering = Callable[..., None]
 
 
+def unpack_arg(b: ll.IRBuilder, buf: ll.Value, k: int, t: ll.Type) -> ll.Value:
+    """Argument `k` of a packed call: the value of type `t` at the start of 8-byte slot `k` of `buf`."""
+    return b.load(b.gep(buf, [ll.Constant(I64, 8 * k)], source_etype=I8), typ=t)
+
+
 class FnLowering:
     """The state of one LLVM function being lowered: its builder, the values of the IR values lowered so far,
     the enclosing loops and reduction slots; `dispatch` picks the lowering of each statement and `math` lowers
