@@ -90,6 +90,9 @@ def _translate_kernel(fb: FrontendBuilder, source: FunctionSource, params: list[
     fb.global_insert_pos = len(fb.kernel.body.stmts)
     fb.new_scope()
     fb.stmts(_strip_docstring(source.tree.body))
+    if fb.returns and not any(isinstance(s, ir.Return) for s in ir.walk(fb.kernel.body)):
+        # every return was in a branch that qd.static() left out (Quadrants checks what was compiled too)
+        raise fb.error(source.tree, "Kernel has a return type but does not have a return statement")
     fb.frames.pop()
 
 

@@ -145,3 +145,30 @@ def test_a_tensor_parameter_may_be_none_and_tested_in_static() -> None:
 
     with pytest.raises(qd.QuadrantsCompilationError, match="'value' is a runtime value"):
         misuse(array)
+
+
+def test_a_return_left_out_by_qd_static_is_no_return() -> None:
+    @qd.kernel
+    def k(a: qd.i32, out: qd.types.NDArray[qd.i32, 1], ret: qd.Template) -> bool:
+        out[0] = a
+        if qd.static(ret):
+            return True
+
+    out = qd.ndarray(qd.i32, (2,))
+    assert k(3, out, True) and out[0] == 3
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Kernel has a return type but does not have a return statement"):
+        k(4, out, False)
+    assert out[0] == 3  # not run
+
+
+def test_exception_classes_are_in_quadrants_lang_exception() -> None:
+    f = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def kern():
+        qd.atomic_cas(f, 0, 1)
+
+    with pytest.raises(qd.lang.exception.QuadrantsCompilationError):
+        kern()
+    assert qd.lang.exception.QuadrantsSyntaxError is qd.QuadrantsSyntaxError
+    assert qd.lang.exception.QuadrantsIndexError is qd.QuadrantsIndexError
