@@ -74,6 +74,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     tan,
     tanh,
 )  # fmt: skip
+from quadrants.lang import exception as _exception  # noqa: F401  - `qd.lang.exception`, as in Quadrants
 from quadrants.lang.compat import Extension as extension  # noqa: F401
 from quadrants.lang.compat import Layout, is_extension_supported, pure, real_func  # noqa: F401
 from quadrants.lang.data_oriented import data_oriented  # noqa: F401
@@ -84,8 +85,8 @@ from quadrants.lang.program import init, reset, sync  # noqa: F401
 from quadrants.lang.struct import Struct, StructField  # noqa: F401
 from quadrants.lang.tensor import Backend, Tensor, ndarray, tensor, wrap  # noqa: F401
 from quadrants.math_linalg import eig, make_spd, polar_decompose, svd, sym_eig  # noqa: F401
-from quadrants.runtime.ndarray import Ndarray  # noqa: F401
-from quadrants.types.annotations import Template, template  # noqa: F401
+from quadrants.runtime.ndarray import MatrixNdarray, Ndarray, ScalarNdarray, VectorNdarray  # noqa: F401
+from quadrants.types.annotations import Template, ref, template  # noqa: F401
 from quadrants.types.dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401
 from quadrants.types.struct import dataclass  # noqa: F401
 

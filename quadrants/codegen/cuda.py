@@ -11,7 +11,8 @@ A kernel runs as a sequence of launches, in order on one stream:
   buffer of 8-byte slots.
 
 Every task is `ptx_kernel void @<symbol>_t<k>(ptr ctx, ptr temps, <kernel arguments>)` where an ndarray
-argument is its data pointer followed by its extents (i64 each), a scalar its C type (f16 as float, u1 as i8),
+argument is its data pointer followed by its extents (i64 each), a scalar its C type (f16 as float, u1 as i8)
+(more than `runtime.abi.MAX_DIRECT_ARGS` of these: `(ptr ctx, ptr temps, ptr args)`, one 8-byte slot each),
 and `ctx` the runtime context in device memory with the CPU's layout (error record, result slots, field
 regions; codegen/llvm_types.py).
 """
@@ -41,9 +42,10 @@ from quadrants.codegen.llvm_types import (
     abi,
     mem,
 )
-from quadrants.codegen.lower import SHARED_DISPATCH, CodegenOptions, FnLowering, NdInfo, StmtLowering
+from quadrants.codegen.lower import SHARED_DISPATCH, CodegenOptions, FnLowering, NdInfo, StmtLowering, unpack_arg
 from quadrants.codegen.math import HostNvptxMath, NvptxMath
 from quadrants.ir import nodes as ir
+from quadrants.runtime.abi import packs_args
 from quadrants.types.dtypes import PrimitiveType
 
 REMAT = (ir.Const, ir.Arg, ir.NdShape, ir.GlobalNd, ir.Cast, ir.Binary, ir.Unary, ir.Select)
@@ -196,7 +198,13 @@ def _constant_count(seg: _Segment) -> int | None:
 
 
 def _param_types(kernel: ir.Kernel) -> list[ll.Type]:
-    out: list[ll.Type] = [PTR, PTR]
+    """The task function's parameters: ctx, temps, then the kernel's arguments (or one pointer to them, packed)."""
+    args = _arg_types(kernel)
+    return [PTR, PTR, PTR] if packs_args(len(args)) else [PTR, PTR, *args]
+
+
+def _arg_types(kernel: ir.Kernel) -> list[ll.Type]:
+    out: list[ll.Type] = []
     for p in kernel.params:
         if isinstance(p.type, ir.NdType):
             out += [PTR] + [I64] * p.type.ndim
@@ -218,13 +226,16 @@ class CudaLowering(FnLowering):
         self.emulated = emulated
         self.on_error = lambda b: b.ret_void()
         self.kernel_args: dict[int, Any] = {}
-        pos = 2
+        args: list[ll.Value] = list(fn.args[2:])
+        if packs_args(len(types := _arg_types(kernel))):  # read from the argument slots
+            args = [unpack_arg(self.b, fn.args[2], k, t) for k, t in enumerate(types)]
+        pos = 0
         for i, p in enumerate(kernel.params):
             if isinstance(p.type, ir.NdType):
-                self.kernel_args[i] = (fn.args[pos], list(fn.args[pos + 1 : pos + 1 + p.type.ndim]))
+                self.kernel_args[i] = (args[pos], list(args[pos + 1 : pos + 1 + p.type.ndim]))
                 pos += 1 + p.type.ndim
             else:
-                self.kernel_args[i] = fn.args[pos]
+                self.kernel_args[i] = args[pos]
                 pos += 1
 
     def ret_ok(self) -> None:

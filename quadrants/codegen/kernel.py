@@ -5,7 +5,8 @@ Consumes an `ir.Kernel` (after passes); produces an llvmlite `Module` whose entr
     i32 @<symbol>(ptr ctx, <one argument per kernel parameter>)
 
 An ndarray parameter arrives as a pointer to its descriptor `{ptr data, i64 shape[ndim]}`; a scalar arrives as
-its C type (f16 as float, u1 as i8). The result is 0, or the error code of the first failed check (details in
+its C type (f16 as float, u1 as i8); a kernel of more than `runtime.abi.MAX_DIRECT_ARGS` parameters is
+`i32 @<symbol>(ptr ctx, ptr args)` instead, each argument in an 8-byte slot of `args`. The result is 0, or the error code of the first failed check (details in
 the context). A parallel loop becomes `void @<symbol>.taskN(ptr frame, i64 lo, i64 hi)`: the values it uses
 from outside the loop travel in a frame struct on the entry function's stack, and the runtime's `parallel_for`
 runs it.
@@ -24,9 +25,10 @@ from llvmlite import ir as ll
 
 from quadrants.codegen import runtime_ir
 from quadrants.codegen.llvm_types import CTX_ERROR, CTX_NUM_THREADS, I32, I64, PTR, abi, mem, reg
-from quadrants.codegen.lower import SHARED_DISPATCH, CodegenOptions, FnLowering, NdInfo, StmtLowering
+from quadrants.codegen.lower import SHARED_DISPATCH, CodegenOptions, FnLowering, NdInfo, StmtLowering, unpack_arg
 from quadrants.codegen.math import MathLowering
 from quadrants.ir import nodes as ir
+from quadrants.runtime.abi import packs_args
 from quadrants.types.dtypes import PrimitiveType
 
 # A parallel loop runs inline below about this much work (IR statements x iterations): starting a thread
@@ -45,8 +47,11 @@ def lower_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, target: T
     module.triple = target.triple
     module.data_layout = target.data_layout
     params = [PTR] + [PTR if isinstance(p.type, ir.NdType) else abi(p.type) for p in kernel.params]
-    fn = ll.Function(module, ll.FunctionType(I32, params), symbol)
+    packed = packs_args(len(kernel.params))
+    fn = ll.Function(module, ll.FunctionType(I32, [PTR, PTR] if packed else params), symbol)
     lw = EntryLowering(module, fn, opts, kernel, symbol)
+    if packed:  # argument k is read from slot k of the buffer `fn.args[1]` points to
+        lw.kernel_args = [unpack_arg(lw.b, fn.args[1], k, t) for k, t in enumerate(params[1:])]
     lw.block(kernel.body)
     if not lw.b.block.is_terminated:
         lw.ret_ok()
@@ -61,7 +66,7 @@ class EntryLowering(FnLowering):
                  symbol: str) -> None:  # fmt: skip
         super().__init__(module, fn, fn.args[0], opts, kernel, ENTRY_DISPATCH, MathLowering)
         self.on_error = lambda b: b.ret(b.load(self.ctx_field(CTX_ERROR), typ=I32))  # b is self.b
-        self.kernel_args: list[ll.Argument] = fn.args[1:]
+        self.kernel_args: list[ll.Value] = list(fn.args[1:])
         self.symbol = symbol
         self.task_count = 0
 

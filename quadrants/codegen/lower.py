@@ -72,6 +72,11 @@ class Slot:
 StmtLowering = Callable[..., None]
 
 
+def unpack_arg(b: ll.IRBuilder, buf: ll.Value, k: int, t: ll.Type) -> ll.Value:
+    """Argument `k` of a packed call: the value of type `t` at the start of 8-byte slot `k` of `buf`."""
+    return b.load(b.gep(buf, [ll.Constant(I64, 8 * k)], source_etype=I8), typ=t)
+
+
 class FnLowering:
     """The state of one LLVM function being lowered: its builder, the values of the IR values lowered so far,
     the enclosing loops and reduction slots; `dispatch` picks the lowering of each statement and `math` lowers
@@ -467,6 +472,14 @@ class FnLowering:
         self.ret_ok()
         self.dead_block()
 
+    def widen(self, v: ir.Value) -> ll.Value:
+        """An integer value as i64 (sign- or zero-extended by its type), for an error record."""
+        t = v.type
+        assert isinstance(t, PrimitiveType)
+        if t.itemsize == 8:
+            return self.v(v)
+        return self.b.sext(self.v(v), I64) if t.is_signed else self.b.zext(self.v(v), I64)
+
     def ret_ok(self) -> None:
         self.b.ret(ll.Constant(I32, 0))
 
@@ -474,7 +487,8 @@ class FnLowering:
         b = self.b
         with b.if_then(b.not_(self.v(s.cond)), likely=False):
             zero = ll.Constant(I64, 0)
-            self.fail(ERROR_ASSERT, s.site, zero, 0, zero)
+            index = zero if s.index is None else self.widen(s.index)
+            self.fail(ERROR_ASSERT, s.site, index, 0, zero)
 
     def print_stmt(self, s: ir.Print) -> None:
         data, args = self.print_format(s)

@@ -21,6 +21,7 @@ class Func:
         self.fn = fn
         self.def_locals = def_locals or {}  # for string annotations naming locals of the defining function
         self.needs_return_annotation = False  # a qd.real_func: returning a value needs a `->` annotation
+        self.takes_refs = False  # a qd.real_func: `qd.ref(...)` parameters are passed by reference
         self._source: FunctionSource | None = None
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 

@@ -26,8 +26,11 @@ from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.func import Func
 from quadrants.frontend.scope import MISSING, Alias, Fixed, Frame, MatVar, Scope, Var, closure_of
 from quadrants.frontend.structs import coerce, is_struct_value, new_variable, resolved
+from quadrants.frontend.values import Matrix
+from quadrants.frontend.vectors import as_matrix, make_matrix
 from quadrants.ir import nodes as ir
 from quadrants.types import annotations as ann
+from quadrants.types.compound import MatrixType, element_mismatch
 from quadrants.types.dtypes import PrimitiveType, to_dtype
 from quadrants.types.struct import StructType
 
@@ -47,8 +50,12 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
     def resolve(a: Any) -> Any:
         return ann.normalize(ann.resolve(a, g, names))
 
+    for k, a in enumerate(node.args):
+        if isinstance(a, ast.Starred) and (k != len(node.args) - 1 or node.keywords):
+            raise fb.error(node, "* args can only be present as the last argument of a function (error code: "
+                                 "STARNOTLAST).")  # fmt: skip
     sig = inspect.signature(src.fn)
-    by_ref = _reference_params(sig, hints, resolve, bound_self is not None)
+    by_ref = _reference_params(sig, hints, resolve, bound_self is not None, func.takes_refs)
     args, kwargs = call_args(fb, node, by_ref)
     if bound_self is not None:
         args = [bound_self, *args]
@@ -74,6 +81,12 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
         closure=closure,
     )
     call_loc = fb.loc(node)
+    params = {name: resolve(hints.get(name)) for name in bound.arguments}
+    for name, a in params.items():  # checked and converted here, where locations are the caller's
+        if isinstance(a, MatrixType):
+            bound.arguments[name] = _matrix_argument(fb, name, bound.arguments[name], a, node)
+        elif isinstance(a, ann.RefType):
+            params[name] = _check_reference(fb, name, bound.arguments[name], a, node) if func.takes_refs else None
     saved_loops, fb.loops = fb.loops, []
     fb.frames.append(frame)
     try:
@@ -82,7 +95,7 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
             if name == self_name and is_struct_value(value):  # a struct's method: `self` is the struct itself
                 frame.scope.names[name] = value
                 continue
-            _bind_param(fb, name, value, resolve(hints.get(name)), call_loc, node)
+            _bind_param(fb, name, value, params[name], call_loc, node)
         fb.new_scope()
         body = src.tree.body
         if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
@@ -102,16 +115,19 @@ def _in_package(fn: Any) -> bool:
     return (getattr(fn, "__module__", None) or "").split(".")[0] == "quadrants"
 
 
-def _reference_params(sig: inspect.Signature, hints: dict[str, Any], resolve: Any, bound_self: bool) -> set[Any]:
-    """Which call arguments bind `qd.template()` parameters, by position (after any bound `self`) and by name:
-    those are passed by reference, as in Quadrants."""
+def _reference_params(
+    sig: inspect.Signature, hints: dict[str, Any], resolve: Any, bound_self: bool, takes_refs: bool
+) -> set[Any]:
+    """Which call arguments bind `qd.template()` parameters (or, in a real func, `qd.ref(...)` ones), by position
+    (after any bound `self`) and by name: those are passed by reference, as in Quadrants."""
     out: set[Any] = set()
     positional = True
     for k, (name, p) in enumerate(sig.parameters.items()):
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             positional = False
             continue
-        if name in hints and ann.is_template(resolve(hints[name])):
+        a = resolve(hints[name]) if name in hints else None
+        if ann.is_template(a) or (takes_refs and isinstance(a, ann.RefType)):
             if positional and p.kind != p.KEYWORD_ONLY:
                 out.add(k - 1 if bound_self else k)
             out.add(name)
@@ -143,7 +159,11 @@ def _bind_param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, loc
         if not (isinstance(value, ir.Value) and isinstance(value.type, ir.NdType)):
             raise QuadrantsTypeError(f"Expected ndarray in the kernel argument for argument {name} (a qd.func's "
                                      "ndarray parameter takes one of the kernel's ndarray arguments)", loc)
+        _check_element(fb, name, annotation, value.type, loc)
         scope.names[name] = value
+        return
+    if isinstance(annotation, MatrixType):
+        fb.define_matrix_var(name, value)  # a copy: passed by value
         return
     if ann.is_scalar_annotation(annotation):
         dtype = annotation if isinstance(annotation, PrimitiveType) else None
@@ -154,6 +174,49 @@ def _bind_param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, loc
         scope.names[name] = fb.new_var(name, v, v.type)
         return
     scope.names[name] = value
+
+
+def _matrix_argument(fb: FrontendBuilder, name: str, value: Any, annotation: MatrixType, node: ast.Call) -> Matrix:
+    """A vector/matrix-annotated parameter is passed by value, as in Quadrants: the callee gets a local copy of
+    the argument (of its own element type: the annotation's is not imposed), whose shape must match."""
+    m = as_matrix(fb, value, node)
+    what = f"Argument {name} of type {annotation!r} is expected to be a Matrix"
+    if m is None:
+        raise fb.error(node, f"{what}, but got {type(value)}.")
+    if len(m.shape) != len(annotation.shape):
+        raise fb.error(node, f"{what} with ndim {len(annotation.shape)}, but got {len(m.shape)}.")
+    for axis, letter in enumerate("nm"[: len(m.shape)]):
+        if m.shape[axis] != annotation.shape[axis]:
+            raise fb.error(node, f"{what} with {letter} {annotation.shape[axis]}, but got {m.shape[axis]}.")
+    return make_matrix(fb, m.shape, m.elements, None, node)
+
+
+def _check_reference(fb: FrontendBuilder, name: str, value: Any, annotation: ann.RefType, node: ast.Call) -> Any:
+    """A real func's `qd.ref(dtype)` parameter needs a scalar variable or element of that dtype (Quadrants fails
+    on anything else, or crashes on another dtype); it is then bound like a template parameter."""
+    ref = value.ref if isinstance(value, Alias) else value
+    dtype = getattr(ref, "dtype", None)
+    if not isinstance(value, (Var, Alias)) or not isinstance(dtype, PrimitiveType):
+        raise fb.error(node, f"argument {name!r} is a qd.ref parameter: it takes a scalar variable or element")
+    want = to_dtype(annotation.tp, fb.options.default_ip, fb.options.default_fp)
+    if dtype is not want:
+        raise fb.error(node, f"argument {name!r} is a qd.ref({want}) parameter, given a {dtype} variable",
+                       QuadrantsTypeError)  # fmt: skip
+    return ann.template()
+
+
+def _check_element(fb: FrontendBuilder, name: str, annotation: ann.NdarrayType, got: ir.NdType, loc: Any) -> None:
+    """An ndarray given to a func parameter annotated with an element type must have that element type (as in
+    Quadrants, its number of dimensions is not checked here: indexing checks it)."""
+    want = annotation.dtype
+    if want is None:
+        return
+    ip, fp = fb.options.default_ip, fb.options.default_fp
+    shape = want.shape if isinstance(want, MatrixType) else ()
+    prim = want.resolve(ip, fp) if isinstance(want, MatrixType) else to_dtype(want, ip, fp)
+    wrong = element_mismatch(name, prim, shape, got.dtype, got.elem_shape)
+    if wrong is not None:
+        raise QuadrantsCompilationError(f"{wrong[0].__name__}: {wrong[1]}", loc)
 
 
 def _return_annotation(fb: FrontendBuilder, a: Any) -> Any:

@@ -96,11 +96,23 @@ def grouped(x: Any) -> Any:
 
 def _math(name: str, py: F) -> F:
     def fn(*args: Any, **kwargs: Any) -> Any:
+        if any(hasattr(a, "__qd_matrix__") for a in args):
+            return _elementwise(py, args, kwargs)
         return py(*args, **kwargs)
 
     fn.__name__ = name
     fn.__qd_intrinsic__ = name  # type: ignore[attr-defined]
     return fn
+
+
+def _elementwise(py: F, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A math function of Python-scope vectors/matrices (and scalars, broadcast): element by element, as in
+    Quadrants (`qd.max(4, qd.Vector([3, 4, 5]))` is `[4, 4, 5]`)."""
+    from quadrants.lang.matrix import Matrix  # only in Python scope: importing quadrants loaded it already
+
+    arrays = np.broadcast_arrays(*(np.asarray(a) for a in args))
+    flat = [py(*(x.item() for x in xs), **kwargs) for xs in zip(*(a.reshape(-1) for a in arrays))]
+    return Matrix._wrap(np.array(flat).reshape(arrays[0].shape))
 
 
 def _round_half_away(x: float) -> float:

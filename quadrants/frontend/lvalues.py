@@ -15,7 +15,7 @@ from typing import Any
 
 from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
-from quadrants.frontend.matrix_ops import COMPONENTS, is_swizzle
+from quadrants.frontend.matrix_ops import COMPONENTS, check_index, is_swizzle
 from quadrants.frontend.ndarrays import element_ptrs, is_ndarray, ndarray_handle, reject_captured_array
 from quadrants.frontend.operators import binary
 from quadrants.frontend.ops import is_static_number
@@ -141,6 +141,7 @@ def index_ref(fb: FrontendBuilder, ref: MatrixRef, index: Any, node: ast.AST) ->
     if len(ref.shape) == 2 and len(idx) == 1:
         raise fb.error(node, "a matrix row cannot be assigned with a runtime index; index both dimensions")
     flat = idx[0] if len(ref.shape) == 1 else binary(fb, "add", binary(fb, "mul", idx[0], ref.m, node), idx[1], node)
+    check_index(fb, ref.shape, flat, node)
     return DynamicRef(ref, flat)
 
 

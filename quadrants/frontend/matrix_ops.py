@@ -16,6 +16,7 @@ from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.operators import binary, matrix_binary
 from quadrants.frontend.values import Matrix, is_runtime, matrix_dtype
 from quadrants.frontend.vectors import as_matrix, resolve_dt
+from quadrants.ir import nodes as ir
 
 COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3}
 
@@ -276,6 +277,8 @@ def matrix_index(fb: FrontendBuilder, m: Matrix, index: Any, node: ast.AST) -> A
     if m.clamp:  # an element of a boundary="clamp" ndarray: its row-major index is clamped, as in Quadrants
         loc = fb.loc(node)
         flat = fb.ops.binary("min", fb.ops.binary("max", flat, 0, loc), len(m.elements) - 1, loc)
+    else:
+        check_index(fb, m.shape, flat, node)
     return select_element(fb, m, flat, node)
 
 
@@ -313,6 +316,21 @@ def flat_index(fb: FrontendBuilder, m: Matrix, idx: list[Any], node: ast.AST) ->
     if m.is_vector or len(idx) == 1:
         return idx[0]
     return binary(fb, "add", binary(fb, "mul", idx[0], m.m, node), idx[1], node)
+
+
+def check_index(fb: FrontendBuilder, shape: tuple[int, ...], flat: Any, node: ast.AST) -> None:
+    """In debug mode, a runtime index into a vector/matrix is checked, as Quadrants does: the flat (row-major)
+    index only, so `m[0, 5]` of a 3x3 matrix passes ("Out of bound access to a [3, 3] matrix with index [9]")."""
+    if not fb.options.debug:
+        return
+    loc = fb.loc(node)
+    size = 1
+    for n in shape:
+        size *= n
+    ok = fb.ops.binary("and", fb.ops.binary("ge", flat, 0, loc), fb.ops.binary("lt", flat, size, loc), loc)
+    site = len(fb.kernel.sites)
+    fb.kernel.sites.append(fb.site("matrix_bounds", loc, "[" + ", ".join(map(str, shape)) + "]"))
+    fb.b.emit(ir.Assert(cond=ok, site=site, index=fb.ops.value(flat, loc)))
 
 
 def select_element(fb: FrontendBuilder, m: Matrix, flat: Any, node: ast.AST) -> Any:

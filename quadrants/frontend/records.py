@@ -23,6 +23,7 @@ class SpecKind(str, enum.Enum):
     MATRIX = "matrix"  # a runtime vector/matrix: `type` is (shape, dtype), passed as one scalar per element
     TEMPLATE = "template"  # the compile-time `value`
     STRUCT = "struct"  # a dataclass / data_oriented object: `members`, `cls`, `obj`
+    ALIAS = "alias"  # a back-reference to the enclosing struct `value` levels up (`sim.solver.sim is sim`)
 
     __str__ = str.__str__
 

@@ -74,7 +74,8 @@ def read_function(fn: Callable[..., Any], what: str = "kernel") -> FunctionSourc
     first_line = max(first_line, 1)
     first = lines[0]
     indent = len(first) - len(first.lstrip())
-    body = [ln[indent:] if ln[:indent].strip() == "" else ln.lstrip() for ln in lines]
+    # a blank line keeps its newline (slicing off the indentation would drop it, and every later line number)
+    body = ["\n" if not ln.strip() else ln[indent:] if ln[:indent].strip() == "" else ln.lstrip() for ln in lines]
     try:
         module = ast.parse("".join(body))
     except SyntaxError as e:

@@ -23,6 +23,7 @@ def static_eval(fb: FrontendBuilder, node: ast.expr, record: bool = True) -> Any
     namespace = dict(fb.frame.globals)
     namespace.update(fb.frame.closure)
     chained = _attribute_chains(node) if record else {}
+    identity = _identity_operands(node)
     for n in ast.walk(node):
         if not isinstance(n, ast.Name):
             continue
@@ -37,6 +38,9 @@ def static_eval(fb: FrontendBuilder, node: ast.expr, record: bool = True) -> Any
             continue
         if isinstance(binding, (Var, MatVar, Fixed, Alias)) or is_runtime(binding):
             shape = _static_shape(binding)
+            if shape is None and id(n) in identity:  # `t is not None`: a runtime argument is present
+                namespace[n.id] = _Present(n.id)
+                continue
             if shape is None:
                 raise fb.error(
                     n, f"qd.static() needs compile-time values, but {n.id!r} is a runtime value", QuadrantsTypeError
@@ -84,6 +88,16 @@ def _attribute_chains(node: ast.expr) -> dict[int, ast.Attribute]:
     return out
 
 
+def _identity_operands(node: ast.expr) -> set[int]:
+    """The names compared by identity in `node` (`t is None`, `t is not None`): a runtime value there is only
+    known to exist, which such a test needs (Quadrants lets an absent `qd.Tensor` argument be None)."""
+    out: set[int] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops):
+            out.update(id(x) for x in (n.left, *n.comparators) if isinstance(x, ast.Name))
+    return out
+
+
 def _record_static_chain(fb: FrontendBuilder, name: ast.Name, attr: ast.Attribute) -> None:
     fr = fb.frame
     where = "closure" if name.id in fr.closure else "global"
@@ -115,6 +129,25 @@ def _static_shape(binding: Any) -> tuple[int, ...] | None:
         return binding.shape
     value = binding.value if isinstance(binding, Fixed) else binding
     return value.shape if isinstance(value, Matrix) else None
+
+
+class _Present:
+    """A runtime value compared by identity inside qd.static() (`t is not None`): it exists, nothing else of it
+    is known at compile time."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def _refuse(self, *_: Any) -> Any:
+        raise TypeError(f"qd.static() needs compile-time values, but {self._name!r} is a runtime value (only "
+                        "`is None` / `is not None` can test it)")  # fmt: skip
+
+    __getitem__ = __iter__ = __bool__ = __add__ = __mul__ = __eq__ = __len__ = _refuse  # type: ignore[assignment]
+
+    def __getattr__(self, attr: str) -> Any:
+        return self._refuse()
 
 
 class _ShapeOnly:

@@ -89,15 +89,21 @@ def _translate_kernel(fb: FrontendBuilder, source: FunctionSource, params: list[
         raise fb.error(source.tree, "Kernel has a return type but does not have a return statement")
     counter = [0]
     for p in params:
-        fr.scope.names[p.name] = _bind_param(fb, p, p.name, counter, source.loc(source.tree))
+        fr.scope.names[p.name] = _bind_param(fb, p, p.name, counter, source.loc(source.tree), [])
     fb.global_insert_pos = len(fb.kernel.body.stmts)
     fb.new_scope()
     fb.stmts(_strip_docstring(source.tree.body))
+    if fb.returns and not any(isinstance(s, ir.Return) for s in ir.walk(fb.kernel.body)):
+        # every return was in a branch that qd.static() left out (Quadrants checks what was compiled too)
+        raise fb.error(source.tree, "Kernel has a return type but does not have a return statement")
     fb.frames.pop()
 
 
-def _bind_param(fb: FrontendBuilder, p: ParamSpec, path: str, counter: list[int], loc: SourceLoc) -> Any:
-    """What a kernel parameter's name means inside the kernel; emits its Arg statements in ABI order."""
+def _bind_param(
+    fb: FrontendBuilder, p: ParamSpec, path: str, counter: list[int], loc: SourceLoc, outer: list[Struct]
+) -> Any:
+    """What a kernel parameter's name means inside the kernel; emits its Arg statements in ABI order. `outer`
+    holds the structs being bound around `p` (an ALIAS member names one of them)."""
 
     def arg(t: Any, name: str) -> ir.Arg:
         a = fb.b.emit(ir.Arg(index=counter[0], name=name, type=t, loc=loc))
@@ -114,8 +120,14 @@ def _bind_param(fb: FrontendBuilder, p: ParamSpec, path: str, counter: list[int]
     if p.kind == SpecKind.MATRIX:
         shape, dtype = p.type
         return Fixed(Matrix(shape, [arg(dtype, f"{path}[{k}]") for k in range(_size(shape))]), "kernel argument")
-    members = {m.name: _bind_param(fb, m, f"{path}.{m.name}", counter, loc) for m in p.members}
-    return Struct(cls=p.cls, members=members, obj=p.obj, on_class_read=fb.record_class_read)
+    if p.kind == SpecKind.ALIAS:
+        return outer[-p.value]
+    s = Struct(cls=p.cls, obj=p.obj, on_class_read=fb.record_class_read)
+    outer.append(s)
+    for m in p.members:
+        s.members[m.name] = _bind_param(fb, m, f"{path}.{m.name}", counter, loc, outer)
+    outer.pop()
+    return s
 
 
 def _strip_docstring(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -319,13 +319,15 @@ class Print(Stmt):
 
 @dataclass(eq=False, slots=True)
 class Assert(Stmt):
-    """Debug-mode check: when `cond` is 0 the kernel stops and raises QuadrantsAssertionError for `site`."""
+    """Debug-mode check: when `cond` is 0 the kernel stops and raises QuadrantsAssertionError for `site`
+    (reporting `index`, an integer, when there is one: a vector/matrix index out of range)."""
 
     cond: Value = None  # type: ignore[assignment]
     site: int = -1
+    index: Value | None = None
 
     def operands(self) -> tuple[Value, ...]:
-        return (self.cond,)
+        return (self.cond,) if self.index is None else (self.cond, self.index)
 
 
 # ---- the kernel --------------------------------------------------------------------------------------
@@ -341,7 +343,7 @@ class Param:
 class Site:
     """A runtime check location: what is checked and where, for the error message."""
 
-    kind: str  # "bounds" or "assert"
+    kind: str  # "bounds" (an ndarray/field index), "matrix_bounds" (a vector/matrix index) or "assert"
     loc: SourceLoc | None
     detail: str = ""  # ndarray name for bounds checks, message for asserts
     owner: str = ""  # "" in the kernel, else the func's "module:qualname": where the line is found again

@@ -67,6 +67,8 @@ class _Verifier:
             _expect(s.cond.type is u1 and s.a.type is s.type and s.b.type is s.type, "select types", s)
         elif isinstance(s, (ir.If, ir.Assert)):
             _expect(s.cond.type is u1, f"condition of type {s.cond.type}", s)
+            index = getattr(s, "index", None)
+            _expect(index is None or _integral(index.type), "non-integer index reported by an assert", s)
         elif isinstance(s, ir.ExtPtr):
             at = s.arr.type
             _expect(isinstance(at, ir.NdType), "extptr of a non-ndarray", s)

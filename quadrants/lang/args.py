@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from quadrants.errors import QuadrantsArgumentValueError, QuadrantsRuntimeTypeError
+from quadrants.errors import QuadrantsArgumentValueError, QuadrantsRuntimeTypeError, QuadrantsSyntaxError
 from quadrants.frontend.records import ParamSpec, SpecKind
 from quadrants.ir.types import NdType
 from quadrants.lang._fast_caching import FIELD_METADATA_CACHE_VALUE
@@ -48,7 +48,7 @@ from quadrants.runtime.leaves import (
 from quadrants.runtime.ndarray import Ndarray, nd_type
 from quadrants.types import annotations as ann
 from quadrants.types import dtypes
-from quadrants.types.compound import MatrixType
+from quadrants.types.compound import MatrixType, element_mismatch
 from quadrants.types.dtypes import PrimitiveType
 from quadrants.types.struct import StructType
 
@@ -80,6 +80,7 @@ class Specialization:
     guard_keys: list[Any] = field(default_factory=list)  # ...and guards
     leaf_text: list[TextPart] = field(default_factory=list)  # signature text parts, likewise
     guard_text: list[TextPart] = field(default_factory=list)
+    walking: dict[int, Path] = field(default_factory=dict)  # id -> path of the structs being flattened
 
     # Each record's key part and text part are written side by side: the key (a tuple, built on every
     # slow-path call) and the text (a deferred part) must separate the same specializations.
@@ -180,6 +181,11 @@ class Specializer:
         return self._compile_time(name, v, path, sp)
 
     def _template(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+        if _holds_ndarray(v):  # ndarrays are runtime arguments: refused as Quadrants does
+            raise QuadrantsRuntimeTypeError(
+                "Ndarray shouldn't be passed in via `qd.template()`, please annotate your kernel using "
+                "`qd.types.ndarray(...)` instead"
+            )
         return self._compile_time(name, v, path, sp)
 
     def _compile_time(self, name: str, v: Any, path: Path, sp: Specialization) -> ParamSpec:
@@ -187,7 +193,7 @@ class Specializer:
         if is_data_oriented(v):
             return self._data_oriented(name, v, path, sp)
         if dataclasses.is_dataclass(v) and not isinstance(v, type):
-            return self._dataclass(name, type(v), v, path, sp)
+            return self._dataclass(name, type(v), v, path, sp, typed=False)
         kind = _guard_kind(v)
         if kind is GuardKind.MATRIX:  # compiled in by value: guard a snapshot (the object may change in place)
             v = v.copy() if hasattr(v, "copy") else v
@@ -200,12 +206,9 @@ class Specializer:
         want_prim, elem_shape = _element(want.dtype, self.default_ip, self.default_fp)
         if isinstance(v, Ndarray):
             t = v._spec
-            if want_prim is not None and (t.dtype is not want_prim or t.elem_shape != elem_shape):
-                got = tensor_text(t.dtype, t.elem_shape)
-                if not elem_shape:
-                    raise QuadrantsRuntimeTypeError(f"Expect element type {want_prim} for argument {name}, but get {got}")
-                raise QuadrantsArgumentValueError(f"Invalid value for argument {name} - required element type: "
-                                                  f"{element_type_text(want_prim, elem_shape)}, but {got} is provided")
+            wrong = None if want_prim is None else element_mismatch(name, want_prim, elem_shape, t.dtype, t.elem_shape)
+            if wrong is not None:
+                raise (QuadrantsRuntimeTypeError if wrong[0] is TypeError else QuadrantsArgumentValueError)(wrong[1])
             if want.ndim is not None and t.ndim != want.ndim:
                 raise QuadrantsArgumentValueError(f"Invalid value for argument {name} - required ndim={want.ndim}, "
                                                   f"but {t.ndim}d ndarray with shape {v.shape} is provided")
@@ -214,10 +217,12 @@ class Specializer:
         if isinstance(v, np.ndarray) or _is_torch(v):
             arr = external_array(v)
             prim = dtypes.from_numpy(arr.dtype)
-            if want_prim is not None and prim is not want_prim:
+            # as in Quadrants, an external array's dtype is checked against a scalar element type only: with a
+            # vector/matrix one, the array's own dtype is the element's
+            if want_prim is not None and prim is not want_prim and not elem_shape:
                 raise ValueError(
                     f"Invalid value for argument {name} - required array has dtype={want_prim}, array with "
-                    f"dtype={arr.dtype} is provided (kernel {self.kernel_name!r})"
+                    f"dtype={prim} is provided (kernel {self.kernel_name!r})"
                 )
             ndim = arr.ndim - len(elem_shape)
             if want.ndim is not None and ndim != want.ndim:
@@ -255,6 +260,8 @@ class Specializer:
         return ParamSpec(name, SpecKind.MATRIX, type=(annotation.shape, t))
 
     def _tensor(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+        if v is None:  # an absent tensor: compiled in, so `qd.static(t is not None)` can test it, as in Quadrants
+            return self._compile_time(name, v, path, sp)
         impl = getattr(v, "_unwrap", lambda: v)()
         if getattr(impl, "__qd_field__", None) is not None:
             sp.add_guard(Guard(path, GuardKind.IDENTITY, v, via_tensor=True))
@@ -263,15 +270,36 @@ class Specializer:
 
     # ---- structs --------------------------------------------------------------------------------------
 
-    def _dataclass(self, name: str, cls: type, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+    def _dataclass(self, name: str, cls: type, v: Any, path: Path, sp: Specialization, typed: bool = True) -> ParamSpec:
+        """A dataclass: `typed` when its class is a parameter's (or a typed member's) annotation, else a value
+        passed to a template parameter."""
         if not isinstance(v, cls):
             raise QuadrantsRuntimeTypeError(f"argument {name!r}: expected a {cls.__name__}, got {type(v).__name__}")
+        alias = _back_reference(name, v, path, sp)
+        if alias is not None:
+            return alias
+        sp.walking[id(v)] = path
+        try:
+            return self._dataclass_members(name, cls, v, path, sp, typed)
+        finally:
+            del sp.walking[id(v)]
+
+    def _dataclass_members(
+        self, name: str, cls: type, v: Any, path: Path, sp: Specialization, typed: bool
+    ) -> ParamSpec:
         hints = _type_hints(cls)
         members = []
         for f in dataclasses.fields(cls):
             value = getattr(v, f.name)
             mpath = path + (f.name,)
             a = ann.normalize(hints.get(f.name, f.type))
+            if typed and isinstance(a, type) and getattr(a, "_qd_data_oriented", False):
+                raise QuadrantsSyntaxError(
+                    f"Kernel arg {name!r}: field {f.name!r} has @qd.data_oriented type {a.__name__!r}, which cannot "
+                    f"be flattened into a typed-dataclass kernel arg. Use ``{name}: qd.template()`` for the outer "
+                    "kernel arg annotation instead; data_oriented contents (including nested ndarrays) are walked "
+                    "at kernel-compile time via the template path."
+                )
             if f.metadata.get(FIELD_METADATA_CACHE_VALUE):
                 members.append(self._compile_time(f.name, value, mpath, sp))
                 continue
@@ -305,12 +333,19 @@ class Specializer:
         return ParamSpec(name, SpecKind.STRUCT, members=tuple(members), cls=t)
 
     def _data_oriented(self, name: str, obj: Any, path: Path, sp: Specialization) -> ParamSpec:
+        alias = _back_reference(name, obj, path, sp)
+        if alias is not None:
+            return alias
         runtime_primitives = not getattr(type(obj), "_qd_template_primitives", True)
         members = []
-        for k, value in vars(obj).items():
-            if not k.isidentifier():
-                continue
-            members.append(self._member_by_value(k, value, path + (k,), sp, runtime_primitives))
+        sp.walking[id(obj)] = path
+        try:
+            for k, value in vars(obj).items():
+                if not k.isidentifier():
+                    continue
+                members.append(self._member_by_value(k, value, path + (k,), sp, runtime_primitives))
+        finally:
+            del sp.walking[id(obj)]
         sp.add_guard(Guard(path, GuardKind.CLASS, type(obj)))
         return ParamSpec(name, SpecKind.STRUCT, members=tuple(members), cls=type(obj), obj=obj)
 
@@ -331,6 +366,22 @@ class Specializer:
         if isinstance(v, np.generic):
             return dtypes.from_numpy(v.dtype)
         return self.default_ip if isinstance(v, numbers.Integral) else self.default_fp
+
+
+def _holds_ndarray(v: Any) -> bool:
+    """A qd.ndarray, or a tuple holding one (a template argument may be a tuple of values)."""
+    return isinstance(v, Ndarray) or (isinstance(v, tuple) and any(_holds_ndarray(x) for x in v))
+
+
+def _back_reference(name: str, obj: Any, path: Path, sp: Specialization) -> ParamSpec | None:
+    """A struct member that is one of the structs enclosing it (`sim.solver.sim is sim`): not walked again
+    (the walk would never end) but bound to that struct, under a guard that it stays the same object. Shared
+    members that close no cycle are walked at each path, like any other member."""
+    outer = sp.walking.get(id(obj))
+    if outer is None:
+        return None
+    sp.add_guard(Guard(path, GuardKind.ALIAS, outer))
+    return ParamSpec(name, SpecKind.ALIAS, value=len(path) - len(outer))
 
 
 # How each kind of parameter is specialized (the others are compiled in: templates, enums).
@@ -409,6 +460,8 @@ def _guard_text(g: Guard) -> str | Unkeyable:
     fp: str | None
     if g.kind is GuardKind.CLASS:
         fp = f"class:{g.value.__module__}.{g.value.__qualname__}"
+    elif g.kind is GuardKind.ALIAS:
+        fp = _path_text(g.value)
     else:
         fp = fingerprint(g.value) if g.kind in (GuardKind.VALUE, GuardKind.MATRIX) else None
     if fp is None:
@@ -444,16 +497,3 @@ def _type_hints(cls: type) -> dict[str, Any]:
 __all__ = ["Leaf", "Guard", "GuardKind", "Specialization", "Specializer", "ParamKind", "classify_annotation", "NdType",
            "signature_text"]  # fmt: skip
 
-
-def tensor_text(dtype: PrimitiveType, elem_shape: tuple[int, ...]) -> str:
-    """An element type as Quadrants' messages write it: `i32`, `[Tensor (3) i32]`, `[Tensor (2, 2) f32]`."""
-    if not elem_shape:
-        return str(dtype)
-    return f"[Tensor ({', '.join(map(str, elem_shape))}) {dtype}]"
-
-
-def element_type_text(dtype: PrimitiveType, elem_shape: tuple[int, ...]) -> str:
-    """A vector/matrix element type as Quadrants names it: `VectorType[3, f32]`, `MatrixType[2,2, i32]`."""
-    if len(elem_shape) == 1:
-        return f"VectorType[{elem_shape[0]}, {dtype}]"
-    return f"MatrixType[{elem_shape[0]},{elem_shape[1]}, {dtype}]"

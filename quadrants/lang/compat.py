@@ -75,6 +75,7 @@ def real_func(fn: Any) -> Any:
             raise QuadrantsSyntaxError(f"Argument {p.name} of real function {fn.__name__} must be type annotated")
     wrapped = func(fn)
     wrapped.needs_return_annotation = True
+    wrapped.takes_refs = True
     return wrapped
 
 

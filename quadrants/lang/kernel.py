@@ -8,10 +8,12 @@ up, compile it on first use, launch.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +28,7 @@ from quadrants.errors import (
 from quadrants.frontend.source import FunctionSource, read_function
 from quadrants.lang import program
 from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation, signature_text
+from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.lang.struct import result_regrouper
 from quadrants.runtime.launch import MISS, Launcher
 from quadrants.types import annotations as ann
@@ -143,6 +146,7 @@ class Kernel:
                 from quadrants.aot.record import record_call  # `qd record` is running this program
 
                 record_call(config.record, self, self.params, values)
+            _warn_dataclass_templates(self, values)
             entry = self._compile(spec, prog)
             self._launchers[spec.key] = entry
         if isinstance(entry, QuadrantsCompilationError):
@@ -195,7 +199,7 @@ class Kernel:
         values = self._bind(params, args, kwargs)
         try:
             spec = Specializer(self.fn.__qualname__, config.default_ip, config.default_fp).specialize(params, values)
-        except QuadrantsRuntimeTypeError as e:
+        except (QuadrantsRuntimeTypeError, QuadrantsSyntaxError) as e:
             raise type(e)(e.message, e.loc or self.def_loc()) from None
         spec.returns = returns
         return values, spec
@@ -306,6 +310,24 @@ class Kernel:
                 f"Unexpected argument {names} for kernel {self.fn.__qualname__!r}", self.def_loc()
             )
         return values
+
+
+def _warn_dataclass_templates(kernel: Kernel, values: list[Any]) -> None:
+    """A plain dataclass passed to a template parameter: deprecated in Quadrants (the dataclass type is the
+    annotation to use), which warns once per specialization, as here (on the first call that compiles it)."""
+    for p, v in zip(kernel.params, values):
+        if p.kind is ParamKind.TEMPLATE and dataclasses.is_dataclass(v) and not isinstance(v, type):
+            if is_data_oriented(v):
+                continue
+            name = kernel.fn.__name__
+            warnings.warn(
+                f"Kernel {kernel.fn.__qualname__!r} parameter {p.name!r}: passing a @dataclasses.dataclass instance "
+                "into a qd.Template-annotated kernel parameter was never intended to be supported, and only works "
+                f"inadvertently. Use the dataclass type itself as the annotation instead (e.g. `def {name}({p.name}: "
+                f"{type(v).__name__}, ...)`). In a future release this will become an error.",
+                DeprecationWarning,
+                stacklevel=4,
+            )
 
 
 class BoundKernel:

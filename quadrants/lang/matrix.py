@@ -58,6 +58,11 @@ class Matrix:
     def to_numpy(self) -> np.ndarray:
         return self._arr.copy()
 
+    @property
+    def entries(self) -> np.ndarray:
+        """The elements themselves (a numpy array; writing it writes the value), as Quadrants exposes them."""
+        return self._arr
+
     def copy(self) -> Matrix:
         return Matrix._wrap(self._arr.copy())
 

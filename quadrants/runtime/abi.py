@@ -22,6 +22,19 @@ RUNTIME_ABI = 2
 RUNTIME_LL_DIGEST = (2, "26ce9e7b202e8da0")  # (RUNTIME_ABI, sha256 of codegen/runtime.ll, first 16 hex digits)
 RUNTIME_SYMBOL_PROBE = f"qd_rt{RUNTIME_ABI}_parallel_for"  # a symbol every build of this runtime exports
 
+# A kernel with more native arguments than this takes them packed: its entry (or CUDA task) function receives
+# one pointer to 8-byte slots, argument k in slot k (a scalar in its C type at the slot's start, an ndarray as
+# its descriptor's address; on CUDA its data pointer and extents, one slot each). ctypes cannot call a function
+# of more than 1024 arguments, nor can a CUDA kernel take more than 4 KiB of parameters; a kernel under the
+# limit is called with plain arguments, as before (no cost to the common case).
+MAX_DIRECT_ARGS = 256
+
+
+def packs_args(native_args: int) -> bool:
+    """Whether a function of `native_args` arguments (after the context) takes them packed."""
+    return native_args > MAX_DIRECT_ARGS
+
+
 CTYPES: dict[PrimitiveType, Any] = {
     dtypes.i8: ctypes.c_int8, dtypes.i16: ctypes.c_int16, dtypes.i32: ctypes.c_int32, dtypes.i64: ctypes.c_int64,
     dtypes.u8: ctypes.c_uint8, dtypes.u16: ctypes.c_uint16, dtypes.u32: ctypes.c_uint32,

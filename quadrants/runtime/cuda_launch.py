@@ -11,6 +11,7 @@ threads take turns (one context, temps and result slots per kernel; the GPU runs
 from __future__ import annotations
 
 import ctypes
+import struct
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsRuntimeError, QuadrantsRuntimeTypeError
-from quadrants.runtime.abi import CTYPES, KernelABI
+from quadrants.runtime.abi import CTYPES, KernelABI, packs_args
 from quadrants.runtime.context import RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.device import Device, LoadedCuda
 from quadrants.runtime.launch import Launcher, _flatten, _walk, check_external, external_array, scalar_arg
@@ -46,6 +47,7 @@ class CudaLauncher(Launcher):
         self.results = self._results_reader(self.result, make_matrix)
         self._grids = [device.grid(t) for t in self.plan.tasks]
         self._lock = threading.Lock()
+        self._args_mem: np.ndarray | None = None  # a packed kernel's arguments (kept until the next call)
         self.locate = None
 
     def fast_path(self, nparams: int, leaves: list[Leaf], guards: list[Guard]) -> Callable[..., Any] | None:
@@ -82,10 +84,14 @@ class CudaLauncher(Launcher):
                 address, shape = self._external(v, spec, copies)
                 params.append((ctypes.c_void_p, address))
                 params += [(ctypes.c_int64, n) for n in shape]
+        packed = packs_args(len(params) - 2)
+        if packed:  # the arguments in 8-byte device slots (read by the launches below: synced before reuse)
+            self._args_mem = self._pack(params[2:])
+            params = params[:2] + [(ctypes.c_void_p, self._args_mem.ctypes.data)]
         try:
             for fn, (grid, block) in zip(self.functions, self._grids):
                 self.device.launch(fn, grid, block, params)
-            if copies or self.abi.rets or self.check_errors or self.abi.has_print:
+            if packed or copies or self.abi.rets or self.check_errors or self.abi.has_print:
                 self.device.sync()  # (printf output is flushed at a sync)
         except QuadrantsRuntimeError as e:
             raise type(e)(f"kernel {self.abi.symbol}: {e}") from None
@@ -94,6 +100,13 @@ class CudaLauncher(Launcher):
         if self.check_errors and self.ctx.error:
             self.raise_error(self.ctx.error, self.ctx)
         return self.results()
+
+    def _pack(self, params: list[tuple[Any, Any]]) -> np.ndarray:
+        """Device memory holding `params`, one 8-byte slot each (the layout codegen/cuda.py reads)."""
+        data = struct.pack("".join(f"{t._type_}{(-ctypes.sizeof(t)) % 8}x" for t, _ in params), *(v for _, v in params))
+        mem = self.device.zeros(len(data))
+        mem[: len(data)] = np.frombuffer(data, np.uint8)
+        return mem
 
     def _external(self, v: Any, spec: Any, copies: list[tuple[np.ndarray, np.ndarray]]) -> tuple[int, tuple[int, ...]]:
         """A numpy array or torch tensor: by pointer when it is already on the GPU, else through a device copy."""

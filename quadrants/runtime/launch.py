@@ -15,6 +15,8 @@ in never writes its context: its fast path skips the thread check.
 from __future__ import annotations
 
 import ctypes
+import functools
+import struct
 import sys
 import threading
 import types
@@ -24,11 +26,11 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsAssertionError, QuadrantsIndexError, QuadrantsRuntimeTypeError, SourceLoc
-from quadrants.runtime.abi import CTYPES, KernelABI
+from quadrants.runtime.abi import CTYPES, KernelABI, packs_args
 from quadrants.runtime.context import ERROR_BOUNDS, RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.leaves import ElementLeaf, Guard, GuardKind, Leaf, NdarrayLeaf, NumpyLeaf, ScalarLeaf
 from quadrants.runtime.loader import Loaded
-from quadrants.runtime.ndarray import Ndarray, descriptor
+from quadrants.runtime.ndarray import descriptor, ndarray_class
 from quadrants.types import dtypes
 
 MISS = object()  # returned by a fast path that does not apply to the arguments it was given
@@ -53,6 +55,10 @@ class Launcher:
         self.abi = abi
         self.loaded = loaded
         argtypes = (ctypes.c_void_p,) + tuple(ctypes.c_void_p if a.kind == "ndarray" else CTYPES[a.prim] for a in abi.args)
+        self._packing: str | None = None  # the struct format of the argument slots of a packed kernel
+        if packs_args(len(abi.args)):
+            self._packing = "".join(f"{t._type_}{(-ctypes.sizeof(t)) % 8}x" for t in argtypes[1:])
+            argtypes = (ctypes.c_void_p, ctypes.c_void_p)
         proto = _PROTOTYPES.get(argtypes)
         if proto is None:
             proto = _PROTOTYPES[argtypes] = ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)
@@ -124,6 +130,9 @@ class Launcher:
                 call_args.append(ctypes.addressof(d))
         if self.abi.has_print:
             sys.stdout.flush()
+        if self._packing is not None:  # one buffer of 8-byte slots
+            slots = ctypes.create_string_buffer(struct.pack(self._packing, *call_args[1:]), 8 * len(leaves))
+            call_args = [call_args[0], ctypes.addressof(slots)]
         rc = self.cfunc(*call_args)
         for orig, tmp in writeback:
             orig[...] = tmp
@@ -151,6 +160,8 @@ class Launcher:
                 loc,
             )
         detail = site.detail if site is not None else ""
+        if site is not None and site.kind == "matrix_bounds":  # Quadrants' words
+            raise QuadrantsAssertionError(f"Out of bound access to a {detail} matrix with index [{index}]", loc)
         raise QuadrantsAssertionError(f"assertion failed: {detail}", loc)
 
     # ---- fast path --------------------------------------------------------------------------------------
@@ -159,9 +170,9 @@ class Launcher:
         """A function of the kernel's `nparams` arguments that launches directly when they still match the
         specialization `leaves`/`guards` describe (guards hold, ndarrays of the same kinds and types), and
         returns MISS otherwise."""
-        env: dict[str, Any] = {"CALL": self.cfunc, "CTX": self.main.ctx_addr, "MISS": MISS, "ND": Ndarray,
+        env: dict[str, Any] = {"CALL": self.cfunc, "CTX": self.main.ctx_addr, "MISS": MISS,
                                "SAME": _same_elements, "NP": np.ndarray, "NPDESC": _numpy_descriptor, "RAISE": self.raise_error,
-                               "ArgumentError": ctypes.ArgumentError, "FLUSH": sys.stdout.flush,
+                               "ArgumentError": ctypes.ArgumentError, "StructError": struct.error, "FLUSH": sys.stdout.flush,
                                "FLAT": _flatten, "RESULTS": self.main.results, "TID": threading.get_ident,
                                "OWNER": self._owner, "OTHER": lambda *a: self.call(list(a), leaves)}  # fmt: skip
         checks: list[str] = []
@@ -173,6 +184,12 @@ class Launcher:
             acc = _accessor(g.path)
             if acc is None:
                 return None
+            if g.kind is GuardKind.ALIAS:  # the same object as an enclosing struct
+                target = _accessor(g.value)
+                if target is None:
+                    return None
+                checks.append(f"{acc} is {target}")
+                continue
             env[f"G{k}"], env[f"GT{k}"] = g.value, type(g.value)
             checks.append(_GUARD_CHECKS[g.kind](acc, k))
         for k, (leaf, spec) in enumerate(zip(leaves, self.abi.args)):
@@ -187,8 +204,8 @@ class Launcher:
                     pre.append(f"{flats[leaf.path]} = FLAT({acc})")
                 value = f"{flats[leaf.path]}[{leaf.index}]"
             elif isinstance(leaf, NdarrayLeaf):
-                env[f"S{k}"] = leaf.nd
-                checks.append(f"{acc}.__class__ is ND and {acc}._spec is S{k}")
+                env[f"S{k}"], env[f"N{k}"] = leaf.nd, ndarray_class(leaf.nd.elem_shape)
+                checks.append(f"{acc}.__class__ is N{k} and {acc}._spec is S{k}")
                 call.append(f"{acc}._desc")
                 continue
             elif isinstance(leaf, NumpyLeaf):
@@ -220,14 +237,26 @@ class Launcher:
             lines.append("    FLUSH()")
         lines += [
             "    try:",
-            f"        rc = CALL({', '.join(call)})",
-            "    except ArgumentError:",
+            *self._call_lines(call, env),
+            "    except (ArgumentError, StructError):",
             "        return MISS",
             "    if rc:",
             "        RAISE(rc)",
             "    return RESULTS()",
         ]
         return _make_function("\n".join(lines), env)
+
+
+    def _call_lines(self, call: list[str], env: dict[str, Any]) -> list[str]:
+        """The fast path's native call of the argument expressions `call` (the context first): direct, or through
+        a new buffer of 8-byte slots for a kernel of packed arguments (a new one per call: threads may share a
+        fast path)."""
+        if self._packing is None:
+            return [f"        rc = CALL({', '.join(call)})"]
+        packer = struct.Struct(self._packing)
+        env["PACK"], env["ADDR"] = packer.pack_into, ctypes.addressof
+        env["NEWBUF"] = functools.partial(ctypes.create_string_buffer, packer.size)
+        return ["        b = NEWBUF()", f"        PACK(b, 0, {', '.join(call[1:])})", f"        rc = CALL({call[0]}, ADDR(b))"]
 
 
 # The fast path's check of guard number k on the value at `acc` (the guarded value is bound to G<k>, its class

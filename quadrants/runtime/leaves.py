@@ -80,6 +80,7 @@ class GuardKind(str, enum.Enum):
     MATRIX = "matrix"  # a Python-scope qd.Vector / qd.Matrix: same type and elements (a snapshot is kept)
     IDENTITY = "identity"  # any other object (a field, a function): the same object
     CLASS = "class"  # the class of a struct whose members are guarded or passed one by one
+    ALIAS = "alias"  # a back-reference to an enclosing struct: the same object as the one at path `value`
 
     __str__ = str.__str__
 

@@ -1,6 +1,6 @@
 """`qd.types`: dtypes and parameter annotations."""
 
-from quadrants.types.annotations import NDArray, NdarrayType, Template, ndarray, template  # noqa: F401
+from quadrants.types.annotations import NDArray, NdarrayType, RefType, Template, ndarray, ref, template  # noqa: F401
 from quadrants.types.compound import MatrixType, matrix, vector  # noqa: F401
 from quadrants.types.dtypes import (  # noqa: F401
     PrimitiveType,

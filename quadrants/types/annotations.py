@@ -73,12 +73,9 @@ class NdarrayType:
         return self.dtype is not None and self.ndim is not None
 
 
-NDArray = NdarrayType
-
-
-def ndarray(dtype: Any = None, ndim: int | None = None, **kwargs: Any) -> NdarrayType:
-    """`qd.types.ndarray(dtype=qd.f32, ndim=1)`: the call form of `NDArray[qd.f32, 1]`."""
-    return NdarrayType(dtype, ndim, **kwargs)
+# `qd.types.ndarray(dtype=qd.f32, ndim=1)` and `NDArray[qd.f32, 1]` (and `qd.types.ndarray[qd.f32, 1]`) are
+# the same class, as in Quadrants.
+NDArray = ndarray = NdarrayType
 
 
 class Template:
@@ -95,6 +92,29 @@ class Template:
 
 
 template = Template
+
+
+class RefType:
+    """`qd.ref(qd.f32)`: a `qd.real_func` parameter passed by reference (the callee's assignments write the
+    caller's variable or element). On a `qd.func` it is an unannotated parameter (a copy), as in Quadrants."""
+
+    __slots__ = ("tp",)
+
+    tp: Any  # the dtype
+
+    def __init__(self, tp: Any) -> None:
+        object.__setattr__(self, "tp", tp)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("annotation types are immutable")
+
+    def __repr__(self) -> str:
+        return f"ref({self.tp!r})"
+
+
+def ref(tp: Any) -> RefType:
+    """`qd.ref(dtype)`"""
+    return RefType(tp)
 
 
 def normalize(annotation: Any) -> Any:

@@ -93,3 +93,32 @@ def matrix(n: int, m: int, dtype: Any = float) -> MatrixType:
 
 def is_matrix_type(obj: Any) -> bool:
     return isinstance(obj, MatrixType)
+
+
+def tensor_text(dtype: PrimitiveType, elem_shape: tuple[int, ...]) -> str:
+    """An element type as Quadrants' messages write it: `i32`, `[Tensor (3) i32]`, `[Tensor (2, 2) f32]`."""
+    if not elem_shape:
+        return str(dtype)
+    return f"[Tensor ({', '.join(map(str, elem_shape))}) {dtype}]"
+
+
+def element_type_text(dtype: PrimitiveType, elem_shape: tuple[int, ...]) -> str:
+    """A vector/matrix element type as Quadrants names it: `VectorType[3, f32]`, `MatrixType[2,2, i32]`."""
+    if len(elem_shape) == 1:
+        return f"VectorType[{elem_shape[0]}, {dtype}]"
+    return f"MatrixType[{elem_shape[0]},{elem_shape[1]}, {dtype}]"
+
+
+def element_mismatch(
+    name: str, want: PrimitiveType, want_shape: tuple[int, ...], got: PrimitiveType, got_shape: tuple[int, ...]
+) -> tuple[type[Exception], str] | None:
+    """Why an ndarray of `got` elements (shape `got_shape`) does not fit a parameter annotated with `want`
+    elements, as Quadrants words it: (TypeError, ...) against a scalar annotation, (ValueError, ...) against a
+    vector/matrix one; None when it fits."""
+    if got is want and got_shape == want_shape:
+        return None
+    got_text = tensor_text(got, got_shape)
+    if not want_shape:
+        return TypeError, f"Expect element type {want} for argument {name}, but get {got_text}"
+    want_text = element_type_text(want, want_shape)
+    return ValueError, f"Invalid value for argument {name} - required element type: {want_text}, but {got_text} is provided"
