@@ -8,7 +8,7 @@ An ndarray parameter arrives as a pointer to its descriptor `{ptr data, i64 shap
 its C type (f16 as float, u1 as i8). The result is 0, or the error code of the first failed check (details in
 the context). A parallel loop becomes `void @<symbol>.taskN(ptr frame, i64 lo, i64 hi)`: the values it uses
 from outside the loop travel in a frame struct on the entry function's stack, and the runtime's `parallel_for`
-runs it.
+runs it. The real functions the kernel calls are internal functions of the module (codegen/functions.py).
 
 The entry function lowers the shared statements (codegen/lower.py) plus the kernel's arguments and its parallel
 loops (`ENTRY_DISPATCH`); a task function only the shared ones.
@@ -23,6 +23,7 @@ from types import MappingProxyType
 from llvmlite import ir as ll
 
 from quadrants.codegen import runtime_ir
+from quadrants.codegen.functions import declare_functions, lower_functions
 from quadrants.codegen.llvm_types import CTX_ERROR, CTX_NUM_THREADS, I32, I64, PTR, abi, mem, reg
 from quadrants.codegen.lower import SHARED_DISPATCH, CodegenOptions, FnLowering, NdInfo, StmtLowering
 from quadrants.codegen.math import MathLowering
@@ -46,11 +47,13 @@ def lower_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, target: T
     module.data_layout = target.data_layout
     params = [PTR] + [PTR if isinstance(p.type, ir.NdType) else abi(p.type) for p in kernel.params]
     fn = ll.Function(module, ll.FunctionType(I32, params), symbol)
+    declare_functions(module, kernel)
     lw = EntryLowering(module, fn, opts, kernel, symbol)
     lw.block(kernel.body)
     if not lw.b.block.is_terminated:
         lw.ret_ok()
     lw.finish_entry()
+    lower_functions(module, kernel, opts, SHARED_DISPATCH, MathLowering)
     return module
 
 

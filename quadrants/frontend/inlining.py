@@ -50,9 +50,6 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
     ret_ann = hints.get("return")
     if ret_ann is not None and not src.has_return():
         raise QuadrantsSyntaxError("Function has a return type but does not have a return statement", src.loc(src.tree))
-    if ret_ann is None and func.needs_return_annotation and src.has_return(with_value=True):
-        raise QuadrantsSyntaxError(f"The return value must be annotated for the real function {src.name!r}",
-                                   src.loc(src.tree))
     frame = Frame(
         source=src,
         scope=Scope(),
