@@ -51,7 +51,7 @@ def declare_functions(module: ll.Module, kernel: ir.Kernel) -> None:
 def lower_functions(module: ll.Module, kernel: ir.Kernel, opts: CodegenOptions, dispatch: Mapping[type, StmtLowering],
                     math: MathFactory) -> None:  # fmt: skip
     """Lower each real function's body, with `dispatch` (the backend's table for code without parallel loops)."""
-    table = MappingProxyType({**dispatch, ir.Arg: _lower_arg, ir.Return: _lower_return})
+    table: Mapping[type, StmtLowering] = MappingProxyType({**dispatch, ir.Arg: _lower_arg, ir.Return: _lower_return})
     for fn in kernel.functions:
         f = module.globals[function_symbol(module, kernel, fn)]
         lw = FunctionLowering(module, f, opts, kernel, fn, table, math)

@@ -134,8 +134,11 @@ def _param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, node: as
         value = value.value
     if isinstance(annotation, ann.NdarrayType):
         if not (isinstance(value, ir.Value) and isinstance(value.type, ir.NdType)):
-            raise QuadrantsTypeError(f"Expected ndarray in the kernel argument for argument {name} (a real "
-                                     "function's ndarray parameter takes one of the kernel's ndarray arguments)", loc)
+            raise QuadrantsTypeError(
+                f"Expected ndarray in the kernel argument for argument {name} (a real "
+                "function's ndarray parameter takes one of the kernel's ndarray arguments)",
+                loc,
+            )
         if annotation.ndim is not None and annotation.ndim != value.type.ndim:
             raise QuadrantsTypeError(f"argument {name} of a real function is annotated with {annotation.ndim} "
                                      f"dimension(s) but is given an ndarray of {value.type.ndim}", loc)  # fmt: skip
@@ -240,10 +243,10 @@ def _translate(fb: FrontendBuilder, func: Func, params: list[_Param], ret_ann: A
             if p.kind == "ndarray":
                 frame.scope.names[p.name] = Fixed(args[0], "ndarray argument")
             elif p.kind == "matrix":
-                frame.scope.names[p.name] = MatVar(p.shape, [fb.new_var(f"{p.name}[{k}]", a, a.type)
+                frame.scope.names[p.name] = MatVar(p.shape, [fb.new_var(f"{p.name}[{k}]", a, p.key.dtype)
                                                              for k, a in enumerate(args)])  # fmt: skip
             else:
-                frame.scope.names[p.name] = fb.new_var(p.name, args[0], args[0].type)
+                frame.scope.names[p.name] = fb.new_var(p.name, args[0], p.key)
         fb.global_insert_pos = len(fn.body.stmts)
         fb.new_scope()
         body = src.tree.body

@@ -348,7 +348,7 @@ class Assert(Stmt):
 @dataclass(frozen=True, slots=True)
 class Param:
     name: str
-    type: PrimitiveType | NdType | PtrType  # PtrType: a real function's `qd.ref` parameter
+    type: PrimitiveType | NdType
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,7 +119,6 @@ class _Verifier:
             if par:
                 _expect(s.value.type is par[0].reductions[s.slot].dtype, "reduce type", s)
 
-
     def check_call(self, s: ir.Call) -> None:
         fn = s.func
         _expect(any(f is fn for f in self.kernel.functions), f"call of {fn.name}, not one of the kernel's functions", s)
