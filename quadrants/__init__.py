@@ -83,7 +83,7 @@ from quadrants.lang.matrix import Matrix, Vector  # noqa: F401
 from quadrants.lang.program import init, reset, sync  # noqa: F401
 from quadrants.lang.tensor import Backend, Tensor, ndarray, tensor, wrap  # noqa: F401
 from quadrants.runtime.ndarray import Ndarray  # noqa: F401
-from quadrants.types.annotations import Template, template  # noqa: F401
+from quadrants.types.annotations import Template, ref, template  # noqa: F401
 from quadrants.types.dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401
 
 x64 = x86_64 = arm64 = cpu

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import inspect
 import typing
+from collections.abc import Callable
 from typing import Any
 
 from quadrants.errors import QuadrantsArgumentError, QuadrantsSyntaxError, QuadrantsTypeError, binding_message
@@ -36,7 +37,7 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
         return ann.normalize(ann.resolve(a, g, names))
 
     sig = inspect.signature(src.fn)
-    by_ref = _reference_params(sig, hints, resolve, bound_self is not None)
+    by_ref = reference_params(sig, hints, resolve, bound_self is not None)
     args, kwargs = call_args(fb, node, by_ref)
     if bound_self is not None:
         args = [bound_self, *args]
@@ -75,16 +76,17 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
     return None if frame.returned is MISSING else frame.returned
 
 
-def _reference_params(sig: inspect.Signature, hints: dict[str, Any], resolve: Any, bound_self: bool) -> set[Any]:
-    """Which call arguments bind `qd.template()` parameters, by position (after any bound `self`) and by name:
-    those are passed by reference, as in Quadrants."""
+def reference_params(sig: inspect.Signature, hints: dict[str, Any], resolve: Any, bound_self: bool,
+                     which: Callable[[Any], bool] = ann.is_template) -> set[Any]:  # fmt: skip
+    """Which call arguments bind parameters whose annotation is `which` (`qd.template()` ones), by position
+    (after any bound `self`) and by name: those are passed by reference, as in Quadrants."""
     out: set[Any] = set()
     positional = True
     for k, (name, p) in enumerate(sig.parameters.items()):
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             positional = False
             continue
-        if name in hints and ann.is_template(resolve(hints[name])):
+        if name in hints and which(resolve(hints[name])):
             if positional and p.kind != p.KEYWORD_ONLY:
                 out.add(k - 1 if bound_self else k)
             out.add(name)
@@ -110,6 +112,8 @@ def _bind_param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, loc
                                      "ndarray parameter takes one of the kernel's ndarray arguments)", loc)
         scope.names[name] = value
         return
+    if isinstance(annotation, ann.RefType):  # by value in a qd.func, as in Quadrants 1.3.3
+        annotation = annotation.dtype
     if ann.is_scalar_annotation(annotation):
         dtype = annotation if isinstance(annotation, PrimitiveType) else None
         if dtype is None:

@@ -9,6 +9,8 @@ Parameters pass by value, as Quadrants' real functions take them:
 - a scalar annotation (`qd.i32`, `float`): the argument cast to it;
 - a vector/matrix annotation (`qd.math.vec3`): a vector/matrix of that shape, its elements cast to its dtype;
 - an ndarray annotation: one of the kernel's ndarray arguments (its handle);
+- `qd.ref(dtype)`: a scalar local variable or element of the caller's, passed as its address (assigning the
+  parameter writes it);
 - `qd.template()` (and an unannotated `self`): a compile-time value (a field, a data_oriented object, a Python
   number...), baked into the function's code: each distinct value is its own signature.
 
@@ -33,6 +35,8 @@ from quadrants.errors import QuadrantsArgumentError, QuadrantsSyntaxError, Quadr
 from quadrants.frontend.arguments import ByValue, call_args
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.func import Func
+from quadrants.frontend.inlining import reference_params
+from quadrants.frontend.lvalues import ScalarRef
 from quadrants.frontend.scope import Alias, Fixed, Frame, MatVar, Scope, Var, closure_of
 from quadrants.frontend.values import Matrix, Struct, is_runtime
 from quadrants.frontend.vectors import as_matrix
@@ -49,7 +53,7 @@ class _Param:
     """One parameter of a real function at a call: how it is passed and what it contributes to the key."""
 
     name: str
-    kind: str  # "template", "scalar", "matrix", "ndarray"
+    kind: str  # "template", "scalar", "matrix", "ndarray", "ref"
     key: Any
     value: Any  # the compile-time value (template), or the runtime values to pass (a list of IR values)
     shape: tuple[int, ...] = ()  # a matrix parameter's shape
@@ -74,7 +78,8 @@ def call_real(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) 
         return ann.normalize(ann.resolve(a, src.fn.__globals__, names))
 
     sig = inspect.signature(src.fn)
-    args, kwargs = call_args(fb, node)
+    refs = reference_params(sig, hints, resolve, bound_self is not None, lambda a: isinstance(a, ann.RefType))
+    args, kwargs = call_args(fb, node, refs)
     if bound_self is not None:
         args = [bound_self, *args]
     try:
@@ -130,6 +135,17 @@ def _param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, node: as
                                  "compile-time value (a field, a Python value, a data_oriented object), not a runtime "
                                  "one; annotate it with a type to pass a runtime value", QuadrantsTypeError)  # fmt: skip
         return _Param(name, "template", _template_key(value), value)
+    if isinstance(annotation, ann.RefType):
+        ptr: ir.Value | None = value.ptr if isinstance(value, Var) else None
+        if isinstance(value, Alias) and isinstance(value.ref, ScalarRef):
+            ptr = value.ref.ptr
+        if ptr is None or not isinstance(ptr.type, ir.PtrType) or ptr.type.pointee is not annotation.dtype:
+            what = f"a {ptr.type.pointee} location" if ptr is not None and isinstance(ptr.type, ir.PtrType) else (
+                "a value that is not a variable or an element")
+            raise fb.error(node, f"argument {name!r} of a real function is {annotation!r}: it takes a scalar local "
+                                 f"variable or element of type {annotation.dtype}, not {what}",
+                           QuadrantsTypeError)  # fmt: skip
+        return _Param(name, "ref", annotation.dtype, [ptr])
     if isinstance(value, ByValue):
         value = value.value
     if isinstance(annotation, ann.NdarrayType):
@@ -214,14 +230,14 @@ def _translate(fb: FrontendBuilder, func: Func, params: list[_Param], ret_ann: A
                node: ast.Call) -> _Compiled:  # fmt: skip
     src = func.source
     items, returns_tuple = _result_items(fb, ret_ann, src.tree)
-    ir_params: list[ir.Param] = []
+    ir_params: list[ir.FuncParam] = []
     for p in params:
         if p.kind == "template":
             continue
         if p.kind == "matrix":
-            ir_params.extend(ir.Param(f"{p.name}[{k}]", v.type) for k, v in enumerate(p.value))
+            ir_params.extend(ir.FuncParam(f"{p.name}[{k}]", v.type) for k, v in enumerate(p.value))
         else:
-            ir_params.append(ir.Param(p.name, p.value[0].type))
+            ir_params.append(ir.FuncParam(p.name, p.value[0].type))
     fn = ir.Function(name=f"{src.fn.__qualname__}.{len(fb.kernel.functions)}", params=ir_params,
                      ret_types=_flat(items), body=ir.Block())  # fmt: skip
     compiled = _Compiled(fn, items, returns_tuple)
@@ -242,6 +258,8 @@ def _translate(fb: FrontendBuilder, func: Func, params: list[_Param], ret_ann: A
                 index += 1
             if p.kind == "ndarray":
                 frame.scope.names[p.name] = Fixed(args[0], "ndarray argument")
+            elif p.kind == "ref":  # the caller's location: reads load it, assignments store to it
+                frame.scope.names[p.name] = Alias(ScalarRef(args[0], p.key, shared=False), src.tree)
             elif p.kind == "matrix":
                 frame.scope.names[p.name] = MatVar(p.shape, [fb.new_var(f"{p.name}[{k}]", a, p.key.dtype)
                                                              for k, a in enumerate(args)])  # fmt: skip

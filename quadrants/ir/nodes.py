@@ -362,6 +362,14 @@ class Site:
     first_line: int = 0  # the owner's first line (its code object's), so the line is kept relative to it
 
 
+@dataclass(frozen=True, slots=True)
+class FuncParam:
+    """A real function's parameter: a scalar, an ndarray handle, or the address of a `qd.ref` scalar."""
+
+    name: str
+    type: IRType
+
+
 @dataclass(eq=False, slots=True)
 class Function:
     """A real function (`qd.real_func` at one signature): a body of its own, reached only through `Call`s, so
@@ -370,7 +378,7 @@ class Function:
     kernel: fields it reads have their own `GlobalNd` in its body."""
 
     name: str  # unique in its kernel (the func's qualname and a number)
-    params: list[Param]
+    params: list[FuncParam]
     ret_types: tuple[PrimitiveType, ...]  # flat, as a kernel's
     body: Block
 
@@ -398,6 +406,6 @@ __all__ = [
     "NdType", "PtrType", "IRType", "Stmt", "Value", "Block", "Const", "Arg", "GlobalNd", "NdShape", "Binary", "Unary",
     "Cast", "Select", "ExtPtr", "Alloca", "Load", "AtomicRMW", "Reduce", "Store", "If", "While",
     "Reduction", "RangeFor", "LoopCoord", "Break", "Continue", "Return", "Call", "Print", "Assert", "Param", "Site",
-    "Function", "Kernel", "walk",
+    "FuncParam", "Function", "Kernel", "walk",
     "ARITH_OPS", "BIT_OPS", "CMP_OPS", "BINARY_OPS", "UNARY_OPS", "FLOAT_ONLY_UNARY", "u1",
 ]  # fmt: skip

@@ -75,6 +75,36 @@ class Template:
 template = Template
 
 
+class RefType:
+    """`qd.ref(dtype)`: a real function's parameter passed by reference (a local variable or an element of the
+    caller's): assigning it writes the caller's location. A `qd.func` takes it by value, as Quadrants 1.3.3 does
+    (its writes stay local)."""
+
+    __slots__ = ("dtype",)
+
+    dtype: PrimitiveType
+
+    def __init__(self, dtype: Any) -> None:
+        object.__setattr__(self, "dtype", to_dtype(dtype))
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("annotation types are immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RefType) and self.dtype is other.dtype
+
+    def __hash__(self) -> int:
+        return hash(("ref", self.dtype))
+
+    def __repr__(self) -> str:
+        return f"ref({self.dtype})"
+
+
+def ref(dtype: Any) -> RefType:
+    """`qd.ref(qd.f32)`: a by-reference scalar parameter of a real function."""
+    return RefType(dtype)
+
+
 def normalize(annotation: Any) -> Any:
     """Bare classes used as annotations mean their open form: `NDArray` is `NDArray[Any, Any]`."""
     if annotation is NdarrayType:

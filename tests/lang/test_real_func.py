@@ -368,6 +368,57 @@ def test_template_values_pick_the_function() -> None:
     assert _ir_text(run).count("\nfunc ") == 2
 
 
+def test_ref_parameters_write_the_callers_locations() -> None:
+    """`qd.ref` passes a local or an element by address to a real function; a `qd.func` takes it by value, as
+    Quadrants 1.3.3 does."""
+    qd_init()
+
+    @qd.real_func
+    def set7(a: qd.ref(qd.f32)):
+        a = 7
+
+    @qd.real_func
+    def double(a: qd.ref(qd.f32)):
+        a += a
+
+    @qd.real_func
+    def swap_plus(a: qd.ref(qd.i32), b: qd.ref(qd.i32), k: qd.i32) -> qd.i32:
+        t = a
+        a = b + k
+        b = t + k
+        return a * b
+
+    @qd.func
+    def inlined(a: qd.ref(qd.i32)):
+        a += 1
+
+    @qd.kernel
+    def k(x: Nd[qd.i32, 1]) -> qd.f32:
+        a = 5.0
+        set7(a)
+        c = 5.0
+        double(c)
+        p = 1
+        q = 2
+        r = swap_plus(p, q, 10)
+        swap_plus(x[0], x[1], 1)
+        inlined(x[2])
+        inlined(p)
+        return a * 1000 + c + p * 0.01 + q * 0.0001 + r
+
+    x = np.array([3, 4, 5], np.int32)
+    assert k(x) == pytest.approx(7142.1211)
+    assert x.tolist() == [5, 4, 5]
+
+    @qd.kernel
+    def bad() -> qd.f32:
+        set7(1.5)
+        return 0.0
+
+    with pytest.raises(qd.QuadrantsTypeError, match="takes a scalar local variable or element"):
+        bad()
+
+
 # ---- checks inside a real function ------------------------------------------------------------------------
 
 
