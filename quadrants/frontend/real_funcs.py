@@ -140,8 +140,11 @@ def _param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, node: as
         if isinstance(value, Alias) and isinstance(value.ref, ScalarRef):
             ptr = value.ref.ptr
         if ptr is None or not isinstance(ptr.type, ir.PtrType) or ptr.type.pointee is not annotation.dtype:
-            what = f"a {ptr.type.pointee} location" if ptr is not None and isinstance(ptr.type, ir.PtrType) else (
-                "a value that is not a variable or an element")
+            what = (
+                f"a {ptr.type.pointee} location"
+                if ptr is not None and isinstance(ptr.type, ir.PtrType)
+                else ("a value that is not a variable or an element")
+            )
             raise fb.error(node, f"argument {name!r} of a real function is {annotation!r}: it takes a scalar local "
                                  f"variable or element of type {annotation.dtype}, not {what}",
                            QuadrantsTypeError)  # fmt: skip
