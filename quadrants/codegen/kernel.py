@@ -33,6 +33,7 @@ from quadrants.types.dtypes import PrimitiveType
 # A parallel loop runs inline below about this much work (IR statements x iterations): starting a thread
 # costs tens of microseconds, more than a small loop takes.
 PARALLEL_WORK_THRESHOLD = 32768
+CALL_COST = 64  # a real function call's weight in that estimate: its body is unknown here, and may recurse
 
 
 @dataclass
@@ -199,10 +200,11 @@ def _build_task(
 
 
 def _cost(block: ir.Block) -> int:
-    """A rough work estimate of one iteration: statements, with nested loops weighing 16 iterations."""
+    """A rough work estimate of one iteration: statements, with nested loops weighing 16 iterations and real
+    function calls `CALL_COST` statements."""
     total = 0
     for s in block.stmts:
-        total += 1
+        total += CALL_COST if isinstance(s, ir.Call) else 1
         for inner in s.blocks():
             weight = 16 if isinstance(s, (ir.RangeFor, ir.While)) else 1
             total += weight * _cost(inner)

@@ -22,7 +22,7 @@ body:
   %".15" = load i32, ptr %".14"
   %".16" = sext i32 0 to i64
   %".17" = sext i32 %".7" to i64
-  call void @"qd_rt2_parallel_for"(void (ptr, i64, i64)* @"qd_fibs_HASH.task1", ptr %"frame", i64 %".16", i64 %".17", i32 %".15", i64 4681, ptr %".1")
+  call void @"qd_rt2_parallel_for"(void (ptr, i64, i64)* @"qd_fibs_HASH.task1", ptr %"frame", i64 %".16", i64 %".17", i32 %".15", i64 468, ptr %".1")
   ret i32 0
 }
 
