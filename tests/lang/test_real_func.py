@@ -276,6 +276,30 @@ def test_ndarray_parameters_write_through() -> None:
     assert _calls_functions(k)
 
 
+def test_writes_through_a_recursive_real_func_reach_a_strided_numpy_array() -> None:
+    """The kernel's ABI knows that the real function (through its recursion) writes the ndarray: a strided array
+    is copied back, a read-only one refused."""
+    qd_init()
+
+    @qd.real_func
+    def fill_down(a: Nd[qd.f32, 1], i: qd.i32):
+        if i >= 0:
+            a[i] = i * 2.0
+            fill_down(a, i - 1)
+
+    @qd.kernel
+    def k(a: Nd[qd.f32, 1]):
+        fill_down(a, a.shape[0] - 1)
+
+    base = np.zeros(10, np.float32)
+    k(base[::2])
+    assert base.tolist() == [0.0, 0, 2.0, 0, 4.0, 0, 6.0, 0, 8.0, 0]
+    frozen = np.zeros(3, np.float32)
+    frozen.setflags(write=False)
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="read-only"):
+        k(frozen)
+
+
 def test_one_real_func_called_from_two_kernels_and_from_a_parallel_loop() -> None:
     qd_init()
     x = qd.field(qd.i32, shape=())
