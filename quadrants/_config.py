@@ -150,6 +150,8 @@ class Config:
     cuda_emulate: bool = _opt(False, _parse_bool, False, "arch=cuda runs the CUDA backend's code on the CPU (an "
                               "emulator, to test that backend without a GPU)")  # fmt: skip
     cuda_arch: str = _opt("", str, False, "GPU architecture to compile for (sm_80, ...); default: the device's")
+    cuda_stack_limit: int = _opt(0, int, False, "call stack bytes per GPU thread (0: the driver's default); deep "
+                                 "recursion of real functions needs more")  # fmt: skip
     ptx_check: str = _opt("", str, False, "also compile each kernel to PTX for these GPU archs (sm_80,...) and "
                           "validate it with ptxas (the test suite's CUDA check)")  # fmt: skip
     verify_passes: bool = _opt(False, _parse_bool, False, "verify the IR after every pass, naming the pass that "
@@ -180,7 +182,7 @@ IGNORED_OPTIONS = frozenset(
         # the rest of real Quadrants 1.3.3's CompileConfig: optimizer, mesh, quantization, Vulkan/Metal, autodiff
         # and debug-print switches with no counterpart here (code generation here does its own thing)
         "ad_stack_experimental_enabled", "ad_stack_sparse_threshold_bytes", "auto_mesh_local_default_occupacy",
-        "cache_loop_invariant_global_vars", "cuda_stack_limit", "default_cpu_block_dim", "default_up",
+        "cache_loop_invariant_global_vars", "default_cpu_block_dim", "default_up",
         "demote_dense_struct_fors", "demote_no_access_mesh_fors", "detect_read_only", "experimental_auto_mesh_local",
         "external_metal_command_queue", "external_metal_command_queue_is_torch_queue", "flatten_if",
         "force_scalarize_matrix", "half2_vectorization", "make_cpu_multithreading_loop", "make_mesh_block_local",

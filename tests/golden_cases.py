@@ -1,7 +1,8 @@
 """The kernels whose stages are kept as golden files (tests/golden/), specialized by hand.
 
 `CASES` covers what the backends treat differently: a parallel loop, a reduction, serial code between two
-loops, a func call (with a while loop, ndrange and a static loop), and vector/matrix arithmetic. `PASS_CASES`
+loops, a func call (with a while loop, ndrange and a static loop), vector/matrix arithmetic, and a recursive
+real function called from a parallel loop. `PASS_CASES`
 names, for every pass of the pipeline, a kernel the pass rewrites.
 """
 
@@ -68,6 +69,19 @@ def transform(p: Nd[qd.f32, 2]):
         p[i, 1] = w[1]
 
 
+@qd.real_func
+def fib(n: qd.i32) -> qd.i32:
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+@qd.kernel
+def fibs(x: Nd[qd.i32, 1]):
+    for i in range(x.shape[0]):
+        x[i] = fib(i)
+
+
 @qd.kernel
 def bump(x: Nd[qd.f32, 1]):
     x[0] += 1.0
@@ -81,6 +95,7 @@ CASES: dict[str, GoldenCase] = {
     "control": GoldenCase(control, [ndarray("a", qd.i32, 2), template("n", 3)], (qd.i32,)),
     "phases": GoldenCase(phases, [ndarray("x", qd.i32, 1)], (qd.i32,)),
     "transform": GoldenCase(transform, [ndarray("p", qd.f32, 2)]),
+    "fibs": GoldenCase(fibs, [ndarray("x", qd.i32, 1)]),
 }
 
 PASS_CASES: dict[str, GoldenCase] = {

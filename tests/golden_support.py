@@ -40,11 +40,13 @@ GOLDEN = Path(__file__).parent / "golden"
 UPDATE_HINT = "pytest {test} --update-golden"
 _SYMBOL_HASH = re.compile(r"\b(qd_\w*?)_[0-9a-f]{16}(?![0-9a-f])")
 _HOST_TARGET = re.compile(r'^target (triple|datalayout) = ".*"$', re.MULTILINE)
+_CALLSEQ = re.compile(r"// callseq \d+")  # NVPTX numbers call sequences across the whole process
 
 
 def stable(text: str) -> str:
     """`text` with the parts that vary without the compiler changing replaced by placeholders."""
     text = _SYMBOL_HASH.sub(r"\1_HASH", text)
+    text = _CALLSEQ.sub("// callseq N", text)
     return _HOST_TARGET.sub(r'target \1 = "HOST"', text)
 
 

@@ -162,7 +162,7 @@ def open_gpu(config: Config) -> tuple[Any, str]:
     try:
         from quadrants.runtime.cuda_driver import CudaDevice
 
-        return CudaDevice(), ""
+        return CudaDevice(stack_limit=config.cuda_stack_limit), ""
     except Exception as e:  # noqa: BLE001 - cuda-python missing, no device, driver too old: say which
         return None, f"the CUDA device could not be used ({e})"
 

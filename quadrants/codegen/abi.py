@@ -18,7 +18,8 @@ def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelA
         else:
             args.append(ArgABI(p.name, "scalar", p.type.name))
     sites = site_abis(kernel) if keep_sites else ()
-    has_print = any(isinstance(s, ir.Print) for s in ir.walk(kernel.body))
+    bodies = [kernel.body, *(fn.body for fn in kernel.functions)]
+    has_print = any(isinstance(s, ir.Print) for body in bodies for s in ir.walk(body))
     return KernelABI(symbol=symbol, args=tuple(args), rets=tuple(t.name for t in kernel.ret_types),
                      sites=sites, has_print=has_print, ret_shapes=kernel.ret_shapes)  # fmt: skip
 
@@ -38,17 +39,35 @@ def site_abis(kernel: ir.Kernel) -> tuple[SiteABI, ...]:
 
 
 def written_params(kernel: ir.Kernel) -> set[int]:
-    """Indices of the ndarray parameters the kernel may write (stores, atomics, reductions into them)."""
+    """Indices of the ndarray parameters the kernel may write (stores, atomics, reductions into them, and the
+    real functions it passes them to that write them, found for all functions together: they may recurse)."""
+    by_function: dict[int, set[int]] = {id(fn): set() for fn in kernel.functions}
+    changed = True
+    while changed:
+        changed = False
+        for fn in kernel.functions:
+            found = _written_args(fn.body, by_function)
+            if found != by_function[id(fn)]:
+                by_function[id(fn)] = found
+                changed = True
+    return _written_args(kernel.body, by_function)
+
+
+def _written_args(body: ir.Block, by_function: dict[int, set[int]]) -> set[int]:
+    """The `Arg` indices of the ndarrays `body` writes, given which parameters each real function writes."""
     out: set[int] = set()
 
     def mark(ptr: ir.Value) -> None:
         if isinstance(ptr, ir.ExtPtr) and isinstance(ptr.arr, ir.Arg):  # an element of an ndarray argument
             out.add(ptr.arr.index)
 
-    for s in ir.walk(kernel.body):
+    for s in ir.walk(body):
         if isinstance(s, (ir.Store, ir.AtomicRMW)):
             mark(s.ptr)
         elif isinstance(s, ir.RangeFor):
             for r in s.reductions:
                 mark(r.ptr)
+        elif isinstance(s, ir.Call):
+            written = by_function.get(id(s.func), set())
+            out.update(a.index for k, a in enumerate(s.args) if k in written and isinstance(a, ir.Arg))
     return out

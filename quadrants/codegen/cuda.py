@@ -14,7 +14,8 @@ Every task is `ptx_kernel void @<symbol>_t<k>(ptr ctx, ptr temps, <kernel argume
 argument is its data pointer followed by its extents (i64 each), a scalar its C type (f16 as float, u1 as i8)
 (more than `runtime.abi.MAX_DIRECT_ARGS` of these: `(ptr ctx, ptr temps, ptr args)`, one 8-byte slot each),
 and `ctx` the runtime context in device memory with the CPU's layout (error record, result slots, field
-regions; codegen/llvm_types.py).
+regions; codegen/llvm_types.py). The real functions the kernel calls are device functions of the module
+(codegen/functions.py), called from the tasks.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from llvmlite import ir as ll
 
 from quadrants.codegen import nvptx, runtime_ir
 from quadrants.codegen.cuda_plan import BLOCK_DIM, CudaPlan, CudaTask
+from quadrants.codegen.functions import declare_functions, lower_functions
 from quadrants.codegen.llvm_types import (
     CTX_DIM,
     CTX_ERROR,
@@ -74,12 +76,14 @@ def lower_cuda_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, arch
     segments = _segments(kernel.body.stmts, remat)
     slots = _slots(segments, remat, promoted)
     _define_record_error(module)
+    declare_functions(module, kernel)
     tasks = []
     for k, seg in enumerate(segments):
         name = f"{symbol}_t{k}"
         _lower_task(module, kernel, opts, seg, name, remat, slots, promoted)
         block = seg.stmts[0].block_dim if seg.parallel else 0  # type: ignore[attr-defined]
         tasks.append(CudaTask(name, seg.parallel, _constant_count(seg) if seg.parallel else 1, block or BLOCK_DIM))
+    lower_functions(module, kernel, opts, CUDA_FUNCTION_DISPATCH, HostNvptxMath if emulate_on is not None else NvptxMath)
     return module, CudaPlan(tuple(tasks), len(slots))
 
 
@@ -99,6 +103,8 @@ def _promotable(kernel: ir.Kernel) -> dict[int, ir.Value]:
             written.add(id(s.ptr))
         elif isinstance(s, ir.RangeFor):
             written.update(id(r.ptr) for r in s.reductions)
+        elif isinstance(s, ir.Call):  # results, and locals passed by reference
+            written.update(id(v) for v in s.operands() if isinstance(v.type, ir.PtrType))
     out: dict[int, ir.Value] = {}
     remat: set[int] = set()
     top = kernel.body.stmts
@@ -412,8 +418,8 @@ def _lower_range_for(lw: CudaLowering, s: ir.RangeFor) -> None:
 def _lower_print(lw: CudaLowering, s: ir.Print) -> None:
     """print() through CUDA's `vprintf(format, argument buffer)`: the format string in global memory, the
     arguments (64-bit integers and doubles) in a local struct. Output appears when the kernel finishes."""
-    if lw.emulated:
-        lw.print_stmt(s)  # host code: printf
+    if lw.m.triple != nvptx.TRIPLE:
+        lw.print_stmt(s)  # host code (the emulator): printf
         return
     data, args = lw.print_format(s)
     b = lw.b
@@ -495,3 +501,7 @@ CUDA_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType(
         ir.Print: _lower_print,
     }
 )
+
+# A real function's statements (codegen/functions.py adds its parameters and returns): no parallel loops or
+# temps in it, only GPU printing.
+CUDA_FUNCTION_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType({**SHARED_DISPATCH, ir.Print: _lower_print})

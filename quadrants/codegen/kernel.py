@@ -9,7 +9,7 @@ its C type (f16 as float, u1 as i8); a kernel of more than `runtime.abi.MAX_DIRE
 `i32 @<symbol>(ptr ctx, ptr args)` instead, each argument in an 8-byte slot of `args`. The result is 0, or the error code of the first failed check (details in
 the context). A parallel loop becomes `void @<symbol>.taskN(ptr frame, i64 lo, i64 hi)`: the values it uses
 from outside the loop travel in a frame struct on the entry function's stack, and the runtime's `parallel_for`
-runs it.
+runs it. The real functions the kernel calls are internal functions of the module (codegen/functions.py).
 
 The entry function lowers the shared statements (codegen/lower.py) plus the kernel's arguments and its parallel
 loops (`ENTRY_DISPATCH`); a task function only the shared ones.
@@ -24,6 +24,7 @@ from types import MappingProxyType
 from llvmlite import ir as ll
 
 from quadrants.codegen import runtime_ir
+from quadrants.codegen.functions import declare_functions, lower_functions
 from quadrants.codegen.llvm_types import CTX_ERROR, CTX_NUM_THREADS, I32, I64, PTR, abi, mem, reg
 from quadrants.codegen.lower import SHARED_DISPATCH, CodegenOptions, FnLowering, NdInfo, StmtLowering, unpack_arg
 from quadrants.codegen.math import MathLowering
@@ -34,6 +35,7 @@ from quadrants.types.dtypes import PrimitiveType
 # A parallel loop runs inline below about this much work (IR statements x iterations): starting a thread
 # costs tens of microseconds, more than a small loop takes.
 PARALLEL_WORK_THRESHOLD = 32768
+CALL_COST = 64  # a real function call's weight in that estimate: its body is unknown here, and may recurse
 
 
 @dataclass
@@ -49,6 +51,7 @@ def lower_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, target: T
     params = [PTR] + [PTR if isinstance(p.type, ir.NdType) else abi(p.type) for p in kernel.params]
     packed = packs_args(len(kernel.params))
     fn = ll.Function(module, ll.FunctionType(I32, [PTR, PTR] if packed else params), symbol)
+    declare_functions(module, kernel)
     lw = EntryLowering(module, fn, opts, kernel, symbol)
     if packed:  # argument k is read from slot k of the buffer `fn.args[1]` points to
         lw.kernel_args = [unpack_arg(lw.b, fn.args[1], k, t) for k, t in enumerate(params[1:])]
@@ -56,6 +59,7 @@ def lower_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, target: T
     if not lw.b.block.is_terminated:
         lw.ret_ok()
     lw.finish_entry()
+    lower_functions(module, kernel, opts, SHARED_DISPATCH, MathLowering)
     return module
 
 
@@ -201,10 +205,11 @@ def _build_task(
 
 
 def _cost(block: ir.Block) -> int:
-    """A rough work estimate of one iteration: statements, with nested loops weighing 16 iterations."""
+    """A rough work estimate of one iteration: statements, with nested loops weighing 16 iterations and real
+    function calls `CALL_COST` statements."""
     total = 0
     for s in block.stmts:
-        total += 1
+        total += CALL_COST if isinstance(s, ir.Call) else 1
         for inner in s.blocks():
             weight = 16 if isinstance(s, (ir.RangeFor, ir.While)) else 1
             total += weight * _cost(inner)

@@ -24,6 +24,7 @@ from quadrants.codegen.llvm_types import (
     CTX_TYPE,
     ERROR_ASSERT,
     ERROR_BOUNDS,
+    F32,
     F64,
     I8,
     I32,
@@ -149,6 +150,11 @@ class FnLowering:
         if t is dtypes.f16:
             return self.b.fptrunc(value, reg(t))
         return self.to_reg(value, t)
+
+    def to_abi(self, value: ll.Value, t: PrimitiveType) -> ll.Value:
+        if t is dtypes.f16:
+            return self.b.fpext(value, F32)
+        return self.to_mem(value, t)
 
     def dead_block(self) -> None:
         """Continue emitting into an unreachable block (statements after break/continue/return)."""
@@ -483,6 +489,26 @@ class FnLowering:
     def ret_ok(self) -> None:
         self.b.ret(ll.Constant(I32, 0))
 
+    def call_stmt(self, s: ir.Call) -> None:
+        """A call of a real function (codegen/functions.py): a non-zero status means a check failed in it (the
+        context holds the error), so this function leaves the way its own failed checks do."""
+        b = self.b
+        args: list[ll.Value] = [self.ctx]
+        for a in s.args:
+            t = a.type
+            if isinstance(t, ir.NdType):
+                nd = self.nd[id(a)]
+                args += [nd.data, *nd.shape]
+            elif isinstance(t, ir.PtrType):
+                args.append(self.v(a))
+            else:
+                args.append(self.to_abi(self.v(a), t))
+        args += [self.v(r) for r in s.results]
+        status = b.call(self.m.globals[function_symbol(self.m, self.kernel, s.func)], args)
+        ok = self.fn.append_basic_block("call.ok")
+        b.cbranch(b.icmp_signed("!=", status, ll.Constant(I32, 0)), self.error_exit(), ok)
+        b.position_at_end(ok)
+
     def assert_stmt(self, s: ir.Assert) -> None:
         b = self.b
         with b.if_then(b.not_(self.v(s.cond)), likely=False):
@@ -527,6 +553,12 @@ class FnLowering:
         return bytearray("".join(fmt).encode("utf-8") + b"\0"), args
 
 
+def function_symbol(module: ll.Module, kernel: ir.Kernel, fn: ir.Function) -> str:
+    """The LLVM name of real function `fn` in the module of `kernel` (named after the kernel's symbol)."""
+    k = next(i for i, f in enumerate(kernel.functions) if f is fn)
+    return f"{module.name}_f{k}"
+
+
 def reduction_identity(op: str, t: PrimitiveType) -> ll.Constant:
     """The start value of a thread-local reduction accumulator."""
     ty = mem(t)
@@ -564,6 +596,7 @@ SHARED_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType(
         ir.Break: FnLowering.break_stmt,
         ir.Continue: FnLowering.continue_stmt,
         ir.Return: FnLowering.return_stmt,
+        ir.Call: FnLowering.call_stmt,
         ir.Assert: FnLowering.assert_stmt,
         ir.Print: FnLowering.print_stmt,
     }

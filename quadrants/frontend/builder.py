@@ -71,6 +71,8 @@ class FrontendBuilder:
         self.field_offsets: dict[int, tuple[int, ...]] = {}  # id of a field's handle -> its domain offset
         self.returns = returns  # the kernel's declared results: dtypes or MatrixTypes
         self.global_insert_pos = 0  # where field handles go: after the arguments, before everything else
+        self.globals_block = kernel.body  # the block they go in (a real function's body while it is translated)
+        self.real_funcs: dict[Any, Any] = {}  # signature -> the real function translated for it (real_funcs.py)
 
     # ---- locations and errors -------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Calls inside kernels: dispatch to intrinsics and Python builtins (their handlers are tables in
-`intrinsic_calls.py`), vector/matrix constructors and methods, dtype casts (`qd.f32(x)`), `print`, and `qd.func`
-inlining (`inlining.py`). Any other Python function runs at compile time on compile-time arguments.
+`intrinsic_calls.py`), vector/matrix constructors and methods, dtype casts (`qd.f32(x)`), `print`, `qd.func`
+inlining (`inlining.py`) and `qd.real_func` calls (`real_funcs.py`). Any other Python function runs at compile time on compile-time arguments.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from quadrants.frontend.intrinsic_calls import BUILTINS, EVAL, RAW
 from quadrants.frontend.lvalues import lvalue, store_ref
 from quadrants.frontend.matrix_ops import matrix_method
 from quadrants.frontend.ops import is_static_number
+from quadrants.frontend.real_funcs import call_real
 from quadrants.frontend.records import StaticCall
 from quadrants.frontend.static_eval import static_eval
 from quadrants.frontend.values import Matrix, Struct, is_runtime
@@ -60,9 +61,9 @@ def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
         args, kwargs = call_args(fb, node)
         return EVAL[name](fb, node, name, *args, **kwargs)
     if isinstance(fn, Func):
-        return inline(fb, fn, None, node)
+        return call_real(fb, fn, None, node) if fn.is_real else inline(fb, fn, None, node)
     if isinstance(fn, BoundFunc):
-        return inline(fb, fn.func, fn.obj, node)
+        return call_real(fb, fn.func, fn.obj, node) if fn.func.is_real else inline(fb, fn.func, fn.obj, node)
     if isinstance(fn, PrimitiveType):
         return dtype_call(fb, fn, node)
     if getattr(fn, "__qd_kernel__", False):

@@ -20,8 +20,7 @@ class Func:
     def __init__(self, fn: Callable[..., Any], def_locals: dict[str, Any] | None = None) -> None:
         self.fn = fn
         self.def_locals = def_locals or {}  # for string annotations naming locals of the defining function
-        self.needs_return_annotation = False  # a qd.real_func: returning a value needs a `->` annotation
-        self.takes_refs = False  # a qd.real_func: `qd.ref(...)` parameters are passed by reference
+        self.is_real = False  # a qd.real_func: translated once per signature and called (frontend/real_funcs.py)
         self._source: FunctionSource | None = None
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 

@@ -12,6 +12,7 @@ import ast
 import inspect
 import os
 import typing
+from collections.abc import Callable
 from typing import Any
 
 from quadrants.errors import (
@@ -55,7 +56,7 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
             raise fb.error(node, "* args can only be present as the last argument of a function (error code: "
                                  "STARNOTLAST).")  # fmt: skip
     sig = inspect.signature(src.fn)
-    by_ref = _reference_params(sig, hints, resolve, bound_self is not None, func.takes_refs)
+    by_ref = reference_params(sig, hints, resolve, bound_self is not None)
     args, kwargs = call_args(fb, node, by_ref)
     if bound_self is not None:
         args = [bound_self, *args]
@@ -69,9 +70,6 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
     ret_ann = hints.get("return")
     if ret_ann is not None and not src.has_return():
         raise QuadrantsSyntaxError("Function has a return type but does not have a return statement", src.loc(src.tree))
-    if ret_ann is None and func.needs_return_annotation and src.has_return(with_value=True):
-        raise QuadrantsSyntaxError(f"The return value must be annotated for the real function {src.name!r}",
-                                   src.loc(src.tree))
     frame = Frame(
         source=src,
         scope=Scope(),
@@ -85,8 +83,6 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
     for name, a in params.items():  # checked and converted here, where locations are the caller's
         if isinstance(a, MatrixType):
             bound.arguments[name] = _matrix_argument(fb, name, bound.arguments[name], a, node)
-        elif isinstance(a, ann.RefType):
-            params[name] = _check_reference(fb, name, bound.arguments[name], a, node) if func.takes_refs else None
     saved_loops, fb.loops = fb.loops, []
     fb.frames.append(frame)
     try:
@@ -115,10 +111,9 @@ def _in_package(fn: Any) -> bool:
     return (getattr(fn, "__module__", None) or "").split(".")[0] == "quadrants"
 
 
-def _reference_params(
-    sig: inspect.Signature, hints: dict[str, Any], resolve: Any, bound_self: bool, takes_refs: bool
-) -> set[Any]:
-    """Which call arguments bind `qd.template()` parameters (or, in a real func, `qd.ref(...)` ones), by position
+def reference_params(sig: inspect.Signature, hints: dict[str, Any], resolve: Any, bound_self: bool,
+                     which: Callable[[Any], bool] = ann.is_template) -> set[Any]:  # fmt: skip
+    """Which call arguments bind parameters whose annotation is `which` (`qd.template()` ones), by position
     (after any bound `self`) and by name: those are passed by reference, as in Quadrants."""
     out: set[Any] = set()
     positional = True
@@ -126,8 +121,7 @@ def _reference_params(
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             positional = False
             continue
-        a = resolve(hints[name]) if name in hints else None
-        if ann.is_template(a) or (takes_refs and isinstance(a, ann.RefType)):
+        if name in hints and which(resolve(hints[name])):
             if positional and p.kind != p.KEYWORD_ONLY:
                 out.add(k - 1 if bound_self else k)
             out.add(name)
@@ -165,6 +159,8 @@ def _bind_param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, loc
     if isinstance(annotation, MatrixType):
         fb.define_matrix_var(name, value)  # a copy: passed by value
         return
+    if isinstance(annotation, ann.RefType):  # by value in a qd.func, as in Quadrants 1.3.3
+        annotation = annotation.dtype
     if ann.is_scalar_annotation(annotation):
         dtype = annotation if isinstance(annotation, PrimitiveType) else None
         if dtype is None:
@@ -189,20 +185,6 @@ def _matrix_argument(fb: FrontendBuilder, name: str, value: Any, annotation: Mat
         if m.shape[axis] != annotation.shape[axis]:
             raise fb.error(node, f"{what} with {letter} {annotation.shape[axis]}, but got {m.shape[axis]}.")
     return make_matrix(fb, m.shape, m.elements, None, node)
-
-
-def _check_reference(fb: FrontendBuilder, name: str, value: Any, annotation: ann.RefType, node: ast.Call) -> Any:
-    """A real func's `qd.ref(dtype)` parameter needs a scalar variable or element of that dtype (Quadrants fails
-    on anything else, or crashes on another dtype); it is then bound like a template parameter."""
-    ref = value.ref if isinstance(value, Alias) else value
-    dtype = getattr(ref, "dtype", None)
-    if not isinstance(value, (Var, Alias)) or not isinstance(dtype, PrimitiveType):
-        raise fb.error(node, f"argument {name!r} is a qd.ref parameter: it takes a scalar variable or element")
-    want = to_dtype(annotation.tp, fb.options.default_ip, fb.options.default_fp)
-    if dtype is not want:
-        raise fb.error(node, f"argument {name!r} is a qd.ref({want}) parameter, given a {dtype} variable",
-                       QuadrantsTypeError)  # fmt: skip
-    return ann.template()
 
 
 def _check_element(fb: FrontendBuilder, name: str, annotation: ann.NdarrayType, got: ir.NdType, loc: Any) -> None:

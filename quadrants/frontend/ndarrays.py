@@ -41,7 +41,7 @@ def ndarray_handle(fb: FrontendBuilder, v: Any) -> ir.Value:
 
         handle = ir.GlobalNd(region=region, offset=offset, shape=tuple(shape),
                              type=nd_type(dtype, len(shape), tuple(elem_shape)))  # fmt: skip
-        fb.kernel.body.stmts.insert(fb.global_insert_pos, handle)
+        fb.globals_block.stmts.insert(fb.global_insert_pos, handle)
         fb.global_insert_pos += 1
         fb.fields_used[key] = handle
         offset = getattr(v, "offset", ())

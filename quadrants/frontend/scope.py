@@ -82,6 +82,7 @@ class Frame:
     returned: Any = _MISSING
     terminated: bool = False
     closure: dict[str, Any] = field(default_factory=dict)
+    real: ir.Function | None = None  # the IR function of a real function (`return` may be anywhere in it)
 
     @property
     def globals(self) -> dict[str, Any]:

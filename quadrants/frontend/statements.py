@@ -12,6 +12,7 @@ from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.lvalues import assign, assign_name, augassign_ref, resolve_ref
 from quadrants.frontend.matrix_ops import matmul
 from quadrants.frontend.operators import binary
+from quadrants.frontend.real_funcs import real_return
 from quadrants.frontend.refs import read
 from quadrants.frontend.scope import Var
 from quadrants.frontend.static_eval import is_static_call, static_eval
@@ -47,6 +48,11 @@ def transform_function_def(fb: FrontendBuilder, node: ast.FunctionDef) -> None:
 
 def transform_return(fb: FrontendBuilder, node: ast.Return) -> None:
     fr = fb.frame
+    if fr.real is not None:  # a real function: leave it from anywhere
+        real_return(fb, fb.expr(node.value) if node.value is not None else None, node)
+        if fb.runtime_depth == fr.entry_depth:
+            fr.terminated = True
+        return
     if fb.runtime_depth != fr.entry_depth:
         what = "kernel" if fr.is_kernel else "qd.func"
         raise fb.error(node, f"Return inside non-static if/for is not supported (a return inside a runtime "

@@ -308,6 +308,20 @@ class Return(Stmt):
 
 
 @dataclass(eq=False, slots=True)
+class Call(Stmt):
+    """Call real function `func` (a `qd.real_func`) with `args` (one per parameter: scalars, ndarray handles,
+    pointers); its results are written to `results`, locals (`PtrType`) of its `ret_types`, in order. A failed
+    check inside the callee leaves the caller the same way as a failed check of its own."""
+
+    func: Function = None  # type: ignore[assignment]
+    args: tuple[Value, ...] = ()
+    results: tuple[Value, ...] = ()
+
+    def operands(self) -> tuple[Value, ...]:
+        return (*self.args, *self.results)
+
+
+@dataclass(eq=False, slots=True)
 class Print(Stmt):
     """Print `parts` (strings and scalar values) at run time, from whichever thread runs it."""
 
@@ -350,6 +364,27 @@ class Site:
     first_line: int = 0  # the owner's first line (its code object's), so the line is kept relative to it
 
 
+@dataclass(frozen=True, slots=True)
+class FuncParam:
+    """A real function's parameter: a scalar, an ndarray handle, or the address of a `qd.ref` scalar."""
+
+    name: str
+    type: IRType
+
+
+@dataclass(eq=False, slots=True)
+class Function:
+    """A real function (`qd.real_func` at one signature): a body of its own, reached only through `Call`s, so
+    it may call itself. Its `Arg`s read its parameters; a `Return` (anywhere in it, loops included) writes
+    `ret_types` to the caller's result locals and leaves it. Values never cross between a function and the
+    kernel: fields it reads have their own `GlobalNd` in its body."""
+
+    name: str  # unique in its kernel (the func's qualname and a number)
+    params: list[FuncParam]
+    ret_types: tuple[PrimitiveType, ...]  # flat, as a kernel's
+    body: Block
+
+
 @dataclass(eq=False, slots=True)
 class Kernel:
     name: str
@@ -358,6 +393,7 @@ class Kernel:
     body: Block
     sites: list[Site] = field(default_factory=list)
     ret_shapes: tuple[tuple[int, ...], ...] = ()  # per declared result: () for a scalar
+    functions: list[Function] = field(default_factory=list)  # the real functions its code calls
 
 
 def walk(block: Block) -> Iterator[Stmt]:
@@ -371,6 +407,7 @@ def walk(block: Block) -> Iterator[Stmt]:
 __all__ = [
     "NdType", "PtrType", "IRType", "Stmt", "Value", "Block", "Const", "Arg", "GlobalNd", "NdShape", "Binary", "Unary",
     "Cast", "Select", "ExtPtr", "Alloca", "Load", "AtomicRMW", "Reduce", "Store", "If", "While",
-    "Reduction", "RangeFor", "LoopCoord", "Break", "Continue", "Return", "Print", "Assert", "Param", "Site", "Kernel", "walk",
+    "Reduction", "RangeFor", "LoopCoord", "Break", "Continue", "Return", "Call", "Print", "Assert", "Param", "Site",
+    "FuncParam", "Function", "Kernel", "walk",
     "ARITH_OPS", "BIT_OPS", "CMP_OPS", "BINARY_OPS", "UNARY_OPS", "FLOAT_ONLY_UNARY", "u1",
 ]  # fmt: skip

@@ -1,7 +1,8 @@
 """Text form of the IR, for dumps (`qd.init(print_ir=True)`, `dump="ir"`) and golden tests.
 
 Consumes an `ir.Kernel`; produces a string. Values are numbered `%0, %1, ...` in program order, so the text
-of a kernel is stable across runs and processes.
+of a kernel is stable across runs and processes. The real functions a kernel calls follow it (`func ...`), each
+numbered from `%0`: the offline cache key is made of this text, so it covers the callees' code.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ def format_kernel(kernel: ir.Kernel) -> str:
     rets = ", ".join(map(repr, kernel.ret_types))
     lines = [f"kernel {kernel.name}({params}) -> ({rets})"]
     _block(kernel.body, namer, 1, lines)
+    for fn in kernel.functions:  # the real functions it calls: their code is part of the kernel's text
+        fn_params = ", ".join(f"{p.name}: {p.type!r}" for p in fn.params)
+        lines.append(f"func {fn.name}({fn_params}) -> ({', '.join(map(repr, fn.ret_types))})")
+        _block(fn.body, _Namer(), 1, lines)
     return "\n".join(lines) + "\n"
 
 
@@ -93,5 +98,9 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
         return "print " + ", ".join(repr(p) if isinstance(p, str) else n(p) for p in s.parts)
     if isinstance(s, ir.Assert):
         return f"assert {ops} !site {s.site}"
+    if isinstance(s, ir.Call):
+        args = ", ".join(n(v) for v in s.args)
+        results = ", ".join(n(v) for v in s.results)
+        return f"call {s.func.name}({args}) -> ({results})"
     word = type(s).__name__.lower()
     return f"{word} {ops}".rstrip()

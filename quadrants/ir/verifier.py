@@ -18,12 +18,20 @@ class IRVerifyError(AssertionError):
 
 
 def verify(kernel: ir.Kernel) -> None:
+    """The kernel's body, then each real function's body: a function sees only its own values (and a kernel
+    none of a function's), its `Arg`s name its parameters, and its `Return`s may be anywhere in it."""
     _Verifier(kernel).block(kernel.body, depth=0, loops=(), visible=set())
+    names = [fn.name for fn in kernel.functions]
+    if len(set(names)) != len(names):
+        raise IRVerifyError(f"two real functions share a name: {names}")
+    for fn in kernel.functions:
+        _Verifier(kernel, fn).block(fn.body, depth=0, loops=(), visible=set())
 
 
 class _Verifier:
-    def __init__(self, kernel: ir.Kernel) -> None:
+    def __init__(self, kernel: ir.Kernel, function: ir.Function | None = None) -> None:
         self.kernel = kernel
+        self.function = function  # None: the kernel's body
         self.defined: set[int] = set()
 
     def block(self, block: ir.Block, depth: int, loops: tuple[ir.Stmt, ...], visible: set[int]) -> None:
@@ -89,7 +97,7 @@ class _Verifier:
         elif isinstance(s, ir.RangeFor):
             _expect(_integral(s.begin.type) and _integral(s.end.type), "range bounds must be integers", s)
             if s.parallel:
-                _expect(depth == 0, "a parallel loop must be at the kernel's top level", s)
+                _expect(depth == 0 and self.function is None, "a parallel loop must be at the kernel's top level", s)
         elif isinstance(s, ir.LoopCoord):
             _expect(s.loop in loops and 0 <= s.dim < len(s.loop.extents), "loop coordinate outside its loop", s)
         elif isinstance(s, (ir.Break, ir.Continue)):
@@ -98,13 +106,27 @@ class _Verifier:
             _expect(not (isinstance(last, ir.RangeFor) and last.parallel and isinstance(s, ir.Break)),
                     "break in a parallel loop", s)  # fmt: skip
         elif isinstance(s, ir.Return):
-            _expect(depth == 0, "return must be at the kernel's top level", s)
-            _expect(tuple(v.type for v in s.values) == self.kernel.ret_types, "return types", s)
+            if self.function is None:
+                _expect(depth == 0, "return must be at the kernel's top level", s)
+            want = self.kernel.ret_types if self.function is None else self.function.ret_types
+            _expect(tuple(v.type for v in s.values) == want, "return types", s)
+        elif isinstance(s, ir.Call):
+            self.check_call(s)
+        elif isinstance(s, ir.Arg):
+            params = self.kernel.params if self.function is None else self.function.params
+            _expect(0 <= s.index < len(params) and params[s.index].type == s.type, "argument index or type", s)
         elif isinstance(s, ir.Reduce):
             par = [lp for lp in loops if isinstance(lp, ir.RangeFor) and lp.parallel]
             _expect(bool(par) and 0 <= s.slot < len(par[0].reductions), "reduce outside its loop", s)
             if par:
                 _expect(s.value.type is par[0].reductions[s.slot].dtype, "reduce type", s)
+
+    def check_call(self, s: ir.Call) -> None:
+        fn = s.func
+        _expect(any(f is fn for f in self.kernel.functions), f"call of {fn.name}, not one of the kernel's functions", s)
+        _expect(len(s.args) == len(fn.params), f"{len(s.args)} arguments for {len(fn.params)} parameters", s)
+        _expect(all(a.type == p.type for a, p in zip(s.args, fn.params)), "argument types", s)
+        _expect(tuple(r.type for r in s.results) == tuple(ir.PtrType(t) for t in fn.ret_types), "result types", s)
 
 
 def _integral(t: object) -> bool:

@@ -5,8 +5,8 @@ this package can give it and a stated one where it cannot.
   external functions on both backends; sparse SNodes, quantized types, meshes, the autodiff stack and
   block-local storage it does not have, so they are reported unsupported (tests and programs that ask skip them).
 - `pure`: the deprecated spelling of `@qd.kernel(fastcache=True)`, with Quadrants' warning.
-- `real_func`: Quadrants compiles it as a called function; here it is inlined like `@qd.func` (same results,
-  no recursion).
+- `real_func`: a func compiled as a function of its own and called, as in Quadrants (frontend/real_funcs.py):
+  it may recurse and return from anywhere.
 - `Layout`: SOA/AOS memory layouts of struct fields; accepted (fields here are dense and each member is its own
   array, which is SOA).
 """
@@ -62,20 +62,22 @@ def pure(fn: Any) -> Any:
 
 
 def real_func(fn: Any) -> Any:
-    """`@qd.real_func`: a func (inlined here; Quadrants calls it as a function). As Quadrants requires of a real
-    function, every parameter must be annotated (checked here, QuadrantsSyntaxError) and a function that returns
-    a value must annotate it (checked when a kernel compiles it, QuadrantsCompilationError)."""
+    """`@qd.real_func`: a func compiled once per signature as a function of its own, and called (so it may
+    recurse). As Quadrants requires of a real function, every parameter must be annotated (checked here,
+    QuadrantsSyntaxError; a method's `self` is a template) and a function that returns a value must annotate it
+    (checked when a kernel compiles it, QuadrantsCompilationError)."""
     import inspect
+    import sys
 
     from quadrants.errors import QuadrantsSyntaxError
-    from quadrants.frontend.func import func
+    from quadrants.frontend.func import Func
 
-    for p in inspect.signature(fn).parameters.values():
-        if p.annotation is inspect.Parameter.empty:
+    for k, p in enumerate(inspect.signature(fn).parameters.values()):
+        if p.annotation is inspect.Parameter.empty and not (k == 0 and p.name == "self"):
             raise QuadrantsSyntaxError(f"Argument {p.name} of real function {fn.__name__} must be type annotated")
-    wrapped = func(fn)
-    wrapped.needs_return_annotation = True
-    wrapped.takes_refs = True
+    frame = sys._getframe(1)  # the defining scope: string annotations may name its locals, as for qd.func
+    wrapped = Func(fn, dict(frame.f_locals) if frame.f_code.co_name != "<module>" else None)
+    wrapped.is_real = True
     return wrapped
 
 

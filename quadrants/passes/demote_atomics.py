@@ -1,7 +1,8 @@
 """Demote atomics outside parallel loops to plain read-modify-write.
 
 Serial code has no other thread to race with, so an atomic whose old value is unused becomes a load, an
-operation and a store (which LLVM can keep in registers):
+operation and a store (which LLVM can keep in registers). The bodies of real functions (`kernel.functions`)
+are left alone: a parallel loop may call them, so their atomics stay atomic.
 
     before:  %5 = atomic add %3, %4 : f32          (in serial code, %5 unused)
     after:   %6 = load %3 : f32

@@ -2,8 +2,8 @@
 
 `s[0] += a[i]` (or `total += a[i]` on a kernel-level local) in a parallel loop is an atomic on one address
 per iteration: correct, but every thread fights over one cache line (real Quadrants gets 0.4 GB/s here).
-When the address does not depend on the loop and nothing else in the loop touches that ndarray or local,
-each thread folds its values into a private accumulator and applies one atomic when its chunk is done:
+When the address does not depend on the loop and nothing else in the loop touches that ndarray or local
+(and the loop calls no real function, which could), each thread folds its values into a private accumulator and applies one atomic when its chunk is done:
 
     before:  %3 = for range(%1, %2) parallel:
                %4 = const 0 : i32
@@ -42,6 +42,8 @@ def _defined_inside(loop: ir.RangeFor) -> set[int]:
 
 
 def _reduce_loop(loop: ir.RangeFor, uses: dict[int, int]) -> list[ir.Stmt]:
+    if any(isinstance(s, ir.Call) for s in ir.walk(loop.body)):
+        return []  # a real function may read or write any ndarray, field or local it is given: keep the atomics
     inside = _defined_inside(loop)
     candidates = [
         s

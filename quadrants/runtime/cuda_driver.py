@@ -27,7 +27,7 @@ class CudaDriverError(QuadrantsRuntimeError):
 class CudaDevice(Device):
     name = "cuda"
 
-    def __init__(self, ordinal: int | None = None, driver: Any = None) -> None:
+    def __init__(self, ordinal: int | None = None, driver: Any = None, stack_limit: int = 0) -> None:
         if driver is None:
             from cuda.bindings import driver  # type: ignore[import-not-found,no-redef]
         self._d = driver
@@ -44,6 +44,8 @@ class CudaDevice(Device):
         self.arch = f"sm_{major}{minor}"
         self._ctx = self._call("cuDevicePrimaryCtxRetain", dev)
         self._call("cuCtxSetCurrent", self._ctx)
+        if stack_limit > 0:  # `cuda_stack_limit`: the call stack of recursive real functions (0 keeps the default)
+            self._call("cuCtxSetLimit", driver.CUlimit.CU_LIMIT_STACK_SIZE, stack_limit)
 
     # ---- errors -----------------------------------------------------------------------------------------
 

@@ -95,26 +95,33 @@ template = Template
 
 
 class RefType:
-    """`qd.ref(qd.f32)`: a `qd.real_func` parameter passed by reference (the callee's assignments write the
-    caller's variable or element). On a `qd.func` it is an unannotated parameter (a copy), as in Quadrants."""
+    """`qd.ref(dtype)`: a real function's parameter passed by reference (a local variable or an element of the
+    caller's): assigning it writes the caller's location. A `qd.func` takes it by value, as Quadrants 1.3.3 does
+    (its writes stay local)."""
 
-    __slots__ = ("tp",)
+    __slots__ = ("dtype",)
 
-    tp: Any  # the dtype
+    dtype: PrimitiveType
 
-    def __init__(self, tp: Any) -> None:
-        object.__setattr__(self, "tp", tp)
+    def __init__(self, dtype: Any) -> None:
+        object.__setattr__(self, "dtype", to_dtype(dtype))
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError("annotation types are immutable")
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RefType) and self.dtype is other.dtype
+
+    def __hash__(self) -> int:
+        return hash(("ref", self.dtype))
+
     def __repr__(self) -> str:
-        return f"ref({self.tp!r})"
+        return f"ref({self.dtype})"
 
 
-def ref(tp: Any) -> RefType:
-    """`qd.ref(dtype)`"""
-    return RefType(tp)
+def ref(dtype: Any) -> RefType:
+    """`qd.ref(qd.f32)`: a by-reference scalar parameter of a real function."""
+    return RefType(dtype)
 
 
 def normalize(annotation: Any) -> Any:

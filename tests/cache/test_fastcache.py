@@ -241,6 +241,35 @@ def offset():
     assert project.run().out["k"] == LOADED
 
 
+def test_editing_a_recursive_real_func_misses_then_hits(project) -> None:
+    """A real function's source is recorded like a func's: editing it recompiles the kernel that calls it."""
+    helpers = '''
+import quadrants as qd
+
+@qd.real_func
+def tri(n: qd.i32) -> qd.i32:
+    if n == 0:
+        return 0
+    return tri(n - 1) + n * STEP
+'''
+    project.write("helpers.py", helpers.replace("STEP", "1"))
+    project.write("app.py", HEADER + '''
+from helpers import tri
+qd.init(arch=qd.cpu)
+
+@qd.kernel(fastcache=True)
+def k(n: qd.i32) -> qd.i32:
+    return tri(n)
+
+report(r=k(10))
+''')
+    assert project.run().out == {"r": 55, "k": STORED}
+    assert project.run().out["k"] == LOADED
+    project.write("helpers.py", helpers.replace("STEP", "2"))
+    assert project.run().out == {"r": 110, "k": STORED}
+    assert project.run().out["k"] == LOADED
+
+
 def test_a_moved_checkout_hits(project, tmp_path) -> None:
     project.write("pkg/__init__.py", "")
     project.write("pkg/kernels.py", '''

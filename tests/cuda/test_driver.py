@@ -25,6 +25,7 @@ class FakeDriver:
     """Enough of cuda.bindings.driver: results as (CUresult, value) tuples, memory in host buffers."""
 
     CUdevice_attribute = Attr
+    CUlimit = types.SimpleNamespace(CU_LIMIT_STACK_SIZE=0)
     CUmemAttach_flags = types.SimpleNamespace(CU_MEM_ATTACH_GLOBAL=1)
 
     def __init__(self, cc: tuple[int, int] = (9, 0), fail: dict[str, int] | None = None) -> None:
@@ -34,6 +35,7 @@ class FakeDriver:
         self.freed: list[int] = []
         self.loaded: list[bytes] = []
         self.launches: list[tuple[Any, ...]] = []
+        self.limits: dict[int, int] = {}
 
     def _r(self, name: str, *value: object) -> tuple[object, ...]:
         return (self.fail.get(name, 0), *value)
@@ -55,6 +57,10 @@ class FakeDriver:
 
     def cuCtxSetCurrent(self, ctx):  # noqa: N802
         return self._r("cuCtxSetCurrent")
+
+    def cuCtxSetLimit(self, limit, value):  # noqa: N802
+        self.limits[limit] = value
+        return self._r("cuCtxSetLimit")
 
     def cuMemAllocManaged(self, n, flags):  # noqa: N802
         buf = np.full(n, 0xAB, np.uint8)  # garbage: the device must clear it
@@ -96,6 +102,14 @@ def test_starts_on_the_device_and_reads_its_architecture() -> None:
     assert dev.grid(CudaTask("t", True, None)) == (132 * 2048 // 128, 128)
     assert dev.grid(CudaTask("t", True, 1000)) == (8, 128)
     assert dev.grid(CudaTask("t", False, 1)) == (1, 1)
+
+
+def test_cuda_stack_limit_sets_the_stack_size_only_when_given() -> None:
+    drv = FakeDriver()
+    CudaDevice(driver=drv)
+    assert drv.limits == {}
+    CudaDevice(driver=drv, stack_limit=32768)  # qd.init(cuda_stack_limit=32768): deep recursion on the GPU
+    assert drv.limits == {FakeDriver.CUlimit.CU_LIMIT_STACK_SIZE: 32768}
 
 
 def test_driver_errors_name_the_call() -> None:

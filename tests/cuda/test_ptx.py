@@ -172,3 +172,34 @@ def test_loop_config_serializes_a_loop_and_sets_the_block_size() -> None:
 
     out = compiled(k, np.zeros(8, np.int32))
     assert [(t.parallel, t.block) for t in out.plan.tasks] == [(True, 32), (False, 128), (True, 128)]
+
+
+@needs_ptxas
+def test_a_recursive_real_func_is_a_device_function_that_assembles() -> None:
+    @qd.real_func
+    def fib(n: qd.i32) -> qd.i32:
+        if n < 2:
+            return n
+        return fib(n - 1) + fib(n - 2)
+
+    @qd.real_func
+    def norm_and_sum(v: qd.math.vec3, a: Nd[qd.f32, 1]) -> tuple[qd.f32, qd.f32]:
+        s = 0.0
+        for i in range(a.shape[0]):
+            if a[i] < 0:
+                return v.norm(), s  # a return inside a loop
+            s += a[i]
+        return v.norm(), s
+
+    @qd.kernel
+    def k(out: Nd[qd.i32, 1], a: Nd[qd.f32, 1]) -> qd.f32:
+        for i in range(out.shape[0]):
+            out[i] = fib(i)
+        n, s = norm_and_sum(qd.math.vec3(1.0, 2.0, 2.0), a)
+        return n + s
+
+    out = compiled(k, np.zeros(8, np.int32), np.ones(4, np.float32))
+    ptx = out.ptx["sm_80"]
+    assert re.search(r"\.func .*_f0\(", ptx)  # a device function, called (it calls itself: never inlined)
+    assert re.search(r"call\.uni[^;]*_f0,", ptx) or re.search(r"call[^;]*_f0", ptx)
+    assert set(out.cubins) == {"sm_80", "sm_90"} and all(len(c) > 0 for c in out.cubins.values())

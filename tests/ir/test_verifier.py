@@ -40,6 +40,37 @@ def test_value_defined_in_branch_is_not_visible_after() -> None:
         verify(_kernel(c, ir.If(cond=c, then=ir.Block([inner])), use))
 
 
+def _function(*stmts: ir.Stmt, params: list | None = None, rets: tuple = ()) -> ir.Function:
+    return ir.Function(name="f.0", params=params or [], ret_types=rets, body=ir.Block(list(stmts)))
+
+
+def test_real_functions_see_only_their_own_values_and_return_anywhere() -> None:
+    arg = ir.Arg(index=0, name="n", type=T.i32)
+    one = ir.Const(value=1, type=T.u1)
+    ret_in_if = ir.If(cond=one, then=ir.Block([ir.Return(values=(arg,))]))
+    fn = _function(arg, one, ret_in_if, ir.Return(values=(arg,)), params=[ir.FuncParam("n", T.i32)], rets=(T.i32,))
+    c = ir.Const(value=3, type=T.i32)
+    out = ir.Alloca(var_type=T.i32, type=ir.PtrType(T.i32))
+    kernel = _kernel(c, out, ir.Call(func=fn, args=(c,), results=(out,)))
+    kernel.functions.append(fn)
+    verify(kernel)  # a return inside an if is fine in a function (not in a kernel)
+    fn.body.stmts.insert(0, ir.Binary(op="add", lhs=c, rhs=c, type=T.i32))  # a kernel value inside the function
+    with pytest.raises(IRVerifyError, match="not defined before use"):
+        verify(kernel)
+
+
+def test_calls_match_their_function() -> None:
+    fn = _function(params=[ir.FuncParam("x", T.f32)], rets=(T.i32,))
+    c = ir.Const(value=3, type=T.i32)
+    out = ir.Alloca(var_type=T.i32, type=ir.PtrType(T.i32))
+    kernel = _kernel(c, out, ir.Call(func=fn, args=(c,), results=(out,)))
+    with pytest.raises(IRVerifyError, match="not one of the kernel's functions"):
+        verify(kernel)
+    kernel.functions.append(fn)
+    with pytest.raises(IRVerifyError, match="argument types"):
+        verify(kernel)
+
+
 def test_break_outside_loop_and_in_parallel_loop() -> None:
     with pytest.raises(IRVerifyError, match="outside a loop"):
         verify(_kernel(ir.Break()))

@@ -288,7 +288,7 @@ def test_a_func_ndarray_parameter_takes_a_kernel_argument_only() -> None:
 
 
 def test_real_func_needs_annotated_parameters_and_return_value() -> None:
-    """qd.real_func keeps Quadrants' rules for real functions (here it is inlined like qd.func)."""
+    """qd.real_func keeps Quadrants' rules for real functions (tests/lang/test_real_func.py tests the rest)."""
     with pytest.raises(qd.QuadrantsSyntaxError, match="must be type annotated"):
 
         @qd.real_func
