@@ -165,9 +165,15 @@ def store_ref(fb: FrontendBuilder, ref: Ref | StructRef, value: Any, node: ast.A
         for r, e in zip(ref.refs, elements_for(fb, ref, value, node)):
             store_ref(fb, r, e, node)
         return
+    shared = any(r.shared for r in ref.base.refs)
     for k, r in enumerate(ref.base.refs):
         hit = fb.ops.binary("eq", ref.index, k, loc)
-        store_ref(fb, r, fb.ops.select(hit, value, fb.b.load(r.ptr), loc), node)
+        if shared:  # other threads write the other elements: store only the chosen one
+            branch = fb.b.emit(ir.If(cond=hit))
+            with fb.b.into(branch.then):
+                store_ref(fb, r, value, node)
+        else:  # a thread's own vector: selects keep it in registers
+            store_ref(fb, r, fb.ops.select(hit, value, fb.b.load(r.ptr), loc), node)
 
 
 def _store_struct(fb: FrontendBuilder, target: Struct, value: Any, node: ast.AST) -> None:
