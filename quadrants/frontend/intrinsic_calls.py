@@ -166,6 +166,21 @@ def _bit_cast(fb: FrontendBuilder, node: ast.Call, name: str, x: Any, dtype: Any
     return fb.b.emit(ir.Cast(value=val, type=t, bitcast=True))
 
 
+def _random(fb: FrontendBuilder, node: ast.Call, name: str, dtype: Any = float) -> Any:
+    """`qd.random(dtype=float)`: floats uniform in [0, 1), integers uniform over the type's range (`float` and
+    `int` are the default types). passes/random_streams.py gives each draw its place in the counter-based
+    stream."""
+    try:
+        t = to_dtype(dtype, fb.options.default_ip, fb.options.default_fp)
+    except (TypeError, ValueError, KeyError):
+        t = None
+    if t is None or t not in ir.RANDOM_TYPES:
+        names = ", ".join(sorted(x.name for x in ir.RANDOM_TYPES))
+        raise fb.error(node, f"qd.random() cannot draw a {getattr(t, 'name', dtype)!r}: expected one of {names}",
+                       QuadrantsTypeError)  # fmt: skip
+    return fb.b.emit(ir.Random(type=t))
+
+
 ATOMICS = {"atomic_add": "add", "atomic_sub": "sub", "atomic_min": "min", "atomic_max": "max",
            "atomic_and": "and", "atomic_or": "or", "atomic_xor": "xor", "atomic_mul": "mul",
            "atomic_exchange": "xchg"}  # fmt: skip
@@ -308,5 +323,5 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     "select": _select, "Vector": _vector, "Matrix": _matrix,
     "Vector.zero": _filled, "Vector.one": _filled, "Matrix.zero": _filled, "Matrix.one": _filled,
     "Matrix.identity": _filled, "Matrix.rows": _rows_cols, "Matrix.cols": _rows_cols,
-    "cast": _cast, "bit_cast": _bit_cast,
+    "cast": _cast, "bit_cast": _bit_cast, "random": _random,
 }  # fmt: skip
