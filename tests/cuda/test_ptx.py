@@ -172,3 +172,22 @@ def test_loop_config_serializes_a_loop_and_sets_the_block_size() -> None:
 
     out = compiled(k, np.zeros(8, np.int32))
     assert [(t.parallel, t.block) for t in out.plan.tasks] == [(True, 32), (False, 128), (True, 128)]
+
+
+@needs_ptxas
+def test_random_draws_assemble_with_32_bit_multiplies_and_add_no_task() -> None:
+    @qd.kernel
+    def k(x: Nd[qd.f32, 1], y: Nd[qd.u64, 1], z: Nd[qd.f64, 1]):
+        for i in range(x.shape[0]):
+            x[i] = qd.random()
+            y[i] = qd.random(qd.u64)
+            z[i] = qd.random(qd.f64) + qd.random(qd.f16)
+
+    out = compiled(k, np.zeros(4, np.float32), np.zeros(4, np.uint64), np.zeros(4))
+    assert len(out.plan.tasks) == 1 and out.plan.temps == 0  # the key is recomputed; counters are per thread
+    assert set(out.cubins) == {"sm_80", "sm_90"} and all(len(c) > 0 for c in out.cubins.values())
+    ptx = out.ptx["sm_80"]
+    # Philox rounds: mul.hi.u32 + mul.lo (a 64-bit multiply would be several instructions): 4 draws x 10 rounds x
+    # 2, less what LLVM folds (the first round's multiplies of constant counters, the index's shared by the draws)
+    assert ptx.count("mul.hi.u32") >= 60
+    assert ptx.count("mul.lo.s64") <= 8  # the launch key's mixing only
