@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +24,7 @@ from quadrants.frontend.static_eval import static_eval
 from quadrants.frontend.values import Matrix, is_runtime
 from quadrants.frontend.vectors import as_matrix, make_matrix, matrix_from_rows, resolve_dt, vector_from_list
 from quadrants.ir import nodes as ir
-from quadrants.types.dtypes import PrimitiveType, to_dtype
+from quadrants.types.dtypes import PrimitiveType, f32, f64, to_dtype
 
 Handler = Callable[[FrontendBuilder, ast.Call], Any]
 
@@ -181,6 +182,18 @@ def _random(fb: FrontendBuilder, node: ast.Call, name: str, dtype: Any = float) 
     return fb.b.emit(ir.Random(type=t))
 
 
+def _randn(fb: FrontendBuilder, node: ast.Call, name: str, dt: Any = None) -> Any:
+    """`qd.randn(dt=None)`: a standard normal value (Box-Muller on two draws, as Quadrants' `_randn`)."""
+    t = fb.options.default_fp if dt is None else to_dtype(dt, fb.options.default_ip, fb.options.default_fp)
+    if t not in (f32, f64):
+        raise fb.error(node, f"qd.randn() draws f32 or f64, not {t}", QuadrantsTypeError)
+    loc, ops = fb.loc(node), fb.ops
+    u1 = ops.binary("sub", ops.cast(1.0, t, loc), _random(fb, node, "random", t), loc)
+    u2 = _random(fb, node, "random", t)
+    r = ops.unary("sqrt", ops.binary("mul", -2, ops.unary("log", u1, loc), loc), loc)
+    return ops.binary("mul", r, ops.unary("cos", ops.binary("mul", math.tau, u2, loc), loc), loc)
+
+
 ATOMICS = {"atomic_add": "add", "atomic_sub": "sub", "atomic_min": "min", "atomic_max": "max",
            "atomic_and": "and", "atomic_or": "or", "atomic_xor": "xor", "atomic_mul": "mul",
            "atomic_exchange": "xchg"}  # fmt: skip
@@ -323,5 +336,5 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     "select": _select, "Vector": _vector, "Matrix": _matrix,
     "Vector.zero": _filled, "Vector.one": _filled, "Matrix.zero": _filled, "Matrix.one": _filled,
     "Matrix.identity": _filled, "Matrix.rows": _rows_cols, "Matrix.cols": _rows_cols,
-    "cast": _cast, "bit_cast": _bit_cast, "random": _random,
+    "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn,
 }  # fmt: skip

@@ -161,6 +161,13 @@ def random(dtype: Any = float) -> Any:
     raise IndexError("qd.random() can only be used inside a kernel or a qd.func")
 
 
+@intrinsic("randn")
+def randn(dt: Any = None) -> Any:
+    """A standard normal value of `dt` (default: the default float type), inside kernels only (Box-Muller on two
+    `qd.random` draws). Quadrants 1.3.3 fails with an AssertionError here (Python scope); so does this."""
+    raise AssertionError("qd.randn() can only be used inside a kernel or a qd.func")
+
+
 # ---- atomics (kernel only) ----------------------------------------------------------------------------
 
 atomic_add = _kernel_only("atomic_add")

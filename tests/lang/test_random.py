@@ -293,3 +293,28 @@ def test_random_seed_is_checked_and_read_from_the_environment(monkeypatch: pytes
     qd.init(**backend_kwargs(), log_level="warn")
     x, y = np.zeros(256, np.float32), np.zeros((4, 64))
     assert _same(want, (x, y, _program(x, y)))
+
+
+@pytest.mark.parametrize("dtype", [None, qd.f32, qd.f64])
+def test_randn_is_standard_normal(dtype) -> None:  # type: ignore[no-untyped-def]
+    @qd.kernel
+    def fill(x: Nd[qd.f64, 1]):
+        for i in range(x.shape[0]):
+            x[i] = qd.randn() if qd.static(dtype is None) else qd.randn(dtype)  # noqa: B023
+
+    x = np.zeros(N)
+    fill(x)
+    assert np.all(np.isfinite(x))
+    for k, (want, var) in enumerate([(0.0, 1.0), (1.0, 2.0), (0.0, 15.0), (3.0, 96.0)], start=1):
+        assert abs((x**k).mean() - want) < 6 * np.sqrt(var / N)  # the k-th moment and its variance
+    with pytest.raises(AssertionError, match="only be used inside a kernel"):
+        qd.randn()
+
+
+def test_randn_draws_floats_only() -> None:
+    @qd.kernel
+    def k() -> qd.f32:
+        return qd.randn(qd.i32)
+
+    with pytest.raises(QuadrantsTypeError, match="draws f32 or f64"):
+        k()
