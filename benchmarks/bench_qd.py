@@ -21,6 +21,7 @@ N_SAXPY = 1 << 24
 N_SUM = 1 << 24
 STENCIL = 4096
 NBODY = 4096
+N_RANDOM = 1 << 22
 Nd = qd.types.NDArray
 
 
@@ -72,6 +73,12 @@ def nbody_vec3(p: Nd[vec3, 1], m: Nd[qd.f32, 1], a: Nd[vec3, 1]):
             inv = 1.0 / qd.sqrt(d.dot(d) + 1e-3)
             acc += d * (m[j] * inv * inv * inv)
         a[i] = acc
+
+
+@qd.kernel
+def fill_random(x: Nd[qd.f32, 1]):
+    for i in range(x.shape[0]):
+        x[i] = qd.random()
 
 
 @qd.kernel
@@ -148,6 +155,9 @@ def main() -> None:
         p.from_numpy(rng.random((NBODY, 3), np.float32))
         m, a = nd(rng.random(NBODY, np.float32)), qd.ndarray(vec3, (NBODY,))
         out["nbody_vec3"] = median_time(lambda: (nbody_vec3(p, m, a), qd.sync()), repeat=5, warmup=1)
+    if want("random"):
+        x = qd.ndarray(qd.f32, (N_RANDOM,))
+        out["random"] = median_time(lambda: (fill_random(x), qd.sync()))
     if want("launch"):
         a, b, c = (nd(np.ones(1, np.float32)) for _ in range(3))
         out["launch"] = per_call(lambda: tiny(a, b, c))
