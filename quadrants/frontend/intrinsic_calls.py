@@ -167,14 +167,18 @@ def _bit_cast(fb: FrontendBuilder, node: ast.Call, name: str, x: Any, dtype: Any
     return fb.b.emit(ir.Cast(value=val, type=t, bitcast=True))
 
 
+def _scalar_dtype(fb: FrontendBuilder, dtype: Any) -> PrimitiveType | None:
+    try:
+        return to_dtype(dtype, fb.options.default_ip, fb.options.default_fp)
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
 def _random(fb: FrontendBuilder, node: ast.Call, name: str, dtype: Any = float) -> Any:
     """`qd.random(dtype=float)`: floats uniform in [0, 1), integers uniform over the type's range (`float` and
     `int` are the default types). passes/random_streams.py gives each draw its place in the counter-based
     stream."""
-    try:
-        t = to_dtype(dtype, fb.options.default_ip, fb.options.default_fp)
-    except (TypeError, ValueError, KeyError):
-        t = None
+    t = _scalar_dtype(fb, dtype)
     if t is None or t not in ir.RANDOM_TYPES:
         names = ", ".join(sorted(x.name for x in ir.RANDOM_TYPES))
         raise fb.error(node, f"qd.random() cannot draw a {getattr(t, 'name', dtype)!r}: expected one of {names}",
@@ -184,9 +188,9 @@ def _random(fb: FrontendBuilder, node: ast.Call, name: str, dtype: Any = float) 
 
 def _randn(fb: FrontendBuilder, node: ast.Call, name: str, dt: Any = None) -> Any:
     """`qd.randn(dt=None)`: a standard normal value (Box-Muller on two draws, as Quadrants' `_randn`)."""
-    t = fb.options.default_fp if dt is None else to_dtype(dt, fb.options.default_ip, fb.options.default_fp)
+    t = fb.options.default_fp if dt is None else _scalar_dtype(fb, dt)
     if t not in (f32, f64):
-        raise fb.error(node, f"qd.randn() draws f32 or f64, not {t}", QuadrantsTypeError)
+        raise fb.error(node, f"qd.randn() draws f32 or f64, not {t or dt!r}", QuadrantsTypeError)
     loc, ops = fb.loc(node), fb.ops
     u1 = ops.binary("sub", ops.cast(1.0, t, loc), _random(fb, node, "random", t), loc)
     u2 = _random(fb, node, "random", t)

@@ -311,10 +311,13 @@ def test_randn_is_standard_normal(dtype) -> None:  # type: ignore[no-untyped-def
         qd.randn()
 
 
-def test_randn_draws_floats_only() -> None:
+@pytest.mark.parametrize("dt", ["qd.i32", "qd.math.vec3"])
+def test_randn_draws_floats_only(dt: str) -> None:
+    t = eval(dt)
+
     @qd.kernel
     def k() -> qd.f32:
-        return qd.randn(qd.i32)
+        return qd.randn(t)  # noqa: B023
 
     with pytest.raises(QuadrantsTypeError, match="draws f32 or f64"):
         k()
