@@ -16,12 +16,19 @@ from common import emit, median_time, per_call, selection  # noqa: E402
 N_SAXPY = 1 << 24
 STENCIL = 4096
 NBODY = 4096
+N_RANDOM = 1 << 22
 
 
 @njit(parallel=True, fastmath=True)
 def saxpy(a, x, y):
     for i in prange(x.shape[0]):
         y[i] = a * x[i] + y[i]
+
+
+@njit(parallel=True, fastmath=True)
+def fill_random(x):
+    for i in prange(x.shape[0]):
+        x[i] = np.random.random()  # Numba: one generator state per thread
 
 
 @njit(parallel=True, fastmath=True)
@@ -110,6 +117,9 @@ def main() -> None:
     if want("nbody_vec3"):
         p, m, a = rng.random((NBODY, 3), np.float32), rng.random(NBODY, np.float32), np.zeros((NBODY, 3), np.float32)
         out["nbody_vec3"] = median_time(lambda: nbody_vec3(p, m, a), repeat=5, warmup=1)
+    if want("random"):
+        xr = np.zeros(N_RANDOM, np.float32)
+        out["random"] = median_time(lambda: fill_random(xr))
     if want("launch"):
         a, b, c = (np.ones(1, np.float32) for _ in range(3))
         out["launch"] = per_call(lambda: tiny(a, b, c))

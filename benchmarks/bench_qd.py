@@ -21,6 +21,7 @@ N_SAXPY = 1 << 24
 N_SUM = 1 << 24
 STENCIL = 4096
 NBODY = 4096
+N_RANDOM = 1 << 22
 Nd = qd.types.NDArray
 
 
@@ -72,6 +73,12 @@ def nbody_vec3(p: Nd[vec3, 1], m: Nd[qd.f32, 1], a: Nd[vec3, 1]):
             inv = 1.0 / qd.sqrt(d.dot(d) + 1e-3)
             acc += d * (m[j] * inv * inv * inv)
         a[i] = acc
+
+
+@qd.kernel
+def fill_random(x: Nd[qd.f32, 1]):
+    for i in range(x.shape[0]):
+        x[i] = qd.random()
 
 
 @qd.kernel
@@ -167,6 +174,9 @@ def main() -> None:
         ps.mass.from_numpy(rng.random(N_STRUCT, np.float32) + 0.5)
         prm = step_params(g=vec3(0, -9.8, 0), dt=1e-3)
         out["struct"] = median_time(lambda: (struct_step(ps, prm), qd.sync()))
+    if want("random"):
+        x = qd.ndarray(qd.f32, (N_RANDOM,))
+        out["random"] = median_time(lambda: (fill_random(x), qd.sync()))
     if want("launch"):
         a, b, c = (nd(np.ones(1, np.float32)) for _ in range(3))
         out["launch"] = per_call(lambda: tiny(a, b, c))

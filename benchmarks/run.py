@@ -97,6 +97,7 @@ ROWS = [
     ("nbody", "n-body all pairs, 4096 bodies (ms)"),
     ("nbody_vec3", "n-body, vec3 ndarrays, 4096 bodies (ms)"),
     ("struct", "struct field update, 1M particles, struct argument (ms)"),
+    ("random", "fill 4M f32 with qd.random() (ms)"),
     ("launch", "launch, 1 element, 3 ndarray args (µs)"),
     ("launch_args", "launch, 1 element, a numpy array, an i32 and an f32 (µs)"),
     ("compile", "cold compile + first call, simple kernel (ms)"),

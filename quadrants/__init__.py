@@ -61,6 +61,8 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     ndrange,
     popcnt,
     pow,
+    randn,
+    random,
     raw_div,
     raw_mod,
     round,

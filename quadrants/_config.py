@@ -102,6 +102,16 @@ def _parse_ip(value: Any) -> PrimitiveType:
     return t
 
 
+def _parse_seed(value: Any) -> int:
+    """A 32-bit signed integer, as Quadrants' CompileConfig.random_seed (a float is refused, as there)."""
+    if isinstance(value, float):
+        raise TypeError(f"random_seed must be an integer, got {value!r}")
+    seed = int(value)
+    if not -(2**31) <= seed < 2**31:
+        raise ValueError(f"random_seed must fit in 32 bits (signed), got {seed}")
+    return seed
+
+
 def _parse_level(value: Any) -> str:
     v = str(value).lower()
     v = {"warning": "warn", "fatal": "critical"}.get(v, v)
@@ -141,6 +151,8 @@ class Config:
     print_non_pure: bool = _opt(False, _parse_bool, False, "print kernels not marked fastcache=True")
     log_level: str = _opt("info", _parse_level, False, "trace, debug, info, warn, error, critical")
     cpu_max_num_threads: int = _opt(0, int, False, "threads for parallel loops (0: all cores)")
+    random_seed: int = _opt(0, _parse_seed, False, "seed of qd.random() (passed at launch, not compiled in: "
+                            "no cache key holds it); the same seed and program draw the same numbers")  # fmt: skip
     print_ir: bool = _opt(False, _parse_bool, False, "print quadrants IR of each compiled kernel")
     dump: str = _opt("", str, False, "comma list of ir,llvm,opt,asm to write under debug_dump_path")
     debug_dump_path: str = _opt("qd_dump", str, False, "directory for `dump`")
@@ -175,7 +187,7 @@ class Config:
 IGNORED_OPTIONS = frozenset(
     {
         "advanced_optimization", "device_memory_GB", "device_memory_fraction", "kernel_profiler",
-        "random_seed", "num_compile_threads", "short_circuit_operators", "print_full_traceback",
+        "num_compile_threads", "short_circuit_operators", "print_full_traceback",
         "gdb_trigger", "require_version", "_test_mode", "default_gpu_block_dim",
         "ad_stack_size", "verbose", "print_kernel_llvm_ir", "print_accessor_ir", "make_thread_local",
         "make_block_local", "cfg_optimization", "external_optimization_level", "fast_math_f64",

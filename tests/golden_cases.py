@@ -1,9 +1,9 @@
 """The kernels whose stages are kept as golden files (tests/golden/), specialized by hand.
 
 `CASES` covers what the backends treat differently: a parallel loop, a reduction, serial code between two
-loops, a func call (with a while loop, ndrange and a static loop), vector/matrix arithmetic, and a recursive
-real function called from a parallel loop. `PASS_CASES`
-names, for every pass of the pipeline, a kernel the pass rewrites.
+loops, a func call (with a while loop, ndrange and a static loop), vector/matrix arithmetic, a recursive
+real function called from a parallel loop, and qd.random() draws. `PASS_CASES` names, for every pass of the
+pipeline, a kernel the pass rewrites.
 """
 
 from __future__ import annotations
@@ -89,6 +89,14 @@ def bump(x: Nd[qd.f32, 1]):
         x[i] *= 2.0
 
 
+@qd.kernel
+def jitter(x: Nd[qd.f32, 1]) -> qd.f64:
+    for i in range(x.shape[0]):
+        for _ in range(2):
+            x[i] += qd.random()
+    return qd.random(qd.f64)
+
+
 CASES: dict[str, GoldenCase] = {
     "saxpy": GoldenCase(saxpy, [scalar("a", qd.f32), ndarray("x", qd.f32, 1), ndarray("y", qd.f32, 1)]),
     "total": GoldenCase(total, [ndarray("x", qd.f32, 1), ndarray("s", qd.f32, 1)], (qd.f32,)),
@@ -96,9 +104,11 @@ CASES: dict[str, GoldenCase] = {
     "phases": GoldenCase(phases, [ndarray("x", qd.i32, 1)], (qd.i32,)),
     "transform": GoldenCase(transform, [ndarray("p", qd.f32, 2)]),
     "fibs": GoldenCase(fibs, [ndarray("x", qd.i32, 1)]),
+    "jitter": GoldenCase(jitter, [ndarray("x", qd.f32, 1)], (qd.f64,)),
 }
 
 PASS_CASES: dict[str, GoldenCase] = {
     "reductions": CASES["total"],
     "demote_atomics": GoldenCase(bump, [ndarray("x", qd.f32, 1)]),
+    "random_streams": CASES["jitter"],
 }

@@ -192,7 +192,8 @@ class CpuBackend:
         from quadrants.lang.matrix import Matrix
         from quadrants.runtime.launch import Launcher
 
-        return Launcher(abi, loaded, self.config.num_threads, program.fields.table_address, Matrix._wrap)
+        return Launcher(abi, loaded, self.config.num_threads, program.fields.table_address, Matrix._wrap,
+                        rand=program.random)  # fmt: skip
 
 
 def object_code(entry: Entry) -> bytes:

@@ -137,7 +137,7 @@ class CudaBackend:
         from quadrants.runtime.cuda_launch import CudaLauncher
 
         return CudaLauncher(abi, loaded, program.device, program.fields.table_address, Matrix._wrap,
-                            check_errors=self.config.bounds_checked)  # fmt: skip
+                            check_errors=self.config.bounds_checked, rand=program.random)  # fmt: skip
 
 
 def gpu_available() -> bool:

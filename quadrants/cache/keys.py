@@ -43,7 +43,7 @@ except ImportError:
     except ImportError:
         from hashlib import sha256  # type: ignore[assignment]
 
-FORMAT = 3  # bump when the entry layout or a key's recipe changes
+FORMAT = 4  # bump when the entry layout or a key's recipe changes
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,11 @@
 """A lowered kernel's calling convention (`runtime.abi.KernelABI`), read off its IR: parameters, results,
-which ndarray parameters it writes, and its check sites. Shared by every backend; no llvmlite."""
+which ndarray parameters it writes, its check sites, and whether it takes the hidden parameters of `qd.random()`
+(the seed and the launch number, last: passes/random_streams.py). Shared by every backend; no llvmlite."""
 
 from __future__ import annotations
 
 from quadrants.ir import nodes as ir
+from quadrants.passes.random_streams import HIDDEN_PARAMS
 from quadrants.runtime.abi import ArgABI, KernelABI, SiteABI
 
 
@@ -12,7 +14,8 @@ def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelA
     `check_out_of_bound`); without them the ABI stays small (it is read at every cache hit)."""
     args = []
     written = written_params(kernel)
-    for k, p in enumerate(kernel.params):
+    params = [p for p in kernel.params if p.name not in HIDDEN_PARAMS]
+    for k, p in enumerate(params):
         if isinstance(p.type, ir.NdType):
             args.append(ArgABI(p.name, "ndarray", p.type.dtype.name, p.type.ndim, p.type.elem_shape, k in written))
         else:
@@ -21,7 +24,8 @@ def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelA
     bodies = [kernel.body, *(fn.body for fn in kernel.functions)]
     has_print = any(isinstance(s, ir.Print) for body in bodies for s in ir.walk(body))
     return KernelABI(symbol=symbol, args=tuple(args), rets=tuple(t.name for t in kernel.ret_types),
-                     sites=sites, has_print=has_print, ret_shapes=kernel.ret_shapes)  # fmt: skip
+                     sites=sites, has_print=has_print, ret_shapes=kernel.ret_shapes,
+                     random=len(params) < len(kernel.params))  # fmt: skip
 
 
 def site_abis(kernel: ir.Kernel) -> tuple[SiteABI, ...]:

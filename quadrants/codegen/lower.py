@@ -34,6 +34,7 @@ from quadrants.codegen.llvm_types import (
     reg,
 )  # fmt: skip
 from quadrants.codegen.math import MathFactory
+from quadrants.codegen.random import lower_random
 from quadrants.codegen.runtime_ir import opaque_alloca
 from quadrants.ir import nodes as ir
 from quadrants.types import dtypes
@@ -589,6 +590,7 @@ SHARED_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType(
         ir.ExtPtr: FnLowering.ext_ptr,
         ir.AtomicRMW: FnLowering.atomic,
         ir.Reduce: FnLowering.reduce,
+        ir.Random: lower_random,
         ir.If: FnLowering.if_stmt,
         ir.While: FnLowering.while_stmt,
         ir.RangeFor: FnLowering.range_for,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +26,7 @@ from quadrants.frontend.static_eval import static_eval
 from quadrants.frontend.values import Matrix, is_runtime
 from quadrants.frontend.vectors import as_matrix, make_matrix, matrix_from_rows, resolve_dt, vector_from_list
 from quadrants.ir import nodes as ir
-from quadrants.types.dtypes import PrimitiveType, to_dtype
+from quadrants.types.dtypes import PrimitiveType, f32, f64, to_dtype
 
 Handler = Callable[[FrontendBuilder, ast.Call], Any]
 
@@ -166,6 +167,40 @@ def _bit_cast(fb: FrontendBuilder, node: ast.Call, name: str, x: Any, dtype: Any
     if val.type.bits != t.bits:
         raise fb.error(node, f"bit_cast needs types of equal width ({val.type} -> {t})", QuadrantsTypeError)
     return fb.b.emit(ir.Cast(value=val, type=t, bitcast=True))
+
+
+def _scalar_dtype(fb: FrontendBuilder, dtype: Any) -> PrimitiveType | None:
+    try:
+        return to_dtype(dtype, fb.options.default_ip, fb.options.default_fp)
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
+def _random(fb: FrontendBuilder, node: ast.Call, name: str, dtype: Any = float) -> Any:
+    """`qd.random(dtype=float)`: floats uniform in [0, 1), integers uniform over the type's range (`float` and
+    `int` are the default types). passes/random_streams.py gives each draw its place in the counter-based
+    stream."""
+    if any(fr.real is not None for fr in fb.frames):
+        raise fb.error(node, "qd.random() inside a qd.real_func is not supported yet: draw in the calling kernel "
+                             "or qd.func and pass the value")  # fmt: skip
+    t = _scalar_dtype(fb, dtype)
+    if t is None or t not in ir.RANDOM_TYPES:
+        names = ", ".join(sorted(x.name for x in ir.RANDOM_TYPES))
+        raise fb.error(node, f"qd.random() cannot draw a {getattr(t, 'name', dtype)!r}: expected one of {names}",
+                       QuadrantsTypeError)  # fmt: skip
+    return fb.b.emit(ir.Random(type=t))
+
+
+def _randn(fb: FrontendBuilder, node: ast.Call, name: str, dt: Any = None) -> Any:
+    """`qd.randn(dt=None)`: a standard normal value (Box-Muller on two draws, as Quadrants' `_randn`)."""
+    t = fb.options.default_fp if dt is None else _scalar_dtype(fb, dt)
+    if t not in (f32, f64):
+        raise fb.error(node, f"qd.randn() draws f32 or f64, not {t or dt!r}", QuadrantsTypeError)
+    loc, ops = fb.loc(node), fb.ops
+    u1 = ops.binary("sub", ops.cast(1.0, t, loc), _random(fb, node, "random", t), loc)
+    u2 = _random(fb, node, "random", t)
+    r = ops.unary("sqrt", ops.binary("mul", -2, ops.unary("log", u1, loc), loc), loc)
+    return ops.binary("mul", r, ops.unary("cos", ops.binary("mul", math.tau, u2, loc), loc), loc)
 
 
 ATOMICS = {"atomic_add": "add", "atomic_sub": "sub", "atomic_min": "min", "atomic_max": "max",
@@ -346,5 +381,5 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     "select": _select, "Vector": _vector, "Matrix": _matrix,
     "Vector.zero": _filled, "Vector.one": _filled, "Matrix.zero": _filled, "Matrix.one": _filled,
     "Matrix.identity": _filled, "Matrix.rows": _rows_cols, "Matrix.cols": _rows_cols,
-    "cast": _cast, "bit_cast": _bit_cast,
+    "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn,
 }  # fmt: skip

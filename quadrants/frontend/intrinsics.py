@@ -165,6 +165,21 @@ def bit_cast(x: Any, dtype: Any) -> Any:
     return np.array(x).view(t.np_dtype).item()
 
 
+@intrinsic("random")
+def random(dtype: Any = float) -> Any:
+    """A uniform random value of `dtype` (floats in [0, 1), integers over the whole range), inside kernels only.
+
+    Quadrants 1.3.3 fails with an IndexError here (Python scope); so does this, with a message that says why."""
+    raise IndexError("qd.random() can only be used inside a kernel or a qd.func")
+
+
+@intrinsic("randn")
+def randn(dt: Any = None) -> Any:
+    """A standard normal value of `dt` (default: the default float type), inside kernels only (Box-Muller on two
+    `qd.random` draws). Quadrants 1.3.3 fails with an AssertionError here (Python scope); so does this."""
+    raise AssertionError("qd.randn() can only be used inside a kernel or a qd.func")
+
+
 # ---- atomics (kernel only) ----------------------------------------------------------------------------
 
 atomic_add = _kernel_only("atomic_add")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 
 from quadrants.errors import SourceLoc
 from quadrants.ir.types import NdType, PtrType
-from quadrants.types.dtypes import PrimitiveType, i32, u1
+from quadrants.types.dtypes import PrimitiveType, f16, f32, f64, i32, i64, u1, u32, u64
 
 IRType = PrimitiveType | NdType | PtrType
 
@@ -195,6 +195,30 @@ class AtomicRMW(Value):
 
     def operands(self) -> tuple[Value, ...]:
         return (self.ptr, self.value) if self.expected is None else (self.ptr, self.value, self.expected)
+
+
+RANDOM_TYPES = frozenset({f16, f32, f64, i32, i64, u32, u64})  # what qd.random draws (as in Quadrants 1.3.3)
+
+
+@dataclass(eq=False, slots=True)
+class Random(Value):
+    """`qd.random(dtype)`: a uniform random `type` value (floats in [0, 1), integers over their whole range).
+
+    The frontend emits it bare (no operands). `passes/random_streams.py` then binds what makes it a pure
+    function of its inputs, a counter-based generator (Philox-4x32-10, codegen/random.py): the launch's `key`
+    (u64, from the seed and the launch counter the launcher passes), the `stream` (0 for serial code, k for
+    the kernel's k-th parallel loop), the loop's iteration `index` (None in serial code) and the `counter`
+    (u32: how many values this iteration, or the serial code, drew before). Nothing depends on which thread
+    runs an iteration, so the values do not depend on the thread count or the backend.
+    """
+
+    key: Value | None = None
+    index: Value | None = None
+    counter: Value | None = None
+    stream: int = 0
+
+    def operands(self) -> tuple[Value, ...]:
+        return tuple(v for v in (self.key, self.index, self.counter) if v is not None)
 
 
 @dataclass(eq=False, slots=True)
@@ -406,8 +430,8 @@ def walk(block: Block) -> Iterator[Stmt]:
 
 __all__ = [
     "NdType", "PtrType", "IRType", "Stmt", "Value", "Block", "Const", "Arg", "GlobalNd", "NdShape", "Binary", "Unary",
-    "Cast", "Select", "ExtPtr", "Alloca", "Load", "AtomicRMW", "Reduce", "Store", "If", "While",
+    "Cast", "Select", "ExtPtr", "Alloca", "Load", "AtomicRMW", "Random", "Reduce", "Store", "If", "While",
     "Reduction", "RangeFor", "LoopCoord", "Break", "Continue", "Return", "Call", "Print", "Assert", "Param", "Site",
     "FuncParam", "Function", "Kernel", "walk",
-    "ARITH_OPS", "BIT_OPS", "CMP_OPS", "BINARY_OPS", "UNARY_OPS", "FLOAT_ONLY_UNARY", "u1",
+    "RANDOM_TYPES", "ARITH_OPS", "BIT_OPS", "CMP_OPS", "BINARY_OPS", "UNARY_OPS", "FLOAT_ONLY_UNARY", "u1",
 ]  # fmt: skip

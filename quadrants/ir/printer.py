@@ -87,6 +87,9 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
             return f"{lhs} = alloca {s.var_type} {s.name} : {t}"
         if isinstance(s, ir.AtomicRMW):
             return f"{lhs} = atomic {s.op} {ops} : {t}"
+        if isinstance(s, ir.Random):
+            bound = f" {ops}" if ops else ""
+            return f"{lhs} = random stream {s.stream}{bound} : {t}"
         return f"{lhs} = {type(s).__name__.lower()} {ops} : {t}"
     if isinstance(s, ir.If):
         return f"if {ops}:"

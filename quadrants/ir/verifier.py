@@ -7,7 +7,7 @@ the compiler, never in user code: user errors are reported by the frontend with 
 from __future__ import annotations
 
 from quadrants.ir import nodes as ir
-from quadrants.types.dtypes import PrimitiveType, u1
+from quadrants.types.dtypes import PrimitiveType, u1, u32, u64
 
 
 class IRVerifyError(AssertionError):
@@ -115,6 +115,11 @@ class _Verifier:
         elif isinstance(s, ir.Arg):
             params = self.kernel.params if self.function is None else self.function.params
             _expect(0 <= s.index < len(params) and params[s.index].type == s.type, "argument index or type", s)
+        elif isinstance(s, ir.Random):
+            _expect(s.type in ir.RANDOM_TYPES, f"random {s.type}", s)
+            if s.key is not None:  # bound by passes/random_streams.py
+                _expect(s.key.type is u64 and s.counter is not None and s.counter.type is u32, "random key/counter", s)
+                _expect(s.index is None or _integral(s.index.type), "random index", s)
         elif isinstance(s, ir.Reduce):
             par = [lp for lp in loops if isinstance(lp, ir.RangeFor) and lp.parallel]
             _expect(bool(par) and 0 <= s.slot < len(par[0].reductions), "reduce outside its loop", s)

@@ -15,6 +15,7 @@ from quadrants._config import Config
 from quadrants.runtime import device as memory
 from quadrants.runtime.device import Device
 from quadrants.runtime.fields import FieldMemory
+from quadrants.runtime.random_state import RandomState
 from quadrants.types.dtypes import PrimitiveType, to_dtype
 
 
@@ -24,6 +25,7 @@ class Program:
     generation: int
     fields: FieldMemory = field(default_factory=FieldMemory)
     device: Device | None = None  # the GPU (or its emulator) for arch=cuda; None on the CPU
+    random: RandomState = field(default_factory=RandomState)  # qd.random(): the seed and the launch count
 
 
 _program: Program | None = None
@@ -75,7 +77,8 @@ def init(arch: Any = None, default_fp: Any = None, default_ip: Any = None, **kwa
     _forget_all()
     _generation += 1
     memory.set_current(dev if dev is not None else memory.HOST)
-    _program = Program(config=config, generation=_generation, fields=FieldMemory(), device=dev)
+    _program = Program(config=config, generation=_generation, fields=FieldMemory(), device=dev,
+                       random=RandomState(config.random_seed))  # fmt: skip
     _logging.info(f"Starting on arch={config.arch}", tag="init")
 
 

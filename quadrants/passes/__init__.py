@@ -1,4 +1,5 @@
-"""IR-to-IR passes, run in `PIPELINE` order on every kernel after the frontend.
+"""IR-to-IR passes, run in `PIPELINE` order on every kernel after the frontend (`random_streams` first: code
+generation needs the operands it gives `qd.random()` draws).
 
 Each pass is one module with a `run(kernel) -> None` that rewrites the kernel in place; its docstring shows
 the IR before and after, and tests/golden/passes/ holds that before/after for one kernel per pass.
@@ -15,9 +16,10 @@ from collections.abc import Callable
 
 from quadrants.ir import nodes as ir
 from quadrants.ir.verifier import IRVerifyError, verify
-from quadrants.passes import demote_atomics, reductions
+from quadrants.passes import demote_atomics, random_streams, reductions
 
 PIPELINE: list[tuple[str, Callable[[ir.Kernel], None]]] = [
+    ("random_streams", random_streams.run),
     ("reductions", reductions.run),
     ("demote_atomics", demote_atomics.run),
 ]

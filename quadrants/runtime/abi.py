@@ -79,12 +79,13 @@ class KernelABI:
     sites: Sequence[SiteABI] = ()
     has_print: bool = False
     ret_shapes: tuple[tuple[int, ...], ...] = ()  # per declared result: () for a scalar, (n,) or (n, m)
+    random: bool = False  # draws qd.random(): two more u64 arguments after `args`, the seed and the launch number
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "symbol": self.symbol, "args": [asdict(a) for a in self.args], "rets": list(self.rets),
             "sites": [asdict(s) for s in self.sites], "has_print": self.has_print,
-            "ret_shapes": [list(x) for x in self.ret_shapes],
+            "ret_shapes": [list(x) for x in self.ret_shapes], "random": self.random,
         }  # fmt: skip
 
     @classmethod
@@ -99,6 +100,7 @@ class KernelABI:
             sites=LazySites(d["sites"]),
             has_print=d["has_print"],
             ret_shapes=tuple(tuple(x) for x in d["ret_shapes"]),
+            random=d.get("random", False),
         )
 
 

@@ -24,12 +24,15 @@ from quadrants.runtime.context import RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.device import Device, LoadedCuda
 from quadrants.runtime.launch import Launcher, _flatten, _walk, check_external, external_array, scalar_arg
 from quadrants.runtime.leaves import ElementLeaf, Guard, Leaf, NdarrayLeaf, ScalarLeaf
+from quadrants.runtime.random_state import RandomState
 
 
 class CudaLauncher(Launcher):
     def __init__(self, abi: KernelABI, loaded: LoadedCuda, device: Device, regions_table: int = 0,
-                 make_matrix: Callable[[np.ndarray], Any] = np.asarray, check_errors: bool = False) -> None:  # fmt: skip
+                 make_matrix: Callable[[np.ndarray], Any] = np.asarray, check_errors: bool = False,
+                 rand: RandomState | None = None) -> None:  # fmt: skip
         self.abi = abi
+        self.rand = rand if rand is not None else RandomState()
         self.loaded = loaded  # type: ignore[assignment]
         self.device = device
         self.plan = loaded.plan
@@ -84,6 +87,8 @@ class CudaLauncher(Launcher):
                 address, shape = self._external(v, spec, copies)
                 params.append((ctypes.c_void_p, address))
                 params += [(ctypes.c_int64, n) for n in shape]
+        if self.abi.random:  # the seed and the launch number: the same for all the kernel's tasks
+            params += [(ctypes.c_uint64, self.rand.seed), (ctypes.c_uint64, self.rand.next_launch())]
         packed = packs_args(len(params) - 2)
         if packed:  # the arguments in 8-byte device slots (read by the launches below: synced before reuse)
             self._args_mem = self._pack(params[2:])

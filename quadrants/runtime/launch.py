@@ -31,6 +31,7 @@ from quadrants.runtime.context import ERROR_BOUNDS, RESULT_SLOT_BYTES, RuntimeCo
 from quadrants.runtime.leaves import ElementLeaf, Guard, GuardKind, Leaf, NdarrayLeaf, NumpyLeaf, ScalarLeaf
 from quadrants.runtime.loader import Loaded
 from quadrants.runtime.ndarray import descriptor, ndarray_class
+from quadrants.runtime.random_state import RandomState
 from quadrants.types import dtypes
 
 MISS = object()  # returned by a fast path that does not apply to the arguments it was given
@@ -51,12 +52,15 @@ class CallState:
 
 class Launcher:
     def __init__(self, abi: KernelABI, loaded: Loaded, num_threads: int, regions_table: int = 0,
-                 make_matrix: Callable[[np.ndarray], Any] = np.asarray) -> None:  # fmt: skip
+                 make_matrix: Callable[[np.ndarray], Any] = np.asarray, rand: RandomState | None = None) -> None:  # fmt: skip
         self.abi = abi
         self.loaded = loaded
+        self.rand = rand if rand is not None else RandomState()
         argtypes = (ctypes.c_void_p,) + tuple(ctypes.c_void_p if a.kind == "ndarray" else CTYPES[a.prim] for a in abi.args)
+        if abi.random:
+            argtypes += (ctypes.c_uint64, ctypes.c_uint64)  # the seed and the launch number
         self._packing: str | None = None  # the struct format of the argument slots of a packed kernel
-        if packs_args(len(abi.args)):
+        if packs_args(len(argtypes) - 1):  # (the random arguments count too)
             self._packing = "".join(f"{t._type_}{(-ctypes.sizeof(t)) % 8}x" for t in argtypes[1:])
             argtypes = (ctypes.c_void_p, ctypes.c_void_p)
         proto = _PROTOTYPES.get(argtypes)
@@ -128,10 +132,12 @@ class Launcher:
                 d = descriptor(arr.ctypes.data, arr.shape[: spec.ndim])
                 keep.append((arr, d))
                 call_args.append(ctypes.addressof(d))
+        if self.abi.random:
+            call_args += [self.rand.seed, self.rand.next_launch()]
         if self.abi.has_print:
             sys.stdout.flush()
         if self._packing is not None:  # one buffer of 8-byte slots
-            slots = ctypes.create_string_buffer(struct.pack(self._packing, *call_args[1:]), 8 * len(leaves))
+            slots = ctypes.create_string_buffer(struct.pack(self._packing, *call_args[1:]), 8 * (len(call_args) - 1))
             call_args = [call_args[0], ctypes.addressof(slots)]
         rc = self.cfunc(*call_args)
         for orig, tmp in writeback:
@@ -174,7 +180,8 @@ class Launcher:
                                "SAME": _same_elements, "NP": np.ndarray, "NPDESC": _numpy_descriptor, "RAISE": self.raise_error,
                                "ArgumentError": ctypes.ArgumentError, "StructError": struct.error, "FLUSH": sys.stdout.flush,
                                "FLAT": _flatten, "RESULTS": self.main.results, "TID": threading.get_ident,
-                               "OWNER": self._owner, "OTHER": lambda *a: self.call(list(a), leaves)}  # fmt: skip
+                               "OWNER": self._owner, "OTHER": lambda *a: self.call(list(a), leaves),
+                               "SEED": self.rand.seed, "LAUNCH": self.rand.next_launch}  # fmt: skip
         checks: list[str] = []
         pre: list[str] = []
         ranges: list[str] = []  # integer arguments within their type's range (else the general path explains)
@@ -226,6 +233,8 @@ class Launcher:
                 ranges.append(f"{value}.__class__ is int")
             elif lo_hi is not None:
                 ranges.append(f"{lo_hi[0]} <= {value} <= {lo_hi[1]}")
+        if self.abi.random:
+            call += ["SEED", "LAUNCH()"]
         names = ", ".join(f"a{i}" for i in range(nparams))
         lines = [f"def fast({names}):", f"    if not ({' and '.join(checks) or 'True'}):", "        return MISS"]
         if self.abi.rets or len(self.abi.sites):  # the kernel writes results or errors into its context

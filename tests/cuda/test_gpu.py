@@ -130,6 +130,29 @@ def test_torch_cuda_tensors_are_passed_by_pointer() -> None:
     np.testing.assert_allclose(t.cpu().numpy(), 2 + np.arange(1000))
 
 
+def test_random_draws_match_the_cpu() -> None:
+    """The GPU runs the same counter-based generator (with mul.hi.u32): the same seed draws the same numbers."""
+
+    def draw() -> tuple[np.ndarray, np.ndarray, int]:
+        @qd.kernel
+        def k(x: Nd[qd.f32, 1], y: Nd[qd.u64, 1]) -> qd.u32:
+            for i in range(x.shape[0]):
+                x[i] = qd.random()
+                y[i] = qd.random(qd.u64)
+            return qd.random(qd.u32)
+
+        x, y = np.zeros(1 << 16, np.float32), np.zeros(1 << 16, np.uint64)
+        r = k(x, y)
+        return x, y, r
+
+    gpu = draw()
+    qd.init(arch=qd.cpu, log_level="warn")
+    cpu = draw()
+    np.testing.assert_array_equal(gpu[0], cpu[0])
+    np.testing.assert_array_equal(gpu[1], cpu[1])
+    assert gpu[2] == cpu[2]
+
+
 @pytest.mark.slow
 def test_fastcache_across_processes_on_the_gpu(tmp_path: Path) -> None:
     runs = run_twice(tmp_path, "arch=qd.cuda")

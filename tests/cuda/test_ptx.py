@@ -203,3 +203,21 @@ def test_a_recursive_real_func_is_a_device_function_that_assembles() -> None:
     assert re.search(r"\.func .*_f0\(", ptx)  # a device function, called (it calls itself: never inlined)
     assert re.search(r"call\.uni[^;]*_f0,", ptx) or re.search(r"call[^;]*_f0", ptx)
     assert set(out.cubins) == {"sm_80", "sm_90"} and all(len(c) > 0 for c in out.cubins.values())
+
+
+def test_random_draws_assemble_with_32_bit_multiplies_and_add_no_task() -> None:
+    @qd.kernel
+    def k(x: Nd[qd.f32, 1], y: Nd[qd.u64, 1], z: Nd[qd.f64, 1]):
+        for i in range(x.shape[0]):
+            x[i] = qd.random()
+            y[i] = qd.random(qd.u64)
+            z[i] = qd.random(qd.f64) + qd.random(qd.f16)
+
+    out = compiled(k, np.zeros(4, np.float32), np.zeros(4, np.uint64), np.zeros(4))
+    assert len(out.plan.tasks) == 1 and out.plan.temps == 0  # the key is recomputed; counters are per thread
+    assert set(out.cubins) == {"sm_80", "sm_90"} and all(len(c) > 0 for c in out.cubins.values())
+    ptx = out.ptx["sm_80"]
+    # Philox rounds: mul.hi.u32 + mul.lo (a 64-bit multiply would be several instructions): 4 draws x 10 rounds x
+    # 2, less what LLVM folds (the first round's multiplies of constant counters, the index's shared by the draws)
+    assert ptx.count("mul.hi.u32") >= 60
+    assert ptx.count("mul.lo.s64") <= 8  # the launch key's mixing only
