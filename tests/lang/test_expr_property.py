@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import operator
+import re
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -157,7 +158,10 @@ def test_random_expressions_match_the_model(tree, a, b, c, d, e, g) -> None:
     if want.dtype.kind == "f":
         if math.isnan(w) or math.isinf(w):
             return  # fast-math (reassociation, no signed zeros) may reach another non-finite value
-        tol = {2: 1e-2, 4: 1e-5, 8: 1e-11}[want.dtype.itemsize] * (abs(w) + max(seen, default=0) + 1e3)
+        # An f64 result may carry an f32 intermediate (`b`, or `/` of integers: the default float), whose error
+        # is f32's (fast-math f32 division is within an ulp or two on the GPU backends)
+        width = 4 if want.dtype.itemsize == 8 and re.search(r"\bb\b|/", src) else want.dtype.itemsize
+        tol = {2: 1e-2, 4: 1e-5, 8: 1e-11}[width] * (abs(w) + max(seen, default=0) + 1e3)
         assert abs(got - w) <= tol, (src, got, w)
     else:
         assert got == w, (src, got, w)
