@@ -88,3 +88,61 @@ def make_read_only(path: Path) -> list[str] | None:
         return undo
     subprocess.run(undo)
     return None
+
+
+class RedisServer:
+    """A real redis-server on 127.0.0.1 for the remote cache tests, with its data in a temp folder."""
+
+    def __init__(self, folder: Path) -> None:
+        import socket
+
+        import redis
+
+        self.proc: subprocess.Popen[bytes] | None = None
+        for _ in range(5):  # a free port may be taken between the probe and the server's bind: try another
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                self.port = s.getsockname()[1]
+            self.proc = subprocess.Popen(
+                ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                 "--dir", str(folder), "--protected-mode", "no"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            self.client = redis.Redis(port=self.port, socket_timeout=5)
+            for _ in range(100):
+                if self.proc.poll() is not None:
+                    break
+                try:
+                    self.client.ping()
+                    return
+                except redis.ConnectionError:
+                    import time
+
+                    time.sleep(0.05)
+            self.stop()
+        raise RuntimeError("redis-server did not start")
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path):
+    """A redis-server started for the test and stopped after it (skips where redis-server or redis-py is missing;
+    `make venv` and .ci/run install both)."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    pytest.importorskip("redis")
+    folder = tmp_path / "redis"
+    folder.mkdir()
+    server = RedisServer(folder)
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -1,0 +1,176 @@
+"""The remote cache on a real redis-server: processes with separate local caches share what they compile."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+
+from quadrants.cache.remote import RemoteCache
+from tests.cache.conftest import LOADED, REPORT, STORED
+
+HEADER = "import numpy as np\nimport quadrants as qd\n" + REPORT
+
+APP = HEADER + '''
+import os, signal, sys
+qd.init(arch=qd.cpu)
+
+@qd.kernel(fastcache=True)
+def scale(x: qd.types.NDArray[qd.f32, 1], s: qd.f32):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * 2.0 + s
+
+@qd.kernel(fastcache=True)
+def total(x: qd.types.NDArray[qd.f32, 1]) -> qd.f32:
+    t = 0.0
+    for i in range(x.shape[0]):
+        t += x[i]
+    return t
+
+a = qd.ndarray(qd.f32, (4,))
+a.fill(1.0)
+scale(a, 0.5)
+if os.environ.get("KILL_REDIS"):  # the remote dies between the two kernels
+    import time
+    os.kill(int(os.environ["KILL_REDIS"]), signal.SIGKILL)
+    time.sleep(0.3)
+r = total(a)
+report(x=a.to_numpy().tolist(), r=r, compiles=qd.stats()["compiles"], cache=qd.stats()["cache"],
+       redis="redis" in sys.modules, remote="quadrants.cache.remote" in sys.modules,
+       llvmlite="llvmlite" in sys.modules)
+'''
+RIGHT = {"x": [2.5] * 4, "r": 10.0}
+
+
+def _right(run) -> bool:
+    return run.out["x"] == RIGHT["x"] and run.out["r"] == RIGHT["r"]
+
+
+def _warnings(stderr: str) -> int:
+    return stderr.count("is off for this process")
+
+
+pytestmark = pytest.mark.slow  # every test runs its program in fresh processes
+
+
+def test_a_fresh_process_hits_through_the_remote(project, redis_server, tmp_path) -> None:
+    project.write("app.py", APP)
+    env = {"QD_REMOTE_CACHE": redis_server.url}
+    first = project.run(env=env)
+    assert first.out["compiles"] == 2 and first.out["scale"] == STORED and _right(first)
+    kinds = sorted({k.decode().split(":")[2] for k in redis_server.client.keys("qd:*")})
+    assert kinds == ["artifact", "bundle", "fast", "runtime"]
+    fresh = {**env, "QD_CACHE_DIR": str(tmp_path / "other-cache")}
+    second = project.run(env=fresh)  # an empty local cache: everything comes from the remote, nothing compiles
+    assert second.out["compiles"] == 0 and not second.out["llvmlite"] and _right(second)
+    assert second.out["scale"] == LOADED and second.out["total"] == LOADED
+    c = second.out["cache"]
+    assert c["remote_hits"] == 3 and c["remote_misses"] == 0 and c["remote_bytes_in"] > 0  # fast, bundle, runtime
+    third = project.run(env=fresh)  # now a local hit: the remote is not even imported
+    assert third.out["compiles"] == 0 and not third.out["redis"] and not third.out["remote"] and _right(third)
+
+
+def test_no_remote_imports_nothing(project) -> None:
+    project.write("app.py", APP)
+    run = project.run()
+    assert run.out["compiles"] == 2 and not run.out["redis"] and not run.out["remote"]
+
+
+def test_read_only_remote_reads_but_never_writes(project, redis_server, tmp_path) -> None:
+    project.write("app.py", APP)
+    for env in ({"QD_REMOTE_CACHE": redis_server.url + "?readonly=1"},
+                {"QD_REMOTE_CACHE": redis_server.url, "QD_REMOTE_CACHE_READONLY": "1"}):  # fmt: skip
+        run = project.run(env={**env, "QD_CACHE_DIR": str(tmp_path / f"ro-{len(env)}")})
+        assert run.out["compiles"] == 2 and _right(run)
+        assert redis_server.client.dbsize() == 0
+    project.run(env={"QD_REMOTE_CACHE": redis_server.url})  # a trusted job fills the remote
+    reader = project.run(env={"QD_REMOTE_CACHE": redis_server.url + "?readonly=1",
+                              "QD_CACHE_DIR": str(tmp_path / "ro-fresh")})  # fmt: skip
+    assert reader.out["compiles"] == 0 and reader.out["cache"]["remote_hits"] == 3 and _right(reader)
+
+
+def test_the_remote_killed_mid_run(project, redis_server, tmp_path) -> None:
+    project.write("app.py", APP)
+    assert redis_server.proc is not None
+    run = project.run(env={"QD_REMOTE_CACHE": redis_server.url, "KILL_REDIS": str(redis_server.proc.pid)})
+    assert _right(run) and run.out["compiles"] == 2
+    assert _warnings(run.stderr) == 1 and run.out["cache"]["remote_errors"] == 1
+    again = project.run(env={"QD_REMOTE_CACHE": redis_server.url})  # the local cache still serves
+    assert again.out["compiles"] == 0 and _right(again) and _warnings(again.stderr) == 0
+
+
+def test_a_remote_that_is_down_or_silent_costs_one_short_wait(project, tmp_path) -> None:
+    project.write("app.py", APP)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]  # nothing listens there once the socket closes
+    run = project.run(env={"QD_REMOTE_CACHE": f"redis://127.0.0.1:{closed}/0"})
+    assert _right(run) and run.out["compiles"] == 2 and _warnings(run.stderr) == 1
+    silent = socket.socket()  # accepts connections and never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    held: list[socket.socket] = []
+    accepting = threading.Thread(target=lambda: [held.append(silent.accept()[0]) for _ in range(4)], daemon=True)
+    accepting.start()
+    try:
+        t0 = time.monotonic()
+        run = project.run(env={"QD_REMOTE_CACHE": f"redis://127.0.0.1:{silent.getsockname()[1]}/0",
+                               "QD_REMOTE_CACHE_TIMEOUT": "0.3", "QD_CACHE_DIR": str(tmp_path / "c2")})  # fmt: skip
+        elapsed = time.monotonic() - t0
+    finally:
+        silent.close()
+        for c in held:
+            c.close()
+    assert _right(run) and run.out["compiles"] == 2 and _warnings(run.stderr) == 1
+    assert "Timeout" in run.stderr and run.out["cache"]["remote_errors"] == 1
+    assert elapsed < 30  # one 0.3 s wait, not one per lookup and push (the process itself takes seconds)
+
+
+def test_a_corrupt_remote_entry_is_ignored_and_rebuilt(project, redis_server, tmp_path) -> None:
+    project.write("app.py", APP)
+    env = {"QD_REMOTE_CACHE": redis_server.url}
+    project.run(env=env)
+    client = redis_server.client
+    for key in client.keys("qd:*"):
+        value = bytearray(client.get(key))
+        value[len(value) // 3] ^= 0xFF  # one flipped byte in every entry
+        client.set(key, bytes(value))
+    run = project.run(env={**env, "QD_CACHE_DIR": str(tmp_path / "c2")})
+    assert _right(run) and run.out["compiles"] == 2 and run.out["cache"]["remote_rejected"] >= 1
+    assert "damaged remote cache entry" in run.stderr and _warnings(run.stderr) == 0
+    healed = project.run(env={**env, "QD_CACHE_DIR": str(tmp_path / "c3")})  # the compile replaced the entries
+    assert _right(healed) and healed.out["compiles"] == 0
+
+
+def test_signed_entries(project, redis_server, tmp_path) -> None:
+    project.write("app.py", APP)
+    url = {"QD_REMOTE_CACHE": redis_server.url}
+    project.run(env={**url, "QD_REMOTE_CACHE_SECRET": "s3cret"})
+    same = project.run(env={**url, "QD_REMOTE_CACHE_SECRET": "s3cret", "QD_CACHE_DIR": str(tmp_path / "a"),
+                            "QD_REMOTE_CACHE_READONLY": "1"})  # fmt: skip
+    assert same.out["compiles"] == 0 and _right(same)
+    other = project.run(env={**url, "QD_REMOTE_CACHE_SECRET": "other", "QD_CACHE_DIR": str(tmp_path / "b"),
+                             "QD_REMOTE_CACHE_READONLY": "1"})  # fmt: skip
+    assert other.out["compiles"] == 2 and other.out["cache"]["remote_rejected"] >= 1 and _right(other)
+    redis_server.client.flushall()
+    project.run(env={**url, "QD_CACHE_DIR": str(tmp_path / "unsigned-writer")})  # no secret: unsigned entries
+    strict = project.run(env={**url, "QD_REMOTE_CACHE_SECRET": "s3cret", "QD_CACHE_DIR": str(tmp_path / "c"),
+                              "QD_REMOTE_CACHE_READONLY": "1"})  # fmt: skip
+    assert strict.out["compiles"] == 2 and strict.out["cache"]["remote_hits"] == 0 and _right(strict)
+
+
+@pytest.mark.parametrize("secret", [None, b"k"])
+def test_signatures_round_trip(secret) -> None:
+    remote = RemoteCache("redis://:pw@h:1/0?readonly=1", False, 1.0, secret)
+    assert remote.readonly and "pw" not in remote.shown and "readonly" not in remote.url
+    data = b"entry bytes"
+    signed = remote.sign("qd:k", data)
+    assert remote.unsign("qd:k", signed) == data
+    if secret is not None:
+        assert remote.unsign("qd:other", signed) is None  # a signature is for its key
+        assert remote.unsign("qd:k", data) is None  # unsigned
+        assert remote.unsign("qd:k", signed[:3] + b"X" + signed[4:]) is None
+    else:
+        assert remote.unsign("qd:k", RemoteCache("redis://h", False, 1.0, b"k").sign("qd:k", data)) == data
