@@ -33,6 +33,7 @@ import os
 import struct
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,6 +115,8 @@ class CacheStore:
         self.root_refused = False  # the root refused a write: new entries go to the fallback
         self.stats = StoreStats()
         self.remote_spec = remote
+        self.remote_reads = True  # off: a local miss does not ask the remote (qd cache explain)
+        self.companions: Callable[[], list[tuple[str, str]]] | None = None  # asked for with the first remote read
         self._remote: Any = None  # cache.remote.RemoteCache, opened on first use
 
     # ---- paths ----------------------------------------------------------------------------------------
@@ -155,8 +158,12 @@ class CacheStore:
             entry = self._read_at(self.fallback, kind, key)  # type: ignore[arg-type]
             if entry is not None:
                 return entry
-        if self.remote_spec is not None:
-            entry = self.fetch([(kind, key)]).get((kind, key))
+        if self.remote_spec is not None and self.remote_reads:
+            wanted = [(kind, key)]
+            if self.companions is not None:  # the first remote read also brings what every kernel needs
+                wanted += [c for c in self.companions() if c != (kind, key) and not self.has(*c)]
+                self.companions = None
+            entry = self.fetch(wanted).get((kind, key))
             if entry is not None:
                 return entry
         self.stats.misses += 1
@@ -194,6 +201,10 @@ class CacheStore:
                     out[kind, key] = entry
                     break
         return out
+
+    def has(self, kind: str, key: str) -> bool:
+        """Whether this cache has a file for the entry (unchecked)."""
+        return any(os.path.exists(self.path(kind, key, root)) for root in self.roots())
 
     def remote_has(self, kind: str, key: str) -> bool | None:
         """Whether the remote cache has this entry (None: no remote, or it does not answer)."""

@@ -87,6 +87,8 @@ class Driver:
         self.backend: Backend = backend_for(config, self.store, device)
         self.device_key = self.backend.device_key()
         self.fast = FastEntries(self.store) if self.store is not None else None
+        if self.store is not None and self.store.remote_spec is not None:
+            self.store.companions = self.backend.companions
         self.session = Session()
         self.memory: dict[str, Artifact] = {}  # offline key -> loaded code
         self._bundles: dict[str, str] = {}  # bundle key -> path (or PACK), once opened

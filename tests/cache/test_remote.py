@@ -174,3 +174,39 @@ def test_signatures_round_trip(secret) -> None:
         assert remote.unsign("qd:k", signed[:3] + b"X" + signed[4:]) is None
     else:
         assert remote.unsign("qd:k", RemoteCache("redis://h", False, 1.0, b"k").sign("qd:k", data)) == data
+
+
+EXPLAIN = """
+import dataclasses, json, sys
+from quadrants.aot.explain import explain_kernel
+print(json.dumps({"explained": [dataclasses.asdict(r) for r in explain_kernel("app:total", None, None, None,
+                                                                                sys.argv[1])]}))
+"""
+
+
+def test_stats_and_explain_see_the_remote(project, redis_server, tmp_path) -> None:
+    from quadrants.aot.inventory import open_store, totals
+
+    project.write("app.py", APP)
+    project.write("explain.py", EXPLAIN)
+    project.write("explained/app.py", APP.split("a = qd.ndarray")[0])  # the kernels, not the program
+    env = {"QD_REMOTE_CACHE": redis_server.url}
+    project.run(env=env)
+    fresh = str(tmp_path / "fresh")
+    project.run(env={**env, "QD_CACHE_DIR": fresh})
+    pushed = totals(open_store(str(project.cache)))["recorded"]
+    assert pushed["remote_pushes"] >= 6 and pushed["remote_bytes_out"] > 0 and pushed["remote_misses"] >= 2
+    pulled = totals(open_store(fresh))["recorded"]
+    assert pulled["remote_hits"] == 3 and pulled["remote_bytes_in"] > 0 and "remote_pushes" not in pulled
+    empty = str(tmp_path / "empty")
+
+    def explain(env: dict[str, str]) -> dict:
+        (r,) = project.run(empty, script="../explain.py", env=env, cwd=project.root / "explained").out["explained"]
+        return r
+
+    r = explain({**env, "QD_CACHE_DIR": empty})
+    assert r["remote"] is True and not r["found"]  # explaining asks the remote whether it has it, pulls nothing
+    assert not list((tmp_path / "empty").rglob("fast/*/*.qd"))
+    redis_server.client.flushall()
+    assert explain({**env, "QD_CACHE_DIR": empty})["remote"] is False
+    assert explain({"QD_CACHE_DIR": empty})["remote"] is None
