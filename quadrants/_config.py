@@ -138,7 +138,7 @@ class Config:
     offline_cache_fallback: bool = _opt(True, _parse_bool, False, "a cache folder that refuses writes sends new "
                                         "entries to a private temp folder (off: qd precompile, which must fail)")
     remote_cache: str = _opt("", str, False, "a cache shared by many machines, read on a local miss and given "
-                             "what this process compiles: redis://host:port/db or rediss://... (?readonly=1)")
+                             "what this process compiles: redis://host:port/db, rediss://..., s3://bucket/prefix (?readonly=1)")
     remote_cache_readonly: bool = _opt(False, _parse_bool, False, "read the remote cache, never write to it "
                                        "(untrusted jobs such as pull requests)")
     remote_cache_timeout: float = _opt(1.0, float, False, "seconds a connection to or a read from the remote "

@@ -43,7 +43,7 @@ except ImportError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 TOP_KEYS = {"modules", "python_path", "cache_dir", "targets", "init", "kernel", "remote_cache"}
-REMOTE_SCHEMES = ("redis://", "rediss://", "unix://")
+REMOTE_SCHEMES = ("redis://", "rediss://", "unix://", "s3://")
 KERNEL_KEYS = {"name", "signatures", "factory"}
 _REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _TARGET = re.compile(r"^(host|[a-z][a-z0-9_.+-]*)$")

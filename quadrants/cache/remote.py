@@ -1,10 +1,10 @@
-"""The remote cache: entries shared by many machines through a store they all reach (Redis today).
+"""The remote cache: entries shared by many machines through a store they all reach (Redis or S3).
 
 The local store (store.py) asks the remote only on a local miss, and gives it what this process wrote, as
 sccache and ccache do:
 
 - **Read**: on a local miss, `fetch` asks the remote for the entry (several entries in one round trip where
-  the store allows it: Redis MGET). An entry travels as the exact bytes of a local entry file, so it is
+  the store allows it: Redis MGET; parallel GETs on S3). An entry travels as the exact bytes of a local entry file, so it is
   checked by the same code as a local file (`store.decode`: trailer, key, kind, format, CRC-32) before the
   store writes it into the local cache and reads it from there. A damaged entry is ignored (a miss: the
   kernel compiles, and its push replaces the bad entry).
@@ -21,8 +21,9 @@ sccache and ccache do:
   carries an HMAC-SHA256 of its key and bytes, and entries without a valid one are ignored; without it, the
   remote must be writable only by those you trust (and read-only for untrusted jobs).
 
-The store behind a URL is a `RemoteStore` (get_many, put_many, contains); `remote_redis.py` is the Redis one,
-imported (with redis-py) only when a remote is first used: never on a local hit, never without a remote.
+The store behind a URL is a `RemoteStore` (get_many, put_many, contains): `remote_redis.py` (Redis, redis-py)
+and `remote_s3.py` (S3-compatible object storage, boto3), imported with their client only when a remote is
+first used: never on a local hit, never without a remote.
 """
 
 from __future__ import annotations
@@ -105,12 +106,19 @@ class RemoteCache:
                 from quadrants.cache.remote_redis import RedisStore
 
                 self._store = RedisStore(self.url, self.timeout)
+            elif self.scheme == "s3":
+                from quadrants.cache.remote_s3 import S3Store
+
+                self._store = S3Store(self.url, self.timeout)
             else:
-                raise RemoteError(f"unknown remote cache scheme {self.scheme!r} (expected redis:// or rediss://)")
+                raise RemoteError(f"unknown remote cache scheme {self.scheme!r} (expected redis://, rediss:// or s3://)")
         return self._store
 
     def fail(self, error: BaseException) -> None:
-        """The remote failed: one warning, then off for the rest of the process."""
+        """The remote failed: one warning, then off for the rest of the process. An error other than a
+        RemoteError (a client library's surprise) is named with its type."""
+        if not isinstance(error, RemoteError):
+            error = RemoteError(f"{type(error).__name__}: {error}")
         STATS.count("remote_errors")
         if not self.off:
             self.off = True
@@ -126,7 +134,7 @@ class RemoteCache:
         rkeys = {self.key(kind, key): (kind, key) for kind, key in wanted}
         try:
             got = self.store().get_many(list(rkeys))
-        except RemoteError as e:
+        except Exception as e:  # a RemoteError, or anything a client library raises: never a crash
             self.fail(e)
             return {}
         out = {}
@@ -157,7 +165,7 @@ class RemoteCache:
             return None
         try:
             return self.store().contains(self.key(kind, key))
-        except RemoteError as e:
+        except Exception as e:
             self.fail(e)
             return None
 
@@ -183,7 +191,7 @@ class RemoteCache:
             return
         try:
             self.store().put_many(items)
-        except RemoteError as e:
+        except Exception as e:
             self.fail(e)
             return
         STATS.count("remote_pushes", len(items))
