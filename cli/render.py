@@ -76,6 +76,11 @@ def precompile_report(out: Console, report: Any) -> None:
     if report.not_in_manifest:
         out.print("[yellow]fastcache kernels not in the manifest[/yellow] (they compile at first call): "
                   + ", ".join(report.not_in_manifest))  # fmt: skip
+    pulled = sum(1 for i in report.items if i.pulled)
+    if report.shard or pulled or report.pushed:
+        shard = f"shard {report.shard[0]}/{report.shard[1]} ({report.other_shards} signatures in other shards); " \
+            if report.shard else ""
+        out.print(f"{shard}remote cache: {pulled} pulled, {report.pushed} entries pushed", highlight=False)
     for target, path in report.bundles.items():
         out.print(f"bundle for {target}: {path}", highlight=False)
     for note in report.notes:

@@ -205,6 +205,12 @@ def _mac(secret: bytes, rkey: str, data: bytes) -> bytes:
 _OPEN: dict[tuple[str, bool, float], RemoteCache] = {}
 
 
+def flush_all() -> None:
+    """Send what every remote of this process has queued."""
+    for remote in _OPEN.values():
+        remote.flush()
+
+
 def open_remote(url: str, readonly: bool, timeout: float) -> RemoteCache:
     """The process's RemoteCache for this URL (one per URL and settings: its off switch and queue are shared by
     every store of the process)."""
