@@ -181,6 +181,19 @@ def cache_stats(out: Console, data: dict[str, Any]) -> None:
                                                 ("hits", "misses", "pushes", "errors", "rejected")) + f"; {moved}")
 
 
+def cache_export(out: Console, done: Any) -> None:
+    """quadrants.aot.archive.Exported."""
+    out.print(f"exported {done.entries} entries ({size(done.bytes)}) to {done.path}", highlight=False)
+    for s in done.skipped:
+        out.print(f"[yellow]left out[/yellow] {escape(s)}")
+
+
+def cache_import(out: Console, done: Any) -> None:
+    """quadrants.aot.archive.Imported."""
+    out.print(f"imported {done.entries} entries ({size(done.bytes)}) into {done.root}; {done.present} were "
+              "already there", highlight=False)  # fmt: skip
+
+
 def cache_verify(out: Console, checked: int, damaged: list[Any], dangling: list[str]) -> None:
     """`qd cache verify`: each damaged or dangling entry, then the counts."""
     for e in damaged:

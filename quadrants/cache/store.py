@@ -285,6 +285,11 @@ class CacheStore:
             STATS.count("write_failures")
             return None
 
+    def install(self, kind: str, key: str, data: bytes) -> str:
+        """Write an entry already encoded and checked by the caller (`qd cache import`) into the cache folder
+        itself: no fallback, nothing pushed; raises OSError."""
+        return self._publish(self.root, kind, key, data)
+
     def _publish(self, root: str, kind: str, key: str, data: bytes) -> str:
         path = self.path(kind, key, root)
         _atomic_write(path, data)
