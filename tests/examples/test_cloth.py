@@ -131,7 +131,7 @@ def test_the_fleet_workflow_covers_every_shard_then_bundles() -> None:
     jobs = yaml.safe_load((CLOTH / "ci" / "github-actions-fleet.yml").read_text())["jobs"]
     shards = jobs["precompile"]["strategy"]["matrix"]["shard"]
     (run,) = [s["run"] for s in jobs["precompile"]["steps"] if "--shard" in s.get("run", "")]
-    n = int(run.split("--shard ")[1].split()[0].split("/")[1])
+    n = int(run.split("matrix.shard }}/")[1].split()[0])
     assert shards == list(range(1, n + 1))
     bundle_runs = [s.get("run", "") for s in jobs["bundle"]["steps"]]
     assert jobs["bundle"]["needs"] == "precompile" and any(r.startswith("qd precompile --json") for r in bundle_runs)
