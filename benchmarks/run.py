@@ -2,8 +2,10 @@
 its own venv, created on first use), side by side in one run; write results/bench.md and results/bench.png.
 
     python benchmarks/run.py [--only saxpy,sum,...] [--skip-peers] [--startup-kernels 200 | 0 to skip]
+                             [--fleet-kernels 200 | 0 to skip]
 
-The start-up part runs startup.py for this project and real Quadrants on the same generated module.
+The start-up part runs startup.py for this project and real Quadrants on the same generated module; the fleet
+part runs fleet.py (runners sharing one redis-server) where redis-server and redis-py are installed.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -65,6 +68,7 @@ def main() -> int:
     ap.add_argument("--skip-peers", action="store_true")
     ap.add_argument("--startup-kernels", type=int, default=200)
     ap.add_argument("--startup-repeat", type=int, default=5)
+    ap.add_argument("--fleet-kernels", type=int, default=200)
     args = ap.parse_args()
     RESULTS.mkdir(exist_ok=True)
     cols: dict[str, dict[str, float]] = {}
@@ -86,8 +90,52 @@ def main() -> int:
             cols[name] = run_json(py, script, args.only, {"QD_OFFLINE_CACHE": "0"})
             if args.startup_kernels and name.startswith("quadrants"):
                 startup[name] = run_startup(py, args.startup_kernels, args.startup_repeat)
-    write_report(cols, {k: v for k, v in startup.items() if v}, time.time() - t0)
+    fleet = run_fleet(args.fleet_kernels) if args.fleet_kernels else {}
+    write_report(cols, {k: v for k, v in startup.items() if v}, time.time() - t0, fleet)
     return 0
+
+
+def run_fleet(n: int) -> dict[str, Any]:
+    import shutil
+
+    try:
+        import redis  # noqa: F401
+    except ImportError:
+        print("[bench] redis-py missing: no fleet benchmark", file=sys.stderr)
+        return {}
+    if shutil.which("redis-server") is None:
+        print("[bench] redis-server missing: no fleet benchmark", file=sys.stderr)
+        return {}
+    proc = subprocess.run([sys.executable, str(HERE / "fleet.py"), "-n", str(n)], capture_output=True, text=True,
+                          timeout=3600)  # fmt: skip
+    if proc.returncode != 0:
+        print(f"[bench] fleet benchmark failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
+        return {}
+    return dict(json.loads(proc.stdout))
+
+
+def fleet_lines(f: dict[str, Any]) -> list[str]:
+    walls = f["shard_walls_s"]
+    return [
+        "",
+        f"## Fleet: {f['n']} kernels, runners with separate local caches sharing one Redis",
+        "",
+        "benchmarks/fleet.py; each runner is a fresh process (import, `qd.init`, every kernel called once).",
+        "",
+        f"- local precompiled start (the baseline): ready in {f['local_precompiled_ready_ms']:.0f} ms",
+        f"- (a) fresh runner, empty local cache, warm remote: ready in {f['fresh_runner_ready_ms']:.0f} ms "
+        f"({f['ratio_fresh_to_local']:.2f}x the baseline; target <= 2x), {f['fresh_runner_compiles']} compiles "
+        f"({'met' if f['target_met'] else 'NOT met'}); 4 fresh runners at once: "
+        + ", ".join(f"{v:.0f}" for v in f["fleet_of_4_at_once_ready_ms"]) + " ms",
+        f"- (b) one `qd precompile` (1 worker): {f['precompile_one_s']:.1f} s; {f['shards']} shards of 1 worker "
+        f"each: {max(walls):.1f} s for the slowest (one machine each: the fleet's time; "
+        + ", ".join(f"{w:.1f}" for w in walls) + f" s), {f['shards_at_once_here_s']:.1f} s all at once on this "
+        f"{f['cores']}-core machine; then the run without --shard (pulls {f['bundle_run_pulled']}, compiles "
+        f"{f['bundle_run_compiled']}, links the bundle): {f['bundle_run_s']:.1f} s",
+        f"- (c) bytes per kernel: {f['fresh_runner_bytes_pulled_per_kernel'] / 1024:.1f} KiB pulled by a fresh runner; "
+        f"{f['remote_stored_bytes_per_kernel'] / 1024:.1f} KiB stored on the remote (artifact, fast entry, the "
+        "bundle's share, the runtime library's)",
+    ]
 
 
 ROWS = [
@@ -177,7 +225,7 @@ def startup_lines(startup: dict[str, dict[str, dict[str, float]]]) -> list[str]:
 
 
 def write_report(cols: dict[str, dict[str, float]], startup: dict[str, dict[str, dict[str, float]]],
-                 wall: float) -> None:  # fmt: skip
+                 wall: float, fleet: dict[str, Any] | None = None) -> None:  # fmt: skip
     names = list(cols)
     ours = cols.get("quadrants (this)", {})
     lines = [
@@ -205,9 +253,12 @@ def write_report(cols: dict[str, dict[str, float]], startup: dict[str, dict[str,
     lines += ["", "`this vs X` is X's time divided by ours: above 1 means we are faster."]
     if startup:
         lines += startup_lines(startup)
+    if fleet:
+        lines += fleet_lines(fleet)
     lines.append("")
     (RESULTS / "bench.md").write_text("\n".join(lines))
-    (RESULTS / "bench.json").write_text(json.dumps({**cols, "startup": startup}, indent=2, sort_keys=True))
+    (RESULTS / "bench.json").write_text(json.dumps({**cols, "startup": startup, "fleet": fleet or {}}, indent=2,
+                                                   sort_keys=True))  # fmt: skip
     print("\n".join(lines))
     try:
         plot(cols, startup)

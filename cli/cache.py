@@ -3,6 +3,7 @@ quadrants.aot.inventory (and quadrants.aot.explain), the tables cli/render.py.""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from typing import Any
@@ -116,6 +117,44 @@ def clear(cache_dir: str | None, yes: bool) -> None:
     if not yes and not click.confirm(f"delete every entry in {store.root}?"):
         sys.exit(1)
     console().print(f"deleted {store.clear()} entries")
+
+
+@cache.command("export")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help=CACHE_DIR_HELP)
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="the archive to write")
+@click.option("--json", "as_json", is_flag=True)
+def export(cache_dir: str | None, output: str, as_json: bool) -> None:
+    """Write every valid entry of the cache into one archive (for CI artifacts, a CI cache step, a Docker COPY)."""
+    from quadrants.aot import archive
+    from quadrants_cli import render
+
+    try:
+        done = archive.export_cache(_store(cache_dir, as_json), output)
+    except OSError as e:
+        fail(f"cannot write {output}: {e.strerror or e}", as_json)
+    if as_json:
+        click.echo(json.dumps(dataclasses.asdict(done), indent=2))
+    else:
+        render.cache_export(console(), done)
+
+
+@cache.command("import")
+@click.argument("archive_path", metavar="FILE", type=click.Path(dir_okay=False, exists=True))
+@click.option("--cache-dir", type=click.Path(file_okay=False), help=CACHE_DIR_HELP)
+@click.option("--json", "as_json", is_flag=True)
+def import_(archive_path: str, cache_dir: str | None, as_json: bool) -> None:
+    """Verify every entry of an archive made by `qd cache export`, then install them all (or none: exit 1)."""
+    from quadrants.aot import archive
+    from quadrants_cli import render
+
+    try:
+        done = archive.import_cache(archive_path, _store(cache_dir, as_json))
+    except archive.ArchiveError as e:
+        fail(str(e), as_json)
+    if as_json:
+        click.echo(json.dumps(dataclasses.asdict(done), indent=2))
+    else:
+        render.cache_import(console(), done)
 
 
 cache.add_command(explain)

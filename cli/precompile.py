@@ -19,8 +19,10 @@ from quadrants_cli.common import console, default_log_level, fail, fail_usage, s
 @click.option("-j", "--jobs", type=click.IntRange(1), help="worker processes (default: one per core)")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON (for CI)")
 @click.option("--check", is_flag=True, help="compile nothing; exit 1 unless every signature is already cached")
+@click.option("--shard", "shard_text", metavar="K/N", help="only shard K of N of the signatures (stable; every "
+              "signature in exactly one), pushed to the remote cache; no bundle is linked")  # fmt: skip
 def precompile(manifest_path: str | None, cache_dir: str | None, targets: tuple[str, ...], jobs: int | None,
-               as_json: bool, check: bool) -> None:  # fmt: skip
+               as_json: bool, check: bool, shard_text: str | None) -> None:  # fmt: skip
     """Compile every kernel signature listed in the manifest into the cache, ahead of time.
 
     Exit status: 0 all done, 1 some signatures failed (or, with --check, are not cached), 2 usage or
@@ -34,9 +36,14 @@ def precompile(manifest_path: str | None, cache_dir: str | None, targets: tuple[
     out = console(as_json)
     default_log_level()
     try:
+        shard = pc.parse_shard(shard_text) if shard_text is not None else None
+    except ValueError as e:
+        fail_usage(str(e), as_json)
+    try:
         opened = open_project(manifest_path, cache_dir=cache_dir, targets=list(targets) or None)
         with render.Progress(out, enabled=not as_json) as progress, stdout_to_stderr(as_json):
-            report = pc.precompile(opened, jobs=jobs, check=check, progress=progress.advance, planned=progress.plan)
+            report = pc.precompile(opened, jobs=jobs, check=check, progress=progress.advance, planned=progress.plan,
+                                   shard=shard)  # fmt: skip
     except (ManifestError, ProjectError) as e:
         fail_usage(str(e), as_json)
     except pc.CacheNotWritable as e:

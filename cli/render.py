@@ -76,6 +76,11 @@ def precompile_report(out: Console, report: Any) -> None:
     if report.not_in_manifest:
         out.print("[yellow]fastcache kernels not in the manifest[/yellow] (they compile at first call): "
                   + ", ".join(report.not_in_manifest))  # fmt: skip
+    pulled = sum(1 for i in report.items if i.pulled)
+    if report.shard or pulled or report.pushed:
+        shard = f"shard {report.shard[0]}/{report.shard[1]} ({report.other_shards} signatures in other shards); " \
+            if report.shard else ""
+        out.print(f"{shard}remote cache: {pulled} pulled, {report.pushed} entries pushed", highlight=False)
     for target, path in report.bundles.items():
         out.print(f"bundle for {target}: {path}", highlight=False)
     for note in report.notes:
@@ -163,12 +168,30 @@ def cache_stats(out: Console, data: dict[str, Any]) -> None:
     out.print(f"{data['root']}: {data['entries']} entries, {size(data['bytes'])}")
     for kind, v in data["kinds"].items():
         out.print(f"  {kind:9} {v['entries']:6} entries  {size(v['bytes']):>10}")
-    rec = data["recorded"]
+    rec = {k: v for k, v in data["recorded"].items() if not k.startswith("remote_")}
+    remote = {k[len("remote_"):]: v for k, v in data["recorded"].items() if k.startswith("remote_")}
     if rec:
         out.print(f"recorded by {rec.get('processes', 0)} process(es): "
                   + ", ".join(f"{k} {v}" for k, v in sorted(rec.items()) if k != "processes"))  # fmt: skip
     else:
         out.print("no hits or misses recorded yet")
+    if remote:
+        moved = f"{size(remote.pop('bytes_in', 0))} in, {size(remote.pop('bytes_out', 0))} out"
+        out.print("remote cache: " + ", ".join(f"{k} {remote.get(k, 0)}" for k in
+                                                ("hits", "misses", "pushes", "errors", "rejected")) + f"; {moved}")
+
+
+def cache_export(out: Console, done: Any) -> None:
+    """quadrants.aot.archive.Exported."""
+    out.print(f"exported {done.entries} entries ({size(done.bytes)}) to {done.path}", highlight=False)
+    for s in done.skipped:
+        out.print(f"[yellow]left out[/yellow] {escape(s)}")
+
+
+def cache_import(out: Console, done: Any) -> None:
+    """quadrants.aot.archive.Imported."""
+    out.print(f"imported {done.entries} entries ({size(done.bytes)}) into {done.root}; {done.present} were "
+              "already there", highlight=False)  # fmt: skip
 
 
 def cache_verify(out: Console, checked: int, damaged: list[Any], dangling: list[str]) -> None:
@@ -188,6 +211,8 @@ def explanation(out: Console, r: Any) -> None:
     out.print(f"[bold]{escape(r.kernel)}[/bold]: {state}")
     if r.key:
         out.print(f"  key {r.key}")
+    if r.remote is not None:
+        out.print("  the remote cache " + ("[green]has it[/green]" if r.remote else "[yellow]does not have it[/yellow]"))
     for k, v in r.parts.items():
         shown = v if "\n" not in v and len(v) < 100 else f"{len(v.splitlines())} lines, {len(v)} chars"
         out.print(f"  {k:24} {escape(shown)}")

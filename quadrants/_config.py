@@ -147,6 +147,12 @@ class Config:
     offline_cache_cleaning_factor: float = _opt(0.25, float, False, "fraction evicted when over the bound")
     offline_cache_fallback: bool = _opt(True, _parse_bool, False, "a cache folder that refuses writes sends new "
                                         "entries to a private temp folder (off: qd precompile, which must fail)")
+    remote_cache: str = _opt("", str, False, "a cache shared by many machines, read on a local miss and given "
+                             "what this process compiles: redis://host:port/db, rediss://..., s3://bucket/prefix (?readonly=1)")
+    remote_cache_readonly: bool = _opt(False, _parse_bool, False, "read the remote cache, never write to it "
+                                       "(untrusted jobs such as pull requests)")
+    remote_cache_timeout: float = _opt(1.0, float, False, "seconds a connection to or a read from the remote "
+                                       "cache may take; past it the remote is off for the rest of the process")
     src_ll_cache: bool = _opt(True, _parse_bool, False, "fastcache master switch")
     print_non_pure: bool = _opt(False, _parse_bool, False, "print kernels not marked fastcache=True")
     log_level: str = _opt("info", _parse_level, False, "trace, debug, info, warn, error, critical")
@@ -302,6 +308,9 @@ PROCESS_VARIABLES = {
     "QD_LIBDEVICE": "path of libdevice.10.bc (GPU math), tried before the CUDA toolkit's",
     "CUDA_HOME": "the CUDA toolkit's folder (libdevice, ptxas), tried before CUDA_PATH and /usr/local/cuda",
     "CUDA_PATH": "the CUDA toolkit's folder, when CUDA_HOME is not set",
+    "QD_REMOTE_CACHE_SECRET": "key that signs (HMAC-SHA256) every entry pushed to the remote cache; when set, "
+    "unsigned or badly signed remote entries are ignored (a secret: not an option, never in a Config)",
+    "REDISCLI_AUTH": "the Redis password when the remote cache's URL has none (as redis-cli reads it)",
 }
 
 
@@ -338,3 +347,14 @@ def quiet_logging_under_qd(environ: MutableMapping[str, str] | None = None) -> N
         env["QD_LOG_LEVEL"] = "warn"
         marked = [v for v in env.get("QD_SET_BY_QD", "").split(",") if v]
         env["QD_SET_BY_QD"] = ",".join([*marked, "QD_LOG_LEVEL"])
+
+
+def remote_cache_secret(environ: Mapping[str, str] | None = None) -> bytes | None:
+    """QD_REMOTE_CACHE_SECRET: the key signing remote cache entries (None when unset or empty)."""
+    secret = _env(environ).get("QD_REMOTE_CACHE_SECRET", "")
+    return secret.encode() if secret else None
+
+
+def redis_password(environ: Mapping[str, str] | None = None) -> str | None:
+    """REDISCLI_AUTH: the Redis password used when the remote cache's URL gives none."""
+    return _env(environ).get("REDISCLI_AUTH") or None

@@ -27,7 +27,8 @@ class Stats:
 
     def snapshot(self) -> dict[str, Any]:
         keys = ("fastcache_hits", "fastcache_misses", "fastcache_stores", "fastcache_fallbacks", "offline_hits",
-                "offline_misses", "memory_hits", "baseline_hits", "corrupt_entries", "write_failures", "evicted")  # fmt: skip
+                "offline_misses", "memory_hits", "baseline_hits", "corrupt_entries", "write_failures", "evicted", "remote_hits", "remote_misses", "remote_pushes",
+                "remote_errors", "remote_rejected", "remote_bytes_in", "remote_bytes_out")  # fmt: skip
         return {
             "compiles": self.compiles,
             "stage_seconds": dict(self.stage_seconds),

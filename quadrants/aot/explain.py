@@ -81,6 +81,7 @@ class Explanation:
     parts: dict[str, str]
     found: bool
     reason: str | None  # why not found
+    remote: bool | None = None  # whether the remote cache has the fastcache entry (None: no remote, no answer)
     nearest: str | None = None  # the stored entry of this kernel with the fewest differing parts
     differences: list[tuple[str, str, str]] = field(default_factory=list)  # (part, stored, now)
 
@@ -97,8 +98,12 @@ def explain(kernel: Any, args: list[Any], cache: Any) -> Explanation:
         return Explanation(name, None, {}, False, "fastcache does not apply (see the warning above)")
     text, signature = inputs
     parts = keys.fastcache_key(text, signature, cache.config, cache.device_key).parts
+    if cache.store is not None:
+        cache.store.remote_reads = False  # explain the local cache; ask the remote only whether it has the entry
     key, reason = cache.probe(req)
     ex = Explanation(name, key, parts, reason is None, reason)
+    if key is not None and cache.store is not None:
+        ex.remote = cache.store.remote_has("fast", key)
     if reason is None:
         return ex
     best: tuple[int, EntryInfo] | None = None

@@ -6,6 +6,7 @@
     python_path = ["src"]                      # put on sys.path first, relative to this file (default ["."])
     cache_dir = "build/qd-cache"               # relative to this file (default: QD_CACHE_DIR, else the user cache)
     targets = ["host", "x86-64-v3"]            # "host", an LLVM CPU name, or "cuda:sm_80,sm_90" (default ["host"])
+    remote_cache = "redis://cache.internal/0"  # shared by the `qd` commands' processes (QD_REMOTE_CACHE wins)
 
     [init]                                     # the qd.init options the program runs with
     default_fp = "f64"
@@ -41,7 +42,8 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-TOP_KEYS = {"modules", "python_path", "cache_dir", "targets", "init", "kernel"}
+TOP_KEYS = {"modules", "python_path", "cache_dir", "targets", "init", "kernel", "remote_cache"}
+REMOTE_SCHEMES = ("redis://", "rediss://", "unix://", "s3://")
 KERNEL_KEYS = {"name", "signatures", "factory"}
 _REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _TARGET = re.compile(r"^(host|[a-z][a-z0-9_.+-]*)$")
@@ -112,6 +114,7 @@ class Manifest:
     prefix: Path = ()  # ("tool", "quadrants") in a pyproject.toml
     lines: dict[Path, int] = field(default_factory=dict)
     targets_overridden: bool = False  # the targets come from `--target`, not the file
+    remote_cache: str | None = None  # the remote cache's URL (cache/remote.py)
 
     @property
     def root(self) -> str:
@@ -194,6 +197,11 @@ def _validate(m: Manifest, data: dict[str, Any]) -> None:
         if not isinstance(data["cache_dir"], str) or not data["cache_dir"]:
             raise m.error('"cache_dir" must be a folder path (a string)', ("cache_dir",))
         m.cache_dir = data["cache_dir"]
+    if "remote_cache" in data:
+        v = data["remote_cache"]
+        if not isinstance(v, str) or not v.startswith(REMOTE_SCHEMES):
+            raise m.error(f'"remote_cache" must be a URL starting with {", ".join(REMOTE_SCHEMES)}', ("remote_cache",))
+        m.remote_cache = v
     if "targets" in data:
         m.targets = expand_targets(_str_list(m, data, "targets"), lambda msg, i: m.error(msg, ("targets", i)))
         if not m.targets:

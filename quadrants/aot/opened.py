@@ -77,6 +77,8 @@ def environment(manifest: Manifest, target: str) -> dict[str, str]:
            env_name("log_level"): log_level_for_project()}  # fmt: skip
     if manifest.cache_dir:
         env["QD_CACHE_DIR"] = os.path.join(manifest.root, manifest.cache_dir)
+    if manifest.remote_cache and not load_config({})[0].remote_cache:  # QD_REMOTE_CACHE (a password) wins
+        env[env_name("remote_cache")] = manifest.remote_cache
     for k, v in manifest.init.items():
         env[env_name(k)] = ("1" if v else "0") if isinstance(v, bool) else str(v)
     env["QD_SET_BY_QD"] = ",".join(sorted(env))  # not the user's: qd.init arguments override them silently

@@ -8,6 +8,12 @@
 
 `--check` stops after the probes: every signature must already hit (a CI gate). Results are data (`Report`);
 the CLI only prints them.
+
+With a remote cache (cache/remote.py), a probe that misses locally asks the remote (a hit is "pulled": written
+into the local cache, nothing compiled), each worker pushes what it compiled as soon as it is stored, and the
+bundles go out at the end. `--shard K/N` takes only the signatures whose stable hash falls in shard K of N
+(every signature in exactly one shard) and links no bundle: N CI jobs compile in parallel and push to the
+remote, then one `qd precompile` without `--shard` pulls everything and links the bundles without compiling.
 """
 
 from __future__ import annotations
@@ -45,6 +51,8 @@ class Item:
     seconds: float = 0.0
     fastcache: bool = True
     fast_key: str | None = None
+    pulled: bool = False  # found on the remote cache, not locally
+    pushed: int = 0  # entries a worker pushed to the remote cache after compiling this one
 
 
 @dataclass
@@ -61,6 +69,9 @@ class Report:
     errors: list[str] = field(default_factory=list)  # what makes the cache incomplete beyond single signatures
     seconds: float = 0.0
     check: bool = False
+    shard: tuple[int, int] | None = None  # (K, N) of --shard K/N
+    other_shards: int = 0  # signatures left to the other shards
+    pushed: int = 0  # entries pushed to the remote cache: by the workers, then the bundles and their entries
 
     def count(self, status: str) -> int:
         return sum(1 for i in self.items if i.status == status)
@@ -81,6 +92,10 @@ class Report:
             "cached": self.count("cached"),
             "failed": self.count("failed"),
             "missing": self.count("missing"),
+            "pulled": sum(1 for i in self.items if i.pulled),
+            "pushed": self.pushed,
+            "shard": f"{self.shard[0]}/{self.shard[1]}" if self.shard else None,
+            "other_shards": self.other_shards,
             "seconds": round(self.seconds, 3),
             "not_in_manifest": self.not_in_manifest,
             "not_fastcache": self.not_fastcache,
@@ -98,13 +113,16 @@ def precompile(
     check: bool = False,
     progress: Callable[[Item], None] | None = None,
     planned: Callable[[int], None] | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> Report:
-    """Precompile (or with `check`, only probe) every signature of the project's manifest. Raises ManifestError
-    or project.ProjectError for problems that stop everything (exit code 2)."""
+    """Precompile (or with `check`, only probe) every signature of the project's manifest, or with `shard`
+    (K, N) those of shard K (1-based) of N. Raises ManifestError or project.ProjectError for problems that stop
+    everything (exit code 2)."""
     t0 = time.perf_counter()
     m = opened.require_manifest()
     with running(opened.environment):
         from quadrants._config import cache_root
+        from quadrants._stats import STATS
         from quadrants.driver import Driver
         from quadrants.errors import QuadrantsError, QuadrantsRuntimeTypeError
         from quadrants.lang import program
@@ -112,7 +130,8 @@ def precompile(
         check_cpu_targets(m)
         found = import_kernels(opened)
         base = program.get().config
-        report = Report(m.file, cache_root(base), list(m.targets), [k.name for k in m.kernels], check=check)
+        report = Report(m.file, cache_root(base), list(m.targets), [k.name for k in m.kernels], check=check,
+                        shard=shard)  # fmt: skip
         _reconcile(m, found, report)
         if not check:
             store = Driver(base, load=False).store
@@ -132,8 +151,12 @@ def precompile(
             for entry in m.kernels:
                 kernel = found[entry.name].kernel
                 for index, (path, args) in enumerate(project.calls(m, entry, kernel)):
+                    if shard is not None and shard_of(entry.name, index, target, shard[1]) != shard[0]:
+                        report.other_shards += 1
+                        continue
                     item = Item(entry.name, index, target, _where(m, path), fastcache=kernel.fastcache)
                     report.items.append(item)
+                    pulled_before = STATS.cache.get("remote_hits", 0)
                     try:
                         item.fast_key, reason = kernel.probe(tuple(args), {}, cache)
                     except (QuadrantsRuntimeTypeError, ValueError, TypeError) as e:  # the example does not fit
@@ -141,6 +164,7 @@ def precompile(
                     except QuadrantsError as e:  # the frontend of a kernel without fastcache
                         item.status, item.detail = "failed", str(e).strip()
                         reason = None
+                    item.pulled = STATS.cache.get("remote_hits", 0) > pulled_before
                     if item.status == "failed":
                         pass
                     elif reason is None:
@@ -155,7 +179,8 @@ def precompile(
             planned(len(tasks))
         if tasks:
             _run_tasks(m, tasks, jobs, progress)
-        if not check:
+        report.pushed = sum(i.pushed for i in report.items)
+        if not check and shard is None:  # a shard links nothing: the run without --shard links everything
             for target in m.targets:
                 cache = Driver(with_target(base, target), load=False)
                 if not cache.backend.bundles:
@@ -166,9 +191,43 @@ def precompile(
                 elif cache.store is not None and cache.store.write_error:
                     report.errors.append(f"target {target}: the bundle could not be written "
                                          f"({cache.store.write_error})")  # fmt: skip
+        if not check:
             _record_targets(Driver(base, load=False), [t for t in m.targets if t != "host"], report)
+            report.pushed += _push()
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`K/N` (1 <= K <= N) as (K, N); ValueError otherwise."""
+    k, sep, n = text.partition("/")
+    if not sep or not k.strip().isdigit() or not n.strip().isdigit() or not 1 <= int(k) <= int(n):
+        raise ValueError(f"--shard {text!r}: expected K/N with 1 <= K <= N, e.g. 2/4")
+    return int(k), int(n)
+
+
+def shard_of(kernel: str, index: int, target: str, n: int) -> int:
+    """The shard (1..n) of one signature: a stable hash of the kernel's name, the signature's position and the
+    target, so every process agrees and every signature is in exactly one shard."""
+    from quadrants.cache.keys import sha256
+
+    return int.from_bytes(sha256(f"{kernel}\0{index}\0{target}".encode()).digest()[:8], "big") % n + 1
+
+
+def _push() -> int:
+    """Send what this process queued for the remote cache (kernels, bundles and their entries, the runtime
+    library): the number of entries sent."""
+    import sys
+
+    from quadrants._stats import STATS
+
+    if "quadrants.cache.remote" not in sys.modules:
+        return 0  # no remote, or nothing written for it
+    from quadrants.cache.remote import flush_all
+
+    before = STATS.cache.get("remote_pushes", 0)
+    flush_all()
+    return STATS.cache.get("remote_pushes", 0) - before
 
 
 def check_cpu_targets(m: Manifest) -> None:
@@ -242,7 +301,7 @@ def _run_tasks(m: Manifest, tasks: list[Item], jobs: int | None, progress: Calla
             for fut in as_completed(futures):
                 item = futures[fut]
                 try:
-                    item.status, item.detail, item.seconds = fut.result()
+                    item.status, item.detail, item.seconds, item.pushed = fut.result()
                 except Exception as e:  # noqa: BLE001 - a worker that died
                     item.status, item.detail = "failed", f"worker error: {type(e).__name__}: {e}"
                 if progress:
@@ -290,7 +349,7 @@ def _worker_init(manifest_path: str, env: dict[str, str], target: str, parent: i
     _WORKER["calls"] = {}
 
 
-def _worker_compile(kernel_name: str, index: int) -> tuple[str, str, float]:
+def _worker_compile(kernel_name: str, index: int) -> tuple[str, str, float, int]:
     from quadrants.errors import QuadrantsError
 
     m: Manifest = _WORKER["manifest"]
@@ -308,15 +367,17 @@ def _worker_compile(kernel_name: str, index: int) -> tuple[str, str, float]:
         _, args = calls[index]
         outcome = kernel.precompile(tuple(args), {}, _WORKER["cache"])
     except QuadrantsError as e:
-        return "failed", str(e).strip(), time.perf_counter() - t0
+        return "failed", str(e).strip(), time.perf_counter() - t0, 0
     except Exception as e:  # noqa: BLE001 - the project's code (a factory) or a compiler bug: named, not fatal
-        return "failed", f"{type(e).__name__}: {e}", time.perf_counter() - t0
+        return "failed", f"{type(e).__name__}: {e}", time.perf_counter() - t0, 0
     if store is not None and store.write_error:
-        return "failed", f"compiled, but the cache refused the write: {store.write_error}", time.perf_counter() - t0
+        return "failed", f"compiled, but the cache refused the write: {store.write_error}", time.perf_counter() - t0, 0
     if kernel.fastcache and not outcome.stored and not (outcome.loaded and outcome.validated):
-        return "failed", "compiled, but fastcache could not store it (see the warnings above)", time.perf_counter() - t0
+        return ("failed", "compiled, but fastcache could not store it (see the warnings above)",
+                time.perf_counter() - t0, 0)  # fmt: skip
     status = "cached" if outcome.loaded else "compiled"
-    return status, "", time.perf_counter() - t0
+    pushed = _push()  # now: the parent's bundle step (or another shard's job) may pull it next
+    return status, "", time.perf_counter() - t0, pushed
 
 
 # ---- bundles ----------------------------------------------------------------------------------------------

@@ -83,6 +83,10 @@ class Backend(Protocol):
     def load_entry(self, entry: Entry) -> tuple[KernelABI, Any]:
         """Make an artifact entry's code callable."""
 
+    def companions(self) -> list[tuple[str, str]]:
+        """(kind, key) of the entries every kernel of this backend needs (the CPU's native runtime): a process
+        asking the remote cache for its first entry asks for these in the same round trip."""
+
     def prepare(self, load: bool) -> bool:
         """Find or build what kernels link against (the CPU's native runtime), loading it when `load`;
         False when shared objects cannot be used (code then loads in-process)."""

@@ -181,6 +181,9 @@ class CpuBackend:
         loaded = try_dlopen(shared, symbol) if shared is not None and self.prepare(True) else None
         return loaded if loaded is not None else OrcLoader.load(obj(), symbol)
 
+    def companions(self) -> list[tuple[str, str]]:
+        return [("runtime", runtime_key(self.config, self.device_key()))]
+
     def prepare(self, load: bool) -> bool:
         ready = self._prepared.get(load)
         if ready is None:

@@ -129,6 +129,9 @@ class CudaBackend:
         images = {k: bytes(entry.body[o : o + n]) for k, (o, n) in meta["images"].items()}
         return abi, self.device.load(images, CudaPlan.from_json(meta["cuda"]))
 
+    def companions(self) -> list[tuple[str, str]]:
+        return []  # a GPU entry holds all its code
+
     def prepare(self, load: bool) -> bool:
         return True  # nothing to link against: the tasks are self-contained
 

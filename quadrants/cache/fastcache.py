@@ -115,11 +115,8 @@ class Session:
     def finish(self, store: CacheStore, config: Config, device: str, linker: Callable[[], str | None]) -> str | None:
         """Link the kernels compiled here into one bundle and point their fastcache entries at it, so the next
         process opens one library instead of one per kernel. Returns the bundle's path. `linker()` is asked
-        only when there is something to link (finding it imports subprocess)."""
-        try:
-            record_counters(store)
-        except OSError as e:  # bookkeeping never stops the bundle
-            _logging.debug(f"counters not recorded: {e}", tag="cache")
+        only when there is something to link (finding it imports subprocess). The driver records the counters
+        afterwards (`record_counters`)."""
         fast = {k: m for k, m in self.fast.items() if m["artifact"] in self.objects}
         path_to_linker = linker() if len(fast) >= 2 else None
         if path_to_linker is None:

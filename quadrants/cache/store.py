@@ -18,6 +18,9 @@ an entry is executed as Python (no pickle): metadata is JSON.
 - Trust (cache/trust.py): an entry is used only when this user or root owns it and nobody else can write it or
   the folders above it; otherwise it is ignored with a warning (it is native code).
 - New files honour the umask.
+- A remote cache (cache/remote.py), when the config names one: a local miss asks it, and what it gives is
+  checked like a local file (`decode`), written here and read from here; every entry written here is queued
+  for it (`flush_remote` sends the queue). Nothing about the remote is imported until it is first used.
 - A size bound (`offline_cache_max_size_of_files`) is kept with an approximate ledger updated on writes; only
   when it is exceeded does a clean-up scan the entries and delete the least recently used (hits refresh an
   entry's mtime). Nothing scans the cache at process start.
@@ -30,6 +33,7 @@ import os
 import struct
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,9 +101,9 @@ def decode(data: bytes, kind: str, key: str) -> tuple[memoryview, dict[str, Any]
 
 class CacheStore:
     def __init__(self, root: str, max_bytes: int, policy: str = "lru", cleaning_factor: float = 0.25,
-                 fallback: bool = True) -> None:  # fmt: skip
+                 fallback: bool = True, remote: tuple[str, bool, float] | None = None) -> None:  # fmt: skip
         """`fallback=False`: a refused write is an error kept in `write_error`, never redirected (qd precompile
-        writes the cache it was given or fails)."""
+        writes the cache it was given or fails). `remote`: (URL, read-only, timeout) of the remote cache."""
         self.root = os.path.join(root, f"v{FORMAT}")
         self.allow_fallback = fallback
         self.write_error: str | None = None  # the last write this store could not make, and why
@@ -110,6 +114,10 @@ class CacheStore:
         self._fallback_checked = False  # whether an earlier process's fallback folder was looked for
         self.root_refused = False  # the root refused a write: new entries go to the fallback
         self.stats = StoreStats()
+        self.remote_spec = remote
+        self.remote_reads = True  # off: a local miss does not ask the remote (qd cache explain)
+        self.companions: Callable[[], list[tuple[str, str]]] | None = None  # asked for with the first remote read
+        self._remote: Any = None  # cache.remote.RemoteCache, opened on first use
 
     # ---- paths ----------------------------------------------------------------------------------------
 
@@ -150,8 +158,63 @@ class CacheStore:
             entry = self._read_at(self.fallback, kind, key)  # type: ignore[arg-type]
             if entry is not None:
                 return entry
+        if self.remote_spec is not None and self.remote_reads:
+            wanted = [(kind, key)]
+            if self.companions is not None:  # the first remote read also brings what every kernel needs
+                wanted += [c for c in self.companions() if c != (kind, key) and not self.has(*c)]
+                self.companions = None
+            entry = self.fetch(wanted).get((kind, key))
+            if entry is not None:
+                return entry
         self.stats.misses += 1
         return None
+
+    # ---- the remote cache ---------------------------------------------------------------------------------
+
+    def remote(self) -> Any:
+        """The remote cache (a cache.remote.RemoteCache), or None when the config names none."""
+        if self._remote is None and self.remote_spec is not None:
+            from quadrants.cache.remote import open_remote
+
+            self._remote = open_remote(*self.remote_spec)
+        return self._remote
+
+    def fetch(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], Entry]:
+        """Ask the remote, in one round trip, for entries missing here; each one it has is checked (`decode`),
+        written into this cache and read back from it (an entry is used from a local file: a shared object in it
+        is dlopened by path)."""
+        remote = self.remote()
+        if remote is None:
+            return {}
+        out = {}
+        for (kind, key), data in remote.fetch(wanted).items():
+            try:
+                decode(data, kind, key)
+            except (CorruptEntry, ValueError) as e:
+                remote.rejected(kind, key, str(e))
+                continue
+            if self._write_local(kind, key, data) is None:
+                continue
+            for root in self.roots():
+                entry = self._read_at(root, kind, key)
+                if entry is not None:
+                    out[kind, key] = entry
+                    break
+        return out
+
+    def has(self, kind: str, key: str) -> bool:
+        """Whether this cache has a file for the entry (unchecked)."""
+        return any(os.path.exists(self.path(kind, key, root)) for root in self.roots())
+
+    def remote_has(self, kind: str, key: str) -> bool | None:
+        """Whether the remote cache has this entry (None: no remote, or it does not answer)."""
+        remote = self.remote()
+        return remote.contains(kind, key) if remote is not None else None
+
+    def flush_remote(self) -> None:
+        """Send the entries queued for the remote (at exit; see cache/remote.py)."""
+        if self._remote is not None:
+            self._remote.flush()
 
     def _read_at(self, root: str, kind: str, key: str) -> Entry | None:
         path = self.path(kind, key, root)
@@ -191,8 +254,15 @@ class CacheStore:
     # ---- writing --------------------------------------------------------------------------------------
 
     def write(self, kind: str, key: str, body: bytes, meta: dict[str, Any]) -> str | None:
-        """Publish an entry; returns its path, or None when no location accepts it (kept in memory only)."""
+        """Publish an entry (and queue it for the remote cache); returns its path, or None when no location
+        accepts it (kept in memory only)."""
         data = encode(kind, key, body, meta)
+        path = self._write_local(kind, key, data)
+        if self.remote_spec is not None:
+            self.remote().push(kind, key, data)
+        return path
+
+    def _write_local(self, kind: str, key: str, data: bytes) -> str | None:
         if not self.allow_fallback:
             try:
                 return self._publish(self.root, kind, key, data)
@@ -214,6 +284,11 @@ class CacheStore:
             self.stats.write_failures += 1
             STATS.count("write_failures")
             return None
+
+    def install(self, kind: str, key: str, data: bytes) -> str:
+        """Write an entry already encoded and checked by the caller (`qd cache import`) into the cache folder
+        itself: no fallback, nothing pushed; raises OSError."""
+        return self._publish(self.root, kind, key, data)
 
     def _publish(self, root: str, kind: str, key: str, data: bytes) -> str:
         path = self.path(kind, key, root)

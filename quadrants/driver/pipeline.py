@@ -27,7 +27,7 @@ from quadrants._config import Config, cache_root, with_target
 from quadrants._stats import STATS
 from quadrants.backends import Backend, backend_for
 from quadrants.cache import bundle, keys
-from quadrants.cache.fastcache import FastEntries, Session
+from quadrants.cache.fastcache import FastEntries, Session, record_counters
 from quadrants.cache.source import func_record, resolve_name, source_text
 from quadrants.cache.store import CacheStore, Entry
 from quadrants.frontend.records import FrontendResult
@@ -87,6 +87,8 @@ class Driver:
         self.backend: Backend = backend_for(config, self.store, device)
         self.device_key = self.backend.device_key()
         self.fast = FastEntries(self.store) if self.store is not None else None
+        if self.store is not None and self.store.remote_spec is not None:
+            self.store.companions = self.backend.companions
         self.session = Session()
         self.memory: dict[str, Artifact] = {}  # offline key -> loaded code
         self._bundles: dict[str, str] = {}  # bundle key -> path (or PACK), once opened
@@ -94,6 +96,8 @@ class Driver:
         self._other_targets: list[str] | None = None
         if self.store is not None and load:
             atexit.register(self.finish_session)
+        elif self.store is not None and self.store.remote_spec is not None:
+            atexit.register(self.store.flush_remote)  # qd precompile: what it compiled goes to the remote
 
     # ---- the pipeline ---------------------------------------------------------------------------------------
 
@@ -338,10 +342,17 @@ class Driver:
         return ok
 
     def finish_session(self) -> str | None:
-        """At exit: this process's kernels as one bundle (see `Session.finish`); returns its path."""
+        """At exit: this process's kernels as one bundle (see `Session.finish`), then what this process wrote
+        goes to the remote cache, then its counters to `stats.json`; returns the bundle's path."""
         if self.store is None:
             return None
-        return self.session.finish(self.store, self.config, self.device_key, lambda: self.backend.linker)
+        path = self.session.finish(self.store, self.config, self.device_key, lambda: self.backend.linker)
+        self.store.flush_remote()
+        try:
+            record_counters(self.store)
+        except OSError as e:  # bookkeeping never fails the exit
+            _logging.debug(f"counters not recorded: {e}", tag="cache")
+        return path
 
     # ---- probes (qd precompile --check, qd cache explain) ---------------------------------------------------
 
@@ -370,8 +381,9 @@ def open_store(config: Config) -> CacheStore | None:
     """The disk cache of `config` (None when `offline_cache` is off)."""
     if not config.offline_cache:
         return None
+    remote = (config.remote_cache, config.remote_cache_readonly, config.remote_cache_timeout) if config.remote_cache else None
     return CacheStore(cache_root(config), config.offline_cache_max_size_of_files, config.offline_cache_cleaning_policy,
-                      config.offline_cache_cleaning_factor, config.offline_cache_fallback)  # fmt: skip
+                      config.offline_cache_cleaning_factor, config.offline_cache_fallback, remote)  # fmt: skip
 
 
 def symbol_for(name: str, offline_key: str) -> str:

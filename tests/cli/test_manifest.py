@@ -140,3 +140,16 @@ def test_key_lines_follow_headers_arrays_and_inline_tables() -> None:
     assert lines[("t", "q.k", "s")] == 4
     assert lines[("arr", 0, "x", "z", 1)] == 8
     assert lines[("arr", 1, "x")] == 10
+
+
+def test_remote_cache_goes_to_the_environment_unless_the_user_set_one(tmp_path: Path, monkeypatch) -> None:
+    from quadrants.aot.opened import environment
+
+    m = manifest.load(write(tmp_path, 'modules = ["app"]\nremote_cache = "redis://cache:6379/1"\n'))
+    monkeypatch.delenv("QD_REMOTE_CACHE", raising=False)
+    assert m.remote_cache == "redis://cache:6379/1"
+    assert environment(m, "host")["QD_REMOTE_CACHE"] == "redis://cache:6379/1"
+    monkeypatch.setenv("QD_REMOTE_CACHE", "redis://:password@cache:6379/1")
+    assert "QD_REMOTE_CACHE" not in environment(m, "host")
+    e = error_of(tmp_path, 'modules = ["app"]\nremote_cache = "http://cache"\n')
+    assert e.line == 2 and "redis://" in str(e)

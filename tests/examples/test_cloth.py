@@ -122,3 +122,19 @@ def test_the_dockerfile_stages(tmp_path: Path, request: pytest.FixtureRequest) -
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["compiles"] == 0 and out["fastcache_hits"] == 19 and not out["llvmlite_imported"], out
     assert proc.stderr == ""
+
+
+def test_the_fleet_workflow_covers_every_shard_then_bundles() -> None:
+    """ci/github-actions-fleet.yml: one precompile job per shard K/N of the same N, a bundle job after them that
+    precompiles without --shard and exports, and the artifact job importing what was exported."""
+    yaml = pytest.importorskip("yaml")
+    jobs = yaml.safe_load((CLOTH / "ci" / "github-actions-fleet.yml").read_text())["jobs"]
+    shards = jobs["precompile"]["strategy"]["matrix"]["shard"]
+    (run,) = [s["run"] for s in jobs["precompile"]["steps"] if "--shard" in s.get("run", "")]
+    n = int(run.split("matrix.shard }}/")[1].split()[0])
+    assert shards == list(range(1, n + 1))
+    bundle_runs = [s.get("run", "") for s in jobs["bundle"]["steps"]]
+    assert jobs["bundle"]["needs"] == "precompile" and any(r.startswith("qd precompile --json") for r in bundle_runs)
+    assert any("qd cache export" in r and "-o qd-cache.tar" in r for r in bundle_runs)
+    imports = [s.get("run", "") for s in jobs["test-from-artifact"]["steps"]]
+    assert any(r.startswith("qd cache import qd-cache.tar") for r in imports)
