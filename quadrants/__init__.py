@@ -80,10 +80,11 @@ from quadrants.lang.data_oriented import data_oriented  # noqa: F401
 from quadrants.lang.field import Field, MatrixField, ScalarField, field  # noqa: F401
 from quadrants.lang.kernel import kernel  # noqa: F401
 from quadrants.lang.matrix import Matrix, Vector  # noqa: F401
+from quadrants.lang.perf_dispatch import perf_dispatch  # noqa: F401
 from quadrants.lang.program import init, reset, sync  # noqa: F401
 from quadrants.lang.struct import Struct, StructField  # noqa: F401
 from quadrants.lang.tensor import Backend, Tensor, ndarray, tensor, wrap  # noqa: F401
-from quadrants.runtime.ndarray import Ndarray  # noqa: F401
+from quadrants.runtime.ndarray import MatrixNdarray, Ndarray, ScalarNdarray, VectorNdarray  # noqa: F401
 from quadrants.types.annotations import Template, template  # noqa: F401
 from quadrants.types.dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401
 from quadrants.types.struct import dataclass  # noqa: F401

@@ -42,8 +42,14 @@ class CudaDevice(Device):
                                               dev))  # fmt: skip
         self.capability = (major, minor)
         self.arch = f"sm_{major}{minor}"
+        self._dev = dev
         self._ctx = self._call("cuDevicePrimaryCtxRetain", dev)
         self._call("cuCtxSetCurrent", self._ctx)
+
+    def max_shared_memory_bytes(self) -> int:
+        """Shared memory one block may opt in to (`qd.lang.impl.get_max_shared_memory_bytes`)."""
+        attr = self._d.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+        return int(self._call("cuDeviceGetAttribute", attr, self._dev))
 
     # ---- errors -----------------------------------------------------------------------------------------
 

@@ -28,7 +28,7 @@ from quadrants.runtime.abi import CTYPES, KernelABI
 from quadrants.runtime.context import ERROR_BOUNDS, RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.leaves import ElementLeaf, Guard, GuardKind, Leaf, NdarrayLeaf, NumpyLeaf, ScalarLeaf
 from quadrants.runtime.loader import Loaded
-from quadrants.runtime.ndarray import Ndarray, descriptor
+from quadrants.runtime.ndarray import descriptor, ndarray_class
 from quadrants.types import dtypes
 
 MISS = object()  # returned by a fast path that does not apply to the arguments it was given
@@ -159,7 +159,7 @@ class Launcher:
         """A function of the kernel's `nparams` arguments that launches directly when they still match the
         specialization `leaves`/`guards` describe (guards hold, ndarrays of the same kinds and types), and
         returns MISS otherwise."""
-        env: dict[str, Any] = {"CALL": self.cfunc, "CTX": self.main.ctx_addr, "MISS": MISS, "ND": Ndarray,
+        env: dict[str, Any] = {"CALL": self.cfunc, "CTX": self.main.ctx_addr, "MISS": MISS,
                                "SAME": _same_elements, "NP": np.ndarray, "NPDESC": _numpy_descriptor, "RAISE": self.raise_error,
                                "ArgumentError": ctypes.ArgumentError, "FLUSH": sys.stdout.flush,
                                "FLAT": _flatten, "RESULTS": self.main.results, "TID": threading.get_ident,
@@ -187,8 +187,8 @@ class Launcher:
                     pre.append(f"{flats[leaf.path]} = FLAT({acc})")
                 value = f"{flats[leaf.path]}[{leaf.index}]"
             elif isinstance(leaf, NdarrayLeaf):
-                env[f"S{k}"] = leaf.nd
-                checks.append(f"{acc}.__class__ is ND and {acc}._spec is S{k}")
+                env[f"S{k}"], env[f"N{k}"] = leaf.nd, ndarray_class(leaf.nd.elem_shape)
+                checks.append(f"{acc}.__class__ is N{k} and {acc}._spec is S{k}")
                 call.append(f"{acc}._desc")
                 continue
             elif isinstance(leaf, NumpyLeaf):

@@ -49,14 +49,48 @@ def descriptor(data: int, shape: tuple[int, ...]) -> ctypes.Array:  # type: igno
     return (ctypes.c_int64 * (1 + len(shape)))(data, *shape)
 
 
-class Ndarray:
-    """A kernel-accessible array. `shape` excludes the element shape of vector/matrix ndarrays."""
+class TensorElement:
+    """The element type of a vector/matrix ndarray as Quadrants reports it (`x.element_type`): its scalar type
+    (`element_type()`), its shape (`shape()`, a list), printed `[Tensor (3) f32]`."""
 
-    __slots__ = ("_arr", "_desc_buf", "_desc", "_spec", "_mem", "dtype", "shape", "element_type", "__weakref__")
+    __slots__ = ("_dtype", "_shape")
+
+    def __init__(self, dtype: PrimitiveType, shape: tuple[int, ...]) -> None:
+        self._dtype = dtype
+        self._shape = shape
+
+    def element_type(self) -> PrimitiveType:
+        return self._dtype
+
+    def shape(self) -> list[int]:
+        return list(self._shape)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TensorElement) and (self._dtype, self._shape) == (other._dtype, other._shape)
+
+    def __hash__(self) -> int:
+        return hash((self._dtype, self._shape))
+
+    def __repr__(self) -> str:
+        return f"[Tensor ({', '.join(map(str, self._shape))}) {self._dtype}]"
+
+
+class Ndarray:
+    """A kernel-accessible array. `shape` excludes the element shape of vector/matrix ndarrays.
+
+    As in Quadrants, an ndarray is a `ScalarNdarray`, a `VectorNdarray` or a `MatrixNdarray` (constructing an
+    `Ndarray` gives the one its element type asks for)."""
+
+    __slots__ = ("_arr", "_desc_buf", "_desc", "_spec", "_mem", "_elem", "dtype", "shape", "__weakref__")
+
+    def __new__(cls, dtype: Any, shape: Any, element_type: Any = None) -> Ndarray:
+        if cls is Ndarray:
+            cls = ndarray_class(element_type.shape if element_type is not None else ())
+        return object.__new__(cls)
 
     def __init__(self, dtype: Any, shape: Any, element_type: Any = None) -> None:
         """`dtype` is a scalar dtype; or None with `element_type` a vector/matrix type of a concrete dtype."""
-        self.element_type = element_type
+        self._elem = element_type
         prim: PrimitiveType = element_type.dtype if element_type is not None else dtypes.to_dtype(dtype)
         elem_shape: tuple[int, ...] = element_type.shape if element_type is not None else ()
         self.dtype = prim  # the scalar type, also of a vector/matrix ndarray (as in Quadrants): see element_type
@@ -72,6 +106,13 @@ class Ndarray:
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    @property
+    def element_type(self) -> Any:
+        """The scalar type of a scalar ndarray, else a `TensorElement` (as Quadrants reports it)."""
+        if self._elem is None:
+            return self.dtype
+        return TensorElement(self.dtype, self._spec.elem_shape)
 
     @property
     def element_shape(self) -> tuple[int, ...]:
@@ -91,6 +132,14 @@ class Ndarray:
         self._mem.host_access()
         return self._arr.copy()
 
+    def to_dlpack(self) -> Any:
+        """A DLPack capsule over the ndarray's memory: `torch.from_dlpack(x.to_dlpack())` shares it (no
+        copy), as in Quadrants. CPU backend only: a GPU's managed memory is not offered as device memory yet."""
+        if self._mem is not device.HOST:
+            raise QuadrantsRuntimeError("to_dlpack() is supported on the CPU backend only (here, a GPU's managed "
+                                        "memory is not shared through DLPack yet): use to_numpy()")  # fmt: skip
+        return self._arr.__dlpack__()
+
     def from_numpy(self, arr: Any) -> None:
         a = np.asarray(arr)
         self._mem.host_access()
@@ -106,7 +155,7 @@ class Ndarray:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Ndarray:
         """`copy.deepcopy(x)`: a new ndarray of the same type and shape holding a copy of the data."""
-        out = Ndarray(None if self.element_type is not None else self.dtype, self.shape, self.element_type)
+        out = Ndarray(None if self._elem is not None else self.dtype, self.shape, self._elem)
         out.copy_from(self)
         memo[id(self)] = out
         return out
@@ -147,3 +196,20 @@ class Ndarray:
 
     def __repr__(self) -> str:
         return f"<qd.ndarray {self._spec!r} shape={self.shape}>"
+
+
+class ScalarNdarray(Ndarray):
+    __slots__ = ()
+
+
+class VectorNdarray(Ndarray):
+    __slots__ = ()
+
+
+class MatrixNdarray(Ndarray):
+    __slots__ = ()
+
+
+def ndarray_class(elem_shape: tuple[int, ...]) -> type[Ndarray]:
+    """The class of an ndarray whose elements have `elem_shape` (the launcher's fast path checks it)."""
+    return (ScalarNdarray, VectorNdarray, MatrixNdarray)[len(elem_shape)]
