@@ -198,16 +198,20 @@ class Ndarray:
         return f"<qd.ndarray {self._spec!r} shape={self.shape}>"
 
 
+# The three classes have a __dict__ (no __slots__), as Quadrants' ndarrays do: programs keep their own
+# attributes on them (Genesis caches its torch views as `x._tc`).
+
+
 class ScalarNdarray(Ndarray):
-    __slots__ = ()
+    pass
 
 
 class VectorNdarray(Ndarray):
-    __slots__ = ()
+    pass
 
 
 class MatrixNdarray(Ndarray):
-    __slots__ = ()
+    pass
 
 
 def ndarray_class(elem_shape: tuple[int, ...]) -> type[Ndarray]:
