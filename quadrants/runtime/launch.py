@@ -325,7 +325,9 @@ def external_array(a: Any) -> np.ndarray:
     if is_torch_tensor(a):
         if getattr(a.device, "type", "cpu") != "cpu":
             raise QuadrantsRuntimeTypeError(f"a torch tensor on {a.device} cannot be used by CPU kernels")
-        return a.detach().numpy()  # type: ignore[no-any-return]
+        # torch's own detach: a subclass may override it with a copy (Genesis' gs.Tensor clones), and the
+        # kernel must write the caller's memory
+        return sys.modules["torch"].Tensor.detach(a).numpy()  # type: ignore[no-any-return]
     return np.asarray(a)
 
 
