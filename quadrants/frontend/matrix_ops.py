@@ -277,9 +277,25 @@ def matrix_index(fb: FrontendBuilder, m: Matrix, index: Any, node: ast.AST) -> A
 
 def matrix_slice(fb: FrontendBuilder, m: Matrix, idx: list[Any], node: ast.AST) -> Any:
     """`v[1:]`, `T[:3, :3]`, `T[1, 1:3]`: a vector or matrix of the selected elements (an axis given by an
-    index drops out, as in Quadrants). Indices and bounds are compile-time; negative ones are refused."""
+    index drops out, as in Quadrants). Bounds are compile-time; negative ones are refused. The index next
+    to a slice may be a runtime value: `R[:, k]` (column k) selects among the candidates."""
+    if len(m.shape) == 2 and len(idx) == 2 and any(is_runtime(i) for i in idx):
+        return _runtime_line(fb, m, idx, node)
     flat, shape = slice_positions(fb, m.shape, idx, node)
     return Matrix(shape, [m.elements[k] for k in flat])
+
+
+def _runtime_line(fb: FrontendBuilder, m: Matrix, idx: list[Any], node: ast.AST) -> Matrix:
+    """`R[:, k]` / `R[k, 1:]` with `k` known at run time: one select chain per sliced position."""
+    axis = 0 if is_runtime(idx[0]) else 1  # the axis the runtime index picks on
+    if not isinstance(idx[1 - axis], slice):
+        raise QuadrantsSyntaxError("an index next to a slice must be a slice or an index", fb.loc(node))
+    positions, _ = slice_positions(fb, (m.shape[1 - axis],), [idx[1 - axis]], node)
+    out = []
+    for p in positions:
+        line = [m.at(k, p) if axis == 0 else m.at(p, k) for k in range(m.shape[axis])]
+        out.append(select_element(fb, Matrix((len(line),), line), idx[axis], node))
+    return Matrix((len(out),), out)
 
 
 def slice_positions(fb: FrontendBuilder, shape: tuple[int, ...], idx: list[Any],

@@ -20,3 +20,16 @@ def test_a_conditional_expression_of_tuples_is_a_vector_index() -> None:
     a = np.arange(16, dtype=np.int32).reshape(4, 4)
     assert pair(a, 1, 3) == (7, 21, 13)
     assert pair(a, 3, 1) == (7, 21, 13)
+
+
+def test_a_runtime_index_next_to_a_slice_picks_a_row_or_column() -> None:
+    @qd.kernel
+    def lines(k: qd.i32) -> tuple[qd.math.vec3, qd.math.vec2]:
+        rot = qd.Matrix([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+        return rot[:, k] + rot[k, :] * 10, rot[k, 1:]  # Genesis: axis_0 = rot[:, axis_idx]
+
+    m = np.arange(1, 10, dtype=np.float32).reshape(3, 3)
+    for k in range(3):
+        v, w = lines(k)
+        np.testing.assert_array_equal(v.to_numpy(), m[:, k] + m[k, :] * 10)
+        np.testing.assert_array_equal(w.to_numpy(), m[k, 1:])
