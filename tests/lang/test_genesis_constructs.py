@@ -33,3 +33,24 @@ def test_a_runtime_index_next_to_a_slice_picks_a_row_or_column() -> None:
         v, w = lines(k)
         np.testing.assert_array_equal(v.to_numpy(), m[:, k] + m[k, :] * 10)
         np.testing.assert_array_equal(w.to_numpy(), m[k, 1:])
+
+
+def test_method_calls_on_runtime_vectors_keep_a_kernel_fastcache_pure() -> None:
+    import warnings
+
+    @qd.kernel(fastcache=True)
+    def portal(v: qd.types.NDArray[qd.math.vec3, 1]) -> qd.math.vec3:
+        # Genesis' mpr_portal_dir: an assignment's value was probed for qd.static() and its calls were taken
+        # for compile-time calls of unknown Python functions, which turned fastcache off
+        a = v[2] - v[0]
+        b = v[1] - v[0]
+        d = a.cross(b).normalized()
+        return d
+
+    v = qd.ndarray(qd.math.vec3, (3,))
+    v.from_numpy(np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], np.float32))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = portal(v)
+    assert not [w for w in caught if "PURE.VIOLATION" in str(w.message)]
+    np.testing.assert_allclose(out.to_numpy(), [0, 0, -1])
