@@ -1,6 +1,6 @@
 """Genesis scenes, headless on the CPU, for comparing this package with real Quadrants: prints one JSON line.
 
-    python scenes.py SCENE [--steps N]      SCENE: box, bodies, franka
+    python scenes.py SCENE [--steps N] [--envs B]      SCENE: box, bodies, franka
 
 - box: a plane and a 0.2 m box dropped from 1 m.
 - bodies: a plane, two boxes and two spheres dropped from different heights (they fall, bounce, rest).
@@ -64,12 +64,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("scene", choices=sorted(SCENES))
     ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--envs", type=int, default=0, help="build B parallel environments (batched state)")
     args = ap.parse_args()
     build, control, dt = SCENES[args.scene]
     gs.init(backend=gs.cpu, logging_level="warning", seed=0)
     scene = gs.Scene(sim_options=gs.options.SimOptions(dt=dt), show_viewer=False)
     entities = build(scene)
-    scene.build()
+    scene.build(n_envs=args.envs)
     t_built = time.perf_counter()
     t_first = t_built
     for i in range(args.steps):
@@ -84,6 +85,12 @@ def main() -> None:
         out["franka"]["qpos"] = entities["franka"].get_qpos().tolist()
     out["times"] = {"import_to_build_s": round(t_built - t0, 3), "import_to_first_step_s": round(t_first - t0, 3),
                     "steps_per_s": round((args.steps - 1) / (t_end - t_first), 1) if args.steps > 1 else None}
+    import quadrants as qd
+
+    if hasattr(qd, "stats"):  # this package: what the start cost inside quadrants
+        st = qd.stats()
+        out["quadrants"] = {"compiles": st.get("compiles"), "cache": st.get("cache"),
+                            "stage_seconds": {k: round(v, 3) for k, v in st.get("stage_seconds", {}).items()}}
     print(json.dumps(out))
 
 
