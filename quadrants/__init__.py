@@ -83,6 +83,7 @@ from quadrants.lang.data_oriented import data_oriented  # noqa: F401
 from quadrants.lang.field import Field, MatrixField, ScalarField, field  # noqa: F401
 from quadrants.lang.kernel import kernel  # noqa: F401
 from quadrants.lang.matrix import Matrix, Vector  # noqa: F401
+from quadrants.lang.perf_dispatch import perf_dispatch  # noqa: F401
 from quadrants.lang.program import init, reset, sync  # noqa: F401
 from quadrants.lang.struct import Struct, StructField  # noqa: F401
 from quadrants.lang.tensor import Backend, Tensor, ndarray, tensor, wrap  # noqa: F401

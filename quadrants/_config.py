@@ -6,7 +6,7 @@ argument wins over the environment variable (with a warning when both are set), 
 
 A few variables are not `qd.init` options: they belong to the process, not to a `Config`, and each has an
 accessor function at the end of this module (`PROCESS_VARIABLES` lists them): `QD_CACHE_DIR`, `QD_SET_BY_QD`,
-`QD_CUDA_DEVICE`, `QD_LIBDEVICE`, and the CUDA toolkit's own `CUDA_HOME` / `CUDA_PATH`.
+`QD_CUDA_DEVICE`, `QD_LIBDEVICE`, `QD_PERFDISPATCH_FORCE`, and the CUDA toolkit's own `CUDA_HOME` / `CUDA_PATH`.
 
 Each option says whether it changes generated code (`compile=True`): exactly those options enter the
 cache keys (see `compile_relevant()`); log level, thread counts and paths do not.
@@ -311,6 +311,8 @@ PROCESS_VARIABLES = {
     "QD_REMOTE_CACHE_SECRET": "key that signs (HMAC-SHA256) every entry pushed to the remote cache; when set, "
     "unsigned or badly signed remote entries are ignored (a secret: not an option, never in a Config)",
     "REDISCLI_AUTH": "the Redis password when the remote cache's URL has none (as redis-cli reads it)",
+    "QD_PERFDISPATCH_FORCE": "comma list of dispatcher:implementation pairs: a qd.perf_dispatch always runs the "
+    "named implementation instead of timing them",
 }
 
 
@@ -332,6 +334,20 @@ def cuda_toolkit_homes(environ: Mapping[str, str] | None = None) -> list[str]:
     """Folders that may hold the CUDA toolkit, in the order they are tried: CUDA_HOME, CUDA_PATH, /usr/local/cuda."""
     env = _env(environ)
     return [h for h in (env.get("CUDA_HOME"), env.get("CUDA_PATH"), "/usr/local/cuda") if h]
+
+
+def perf_dispatch_forced(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """QD_PERFDISPATCH_FORCE="disp1:impl1,disp2:impl2": the implementation each named qd.perf_dispatch runs
+    (ValueError on a pair without a colon)."""
+    forced: dict[str, str] = {}
+    for pair in _env(environ).get("QD_PERFDISPATCH_FORCE", "").split(","):
+        if not pair.strip():
+            continue
+        if ":" not in pair:
+            raise ValueError(f"QD_PERFDISPATCH_FORCE: {pair.strip()!r} is not 'dispatcher:implementation'")
+        name, impl = pair.split(":", 1)
+        forced[name.strip()] = impl.strip()
+    return forced
 
 
 def log_level_for_project(environ: Mapping[str, str] | None = None) -> str:

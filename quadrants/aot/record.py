@@ -20,6 +20,7 @@ from typing import Any
 
 from quadrants.aot import typespec
 from quadrants.lang.args import ParamKind
+from quadrants.runtime.leaves import is_torch_tensor
 from quadrants.types import annotations as ann
 from quadrants.types import dtypes
 from quadrants.types.compound import MatrixType
@@ -87,7 +88,7 @@ def _array_type(v: Any) -> typespec.TypeSpec | None:
             return typespec.TypeSpec(dtypes.from_numpy(impl.dtype), "numpy", impl.ndim)
         except TypeError:
             return None
-    if type(impl).__module__.startswith("torch") and hasattr(impl, "dtype"):
+    if is_torch_tensor(impl):
         name = str(impl.dtype).removeprefix("torch.")
         prim = {"float32": "f32", "float64": "f64", "float16": "f16", "int32": "i32", "int64": "i64", "int8": "i8",
                 "int16": "i16", "uint8": "u8", "bool": "u1"}.get(name)  # fmt: skip

@@ -31,7 +31,7 @@ from quadrants.frontend.scope import MISSING
 from quadrants.frontend.static_eval import attribute_chain, static_eval
 from quadrants.frontend.structs import field_element, is_struct_field
 from quadrants.frontend.values import Matrix, Struct, is_runtime, type_name
-from quadrants.frontend.vectors import as_matrix
+from quadrants.frontend.vectors import as_matrix, make_matrix
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
 from quadrants.types.promotion import promote
@@ -187,9 +187,9 @@ def transform_ifexp(fb: FrontendBuilder, node: ast.IfExp) -> Any:
     index = len(fb.b.block.stmts)
     fb.b.emit(stmt)
     with fb.b.into(stmt.then):
-        a = _branch_value(fb, fb.expr(node.body), loc)
+        a = _branch_value(fb, fb.expr(node.body), node.body)
     with fb.b.into(stmt.orelse):
-        b = _branch_value(fb, fb.expr(node.orelse), loc)
+        b = _branch_value(fb, fb.expr(node.orelse), node.orelse)
     if isinstance(a, Matrix) != isinstance(b, Matrix):  # `0 if c else v`: the scalar fills the other's shape
         with fb.b.into(stmt.then if not isinstance(a, Matrix) else stmt.orelse):
             if isinstance(a, Matrix):
@@ -207,8 +207,13 @@ def transform_ifexp(fb: FrontendBuilder, node: ast.IfExp) -> Any:
     return _merge_into_var(fb, index, promote(a.type, b.type), [(stmt.then, a), (stmt.orelse, b)])
 
 
-def _branch_value(fb: FrontendBuilder, v: Any, loc: Any) -> Any:
-    """A conditional expression's branch as IR values, emitted in the branch's block."""
+def _branch_value(fb: FrontendBuilder, v: Any, node: ast.AST) -> Any:
+    """A conditional expression's branch as IR values, emitted in the branch's block. A tuple or list of
+    scalars is a vector, as in Quadrants (Genesis indexes with `f[(j, i) if i > j else (i, j)]`)."""
+    loc = fb.loc(node)
+    if isinstance(v, (tuple, list)) and v and not any(isinstance(e, (tuple, list)) or as_matrix(fb, e, node)
+                                                      for e in v):  # fmt: skip
+        return make_matrix(fb, (len(v),), list(v), None, node)
     if isinstance(v, Matrix):
         return Matrix(v.shape, [fb.ops.value(e, loc) for e in v.elements])
     return fb.ops.value(v, loc)

@@ -284,12 +284,36 @@ def matrix_index(fb: FrontendBuilder, m: Matrix, index: Any, node: ast.AST) -> A
 
 def matrix_slice(fb: FrontendBuilder, m: Matrix, idx: list[Any], node: ast.AST) -> Any:
     """`v[1:]`, `T[:3, :3]`, `T[1, 1:3]`: a vector or matrix of the selected elements (an axis given by an
-    index drops out, as in Quadrants). Indices and bounds are compile-time; negative ones are refused."""
-    if len(idx) > len(m.shape):
-        raise QuadrantsTypeError(f"{len(idx)} indices for a value of shape {m.shape}", fb.loc(node))
+    index drops out, as in Quadrants). Bounds are compile-time; negative ones are refused. The index next
+    to a slice may be a runtime value: `R[:, k]` (column k) selects among the candidates."""
+    if len(m.shape) == 2 and len(idx) == 2 and any(is_runtime(i) for i in idx):
+        return _runtime_line(fb, m, idx, node)
+    flat, shape = slice_positions(fb, m.shape, idx, node)
+    return Matrix(shape, [m.elements[k] for k in flat])
+
+
+def _runtime_line(fb: FrontendBuilder, m: Matrix, idx: list[Any], node: ast.AST) -> Matrix:
+    """`R[:, k]` / `R[k, 1:]` with `k` known at run time: one select chain per sliced position."""
+    axis = 0 if is_runtime(idx[0]) else 1  # the axis the runtime index picks on
+    if not isinstance(idx[1 - axis], slice):
+        raise QuadrantsSyntaxError("an index next to a slice must be a slice or an index", fb.loc(node))
+    positions, _ = slice_positions(fb, (m.shape[1 - axis],), [idx[1 - axis]], node)
+    out = []
+    for p in positions:
+        line = [m.at(k, p) if axis == 0 else m.at(p, k) for k in range(m.shape[axis])]
+        out.append(select_element(fb, Matrix((len(line),), line), idx[axis], node))
+    return Matrix((len(out),), out)
+
+
+def slice_positions(fb: FrontendBuilder, shape: tuple[int, ...], idx: list[Any],
+                    node: ast.AST) -> tuple[list[int], tuple[int, ...]]:  # fmt: skip
+    """The flat positions a slicing index selects in a vector/matrix of `shape`, in row order, and the shape
+    of the selection (shared by reads, `matrix_slice`, and assignment targets, `T[:3, 3] = v`)."""
+    if len(idx) > len(shape):
+        raise QuadrantsTypeError(f"{len(idx)} indices for a value of shape {shape}", fb.loc(node))
     picks: list[list[int]] = []
     kept: list[bool] = []
-    for i, n in zip(idx + [slice(None)] * (len(m.shape) - len(idx)), m.shape):
+    for i, n in zip(idx + [slice(None)] * (len(shape) - len(idx)), shape):
         if isinstance(i, slice):
             if any(b is not None and (not isinstance(b, int) or b < 0) for b in (i.start, i.stop)):
                 raise QuadrantsSyntaxError("Negative indices are not supported in Quadrants kernels.", fb.loc(node))
@@ -299,17 +323,15 @@ def matrix_slice(fb: FrontendBuilder, m: Matrix, idx: list[Any], node: ast.AST) 
             raise QuadrantsSyntaxError("an index next to a slice must be a compile-time constant", fb.loc(node))
         else:
             if not 0 <= int(i) < n:
-                raise QuadrantsTypeError(f"index {i} is out of range for shape {m.shape}", fb.loc(node))
+                raise QuadrantsTypeError(f"index {i} is out of range for shape {shape}", fb.loc(node))
             picks.append([int(i)])
             kept.append(False)
     if any(not p for p in picks):
         raise QuadrantsSyntaxError("a slice selects no element", fb.loc(node))
     if len(picks) == 1:
-        return Matrix((len(picks[0]),), [m.elements[r] for r in picks[0]])
+        return picks[0], (len(picks[0]),)
     rows, cols = picks
-    elements = [m.elements[r * m.m + c] for r in rows for c in cols]
-    shape = tuple(len(p) for p, k in zip(picks, kept) if k)
-    return Matrix(shape, elements)
+    return [r * shape[1] + c for r in rows for c in cols], tuple(len(p) for p, k in zip(picks, kept) if k)
 
 
 def flat_index(fb: FrontendBuilder, m: Matrix, idx: list[Any], node: ast.AST) -> Any:

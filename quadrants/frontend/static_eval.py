@@ -48,7 +48,7 @@ def static_eval(fb: FrontendBuilder, node: ast.expr, record: bool = True) -> Any
             namespace[n.id] = _ShapeOnly(n.id, shape)  # a runtime vector's shape is known: `range(v.n)`
             continue
         namespace[n.id] = binding
-    for call in ast.walk(node):
+    for call in ast.walk(node) if record else ():  # a probe (is_static_call) records no call
         if isinstance(call, ast.Call):
             try:
                 callee = eval(compile(ast.Expression(body=call.func), "<qd>", "eval"), namespace)  # noqa: S307

@@ -44,6 +44,7 @@ from quadrants.runtime.leaves import (
     NumpyLeaf,
     Path,
     ScalarLeaf,
+    is_torch_tensor,
 )
 from quadrants.runtime.ndarray import Ndarray, nd_type
 from quadrants.types import annotations as ann
@@ -483,8 +484,7 @@ def _path_text(path: Path) -> str:
     return "a" + "".join(f".{p}" for p in path)
 
 
-def _is_torch(v: Any) -> bool:
-    return type(v).__module__.startswith("torch") and hasattr(v, "data_ptr")
+_is_torch = is_torch_tensor
 
 
 def _type_hints(cls: type) -> dict[str, Any]:

@@ -55,8 +55,9 @@ class Field:
         prog.fields.memory.host_access()
         return prog.fields.view(self._region, self._offset, self._prim.np_dtype, self.shape + self.element_shape)
 
-    def to_numpy(self) -> np.ndarray:
-        return self._memory().copy()
+    def to_numpy(self, dtype: Any = None) -> np.ndarray:
+        out = self._memory().copy()
+        return out if dtype is None else out.astype(_np_type(dtype))
 
     def from_numpy(self, arr: Any) -> None:
         a = np.asarray(arr)
@@ -64,6 +65,22 @@ class Field:
         if a.shape != mem.shape:
             raise ValueError(f"from_numpy: shape {a.shape} does not match the field's {mem.shape}")
         np.copyto(mem, a, casting="unsafe")
+
+    def to_torch(self, device: Any = None) -> Any:
+        """A torch tensor holding a copy of the field (on `device`, default the CPU)."""
+        import torch
+
+        return torch.from_numpy(self.to_numpy()).to(device)
+
+    def from_torch(self, arr: Any) -> None:
+        """Copy a torch tensor of the field's shape in (any device; converted to the field's dtype)."""
+        self.from_numpy(arr.detach().cpu().numpy())
+
+    def to_dlpack(self) -> Any:
+        """A DLPack capsule over the field's memory: `torch.from_dlpack(f.to_dlpack())` shares it (no copy),
+        as in Quadrants. CPU backend only: a GPU's managed memory is not offered as device memory yet."""
+        view = self._memory()
+        return _dlpack(view, program.get().fields.memory)
 
     def copy_from(self, other: Any) -> None:
         if not isinstance(other, Field):
@@ -116,6 +133,25 @@ class ScalarField(Field):
 
 
 class MatrixField(Field):
+    def to_numpy(self, dtype: Any = None, keep_dims: bool = False) -> np.ndarray:
+        """The elements as `shape + (n, m)`; a one-column matrix field gives `shape + (n,)` unless
+        `keep_dims`, as in Quadrants."""
+        out = super().to_numpy(dtype)
+        if not keep_dims and len(self.element_shape) == 2 and self.m == 1:
+            out = out.reshape(self.shape + (self.n,))
+        return out
+
+    def to_torch(self, device: Any = None, keep_dims: bool = False) -> Any:
+        import torch
+
+        return torch.from_numpy(self.to_numpy(keep_dims=keep_dims)).to(device)
+
+    def from_numpy(self, arr: Any) -> None:
+        a = np.asarray(arr)
+        if len(self.element_shape) == 2 and self.m == 1 and a.shape == self.shape + (self.n,):
+            a = a.reshape(self.shape + self.element_shape)  # a one-column matrix field takes vectors too
+        super().from_numpy(a)
+
     @property
     def n(self) -> int:
         return self.element_shape[0]
@@ -123,6 +159,19 @@ class MatrixField(Field):
     @property
     def m(self) -> int:
         return self.element_shape[1] if len(self.element_shape) == 2 else 1
+
+
+def _np_type(dtype: Any) -> Any:
+    return dtype.np_dtype if isinstance(dtype, PrimitiveType) else np.dtype(dtype)
+
+
+def _dlpack(view: np.ndarray, memory: Any) -> Any:
+    from quadrants.runtime import device
+
+    if memory is not device.HOST:
+        raise QuadrantsRuntimeError("to_dlpack() is supported on the CPU backend only (here, a GPU's managed "
+                                    "memory is not shared through DLPack yet): use to_numpy() / to_torch()")  # fmt: skip
+    return view.__dlpack__()
 
 
 def field(dtype: Any, shape: Any = (), order: Any = None, name: str = "", offset: Any = None,

@@ -348,8 +348,10 @@ class BoundKernel:
         return self.kernel(self.obj, *args, **kwargs)
 
 
-def kernel(fn: Callable[..., Any] | None = None, *, fastcache: bool = False, pure: bool | None = None) -> Any:
-    """Decorator: `@qd.kernel` or `@qd.kernel(fastcache=True)`."""
+def kernel(fn: Callable[..., Any] | None = None, *, fastcache: bool = False, pure: bool | None = None,
+           gpu_graph: bool = False) -> Any:  # fmt: skip
+    """Decorator: `@qd.kernel` or `@qd.kernel(fastcache=True)`. `gpu_graph=True` (Quadrants captures such a
+    kernel's launches into a CUDA graph) is accepted and changes nothing here: its loops launch one by one."""
     if pure is not None:
         fastcache = fastcache or pure
     if fn is not None and getattr(fn, "is_pure", False):  # @qd.kernel over @qd.pure

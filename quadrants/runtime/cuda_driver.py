@@ -42,10 +42,16 @@ class CudaDevice(Device):
                                               dev))  # fmt: skip
         self.capability = (major, minor)
         self.arch = f"sm_{major}{minor}"
+        self._dev = dev
         self._ctx = self._call("cuDevicePrimaryCtxRetain", dev)
         self._call("cuCtxSetCurrent", self._ctx)
         if stack_limit > 0:  # `cuda_stack_limit`: the call stack of recursive real functions (0 keeps the default)
             self._call("cuCtxSetLimit", driver.CUlimit.CU_LIMIT_STACK_SIZE, stack_limit)
+
+    def max_shared_memory_bytes(self) -> int:
+        """Shared memory one block may opt in to (`qd.lang.impl.get_max_shared_memory_bytes`)."""
+        attr = self._d.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+        return int(self._call("cuDeviceGetAttribute", attr, self._dev))
 
     # ---- errors -----------------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from quadrants.runtime.abi import CTYPES, KernelABI, packs_args
 from quadrants.runtime.context import RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.device import Device, LoadedCuda
 from quadrants.runtime.launch import Launcher, _flatten, _walk, check_external, external_array, scalar_arg
-from quadrants.runtime.leaves import ElementLeaf, Guard, Leaf, NdarrayLeaf, ScalarLeaf
+from quadrants.runtime.leaves import ElementLeaf, Guard, Leaf, NdarrayLeaf, ScalarLeaf, is_torch_tensor
 from quadrants.runtime.random_state import RandomState
 
 
@@ -116,7 +116,7 @@ class CudaLauncher(Launcher):
     def _external(self, v: Any, spec: Any, copies: list[tuple[np.ndarray, np.ndarray]]) -> tuple[int, tuple[int, ...]]:
         """A numpy array or torch tensor: by pointer when it is already on the GPU, else through a device copy."""
         ndim = spec.ndim
-        if type(v).__module__.startswith("torch") and getattr(v.device, "type", "cpu") == "cuda":
+        if is_torch_tensor(v) and getattr(v.device, "type", "cpu") == "cuda":
             if not self.device.emulated:
                 if not v.is_contiguous():
                     raise QuadrantsRuntimeTypeError("a CUDA torch tensor argument must be contiguous")

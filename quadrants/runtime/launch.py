@@ -28,7 +28,16 @@ import numpy as np
 from quadrants.errors import QuadrantsAssertionError, QuadrantsIndexError, QuadrantsRuntimeTypeError, SourceLoc
 from quadrants.runtime.abi import CTYPES, KernelABI, packs_args
 from quadrants.runtime.context import ERROR_BOUNDS, RESULT_SLOT_BYTES, RuntimeContext
-from quadrants.runtime.leaves import ElementLeaf, Guard, GuardKind, Leaf, NdarrayLeaf, NumpyLeaf, ScalarLeaf
+from quadrants.runtime.leaves import (
+    ElementLeaf,
+    Guard,
+    GuardKind,
+    Leaf,
+    NdarrayLeaf,
+    NumpyLeaf,
+    ScalarLeaf,
+    is_torch_tensor,
+)
 from quadrants.runtime.loader import Loaded
 from quadrants.runtime.ndarray import descriptor, ndarray_class
 from quadrants.runtime.random_state import RandomState
@@ -351,10 +360,12 @@ def external_array(a: Any) -> np.ndarray:
     """A numpy view (no copy) of an external array argument: numpy, or a CPU torch tensor."""
     if isinstance(a, np.ndarray):
         return a
-    if type(a).__module__.startswith("torch"):
+    if is_torch_tensor(a):
         if getattr(a.device, "type", "cpu") != "cpu":
             raise QuadrantsRuntimeTypeError(f"a torch tensor on {a.device} cannot be used by CPU kernels")
-        return a.detach().numpy()  # type: ignore[no-any-return]
+        # torch's own detach: a subclass may override it with a copy (Genesis' gs.Tensor clones), and the
+        # kernel must write the caller's memory
+        return sys.modules["torch"].Tensor.detach(a).numpy()  # type: ignore[no-any-return]
     return np.asarray(a)
 
 

@@ -9,6 +9,7 @@ index followed by attribute names (`(1, "x")` is `args[1].x`).
 from __future__ import annotations
 
 import enum
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,13 @@ from quadrants.ir.types import NdType
 from quadrants.types.dtypes import PrimitiveType
 
 Path = tuple[Any, ...]  # parameter index, then attribute names
+
+
+def is_torch_tensor(v: Any) -> bool:
+    """A torch tensor, of torch's class or a subclass (Genesis passes its `gs.Tensor`); torch is not imported
+    for this: a program that never imported it has no tensors."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(v, torch.Tensor)
 
 
 @dataclass(frozen=True, slots=True)

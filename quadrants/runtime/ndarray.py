@@ -132,6 +132,14 @@ class Ndarray:
         self._mem.host_access()
         return self._arr.copy()
 
+    def to_dlpack(self) -> Any:
+        """A DLPack capsule over the ndarray's memory: `torch.from_dlpack(x.to_dlpack())` shares it (no
+        copy), as in Quadrants. CPU backend only: a GPU's managed memory is not offered as device memory yet."""
+        if self._mem is not device.HOST:
+            raise QuadrantsRuntimeError("to_dlpack() is supported on the CPU backend only (here, a GPU's managed "
+                                        "memory is not shared through DLPack yet): use to_numpy()")  # fmt: skip
+        return self._arr.__dlpack__()
+
     def from_numpy(self, arr: Any) -> None:
         a = np.asarray(arr)
         self._mem.host_access()
@@ -190,16 +198,20 @@ class Ndarray:
         return f"<qd.ndarray {self._spec!r} shape={self.shape}>"
 
 
+# The three classes have a __dict__ (no __slots__), as Quadrants' ndarrays do: programs keep their own
+# attributes on them (Genesis caches its torch views as `x._tc`).
+
+
 class ScalarNdarray(Ndarray):
-    __slots__ = ()
+    pass
 
 
 class VectorNdarray(Ndarray):
-    __slots__ = ()
+    pass
 
 
 class MatrixNdarray(Ndarray):
-    __slots__ = ()
+    pass
 
 
 def ndarray_class(elem_shape: tuple[int, ...]) -> type[Ndarray]:

@@ -1,0 +1,98 @@
+"""Genesis scenes, headless on the CPU, for comparing this package with real Quadrants: prints one JSON line.
+
+    python scenes.py SCENE [--steps N] [--envs B]      SCENE: box, bodies, franka
+
+- box: a plane and a 0.2 m box dropped from 1 m.
+- bodies: a plane, two boxes and two spheres dropped from different heights (they fall, bounce, rest).
+- franka: the Franka Panda MJCF from Genesis' assets under a joint-position (PD) controller towards a target
+  pose, then a second one (as Genesis' examples/rigid/control_franka.py does).
+
+The JSON holds each entity's base position and quaternion (and the Franka's joint positions), the seconds from
+`import genesis` to the scene built and to the first step done, and steps per second of the rest.
+"""
+
+import argparse
+import json
+import time
+
+t0 = time.perf_counter()
+import genesis as gs  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def build_box(scene):
+    scene.add_entity(gs.morphs.Plane())
+    return {"box": scene.add_entity(gs.morphs.Box(pos=(0.0, 0.0, 1.0), size=(0.2, 0.2, 0.2)))}
+
+
+def build_bodies(scene):
+    scene.add_entity(gs.morphs.Plane())
+    return {
+        "box1": scene.add_entity(gs.morphs.Box(pos=(0.0, 0.0, 0.6), size=(0.2, 0.2, 0.2), euler=(0, 0, 30))),
+        "box2": scene.add_entity(gs.morphs.Box(pos=(0.6, 0.1, 1.0), size=(0.1, 0.3, 0.2), euler=(20, 10, 0))),
+        "ball1": scene.add_entity(gs.morphs.Sphere(pos=(-0.5, 0.2, 0.8), radius=0.1)),
+        "ball2": scene.add_entity(gs.morphs.Sphere(pos=(0.02, 0.03, 1.5), radius=0.08)),
+    }
+
+
+FRANKA_JOINTS = ("joint1", "joint2", "joint3", "joint4", "joint5", "joint6", "joint7", "finger_joint1",
+                 "finger_joint2")  # fmt: skip
+
+
+def build_franka(scene):
+    scene.add_entity(gs.morphs.Plane())
+    return {"franka": scene.add_entity(gs.morphs.MJCF(file="xml/franka_emika_panda/panda.xml"))}
+
+
+def control_franka(franka, step):
+    dofs = [franka.get_joint(name).dofs_idx_local[0] for name in FRANKA_JOINTS]
+    if step == 0:
+        franka.set_dofs_kp(np.array([4500, 4500, 3500, 3500, 2000, 2000, 2000, 100, 100]), dofs)
+        franka.set_dofs_kv(np.array([450, 450, 350, 350, 200, 200, 200, 10, 10]), dofs)
+        franka.set_dofs_force_range(np.array([-87, -87, -87, -87, -12, -12, -12, -100, -100]),
+                                    np.array([87, 87, 87, 87, 12, 12, 12, 100, 100]), dofs)  # fmt: skip
+        franka.control_dofs_position(np.array([1, 1, 0, 0, 0, 0, 0, 0.04, 0.04]), dofs)
+    elif step == 100:
+        franka.control_dofs_position(np.array([-1, 0.8, 1, -2, 1, 0.5, -0.5, 0.04, 0.04]), dofs)
+
+
+SCENES = {"box": (build_box, None, 0.01), "bodies": (build_bodies, None, 0.01),
+          "franka": (build_franka, control_franka, 0.01)}  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scene", choices=sorted(SCENES))
+    ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--envs", type=int, default=0, help="build B parallel environments (batched state)")
+    args = ap.parse_args()
+    build, control, dt = SCENES[args.scene]
+    gs.init(backend=gs.cpu, logging_level="warning", seed=0)
+    scene = gs.Scene(sim_options=gs.options.SimOptions(dt=dt), show_viewer=False)
+    entities = build(scene)
+    scene.build(n_envs=args.envs)
+    t_built = time.perf_counter()
+    t_first = t_built
+    for i in range(args.steps):
+        if control is not None:
+            control(*entities.values(), i)
+        scene.step()
+        if i == 0:
+            t_first = time.perf_counter()
+    t_end = time.perf_counter()
+    out = {name: {"pos": e.get_pos().tolist(), "quat": e.get_quat().tolist()} for name, e in entities.items()}
+    if args.scene == "franka":
+        out["franka"]["qpos"] = entities["franka"].get_qpos().tolist()
+    out["times"] = {"import_to_build_s": round(t_built - t0, 3), "import_to_first_step_s": round(t_first - t0, 3),
+                    "steps_per_s": round((args.steps - 1) / (t_end - t_first), 1) if args.steps > 1 else None}
+    import quadrants as qd
+
+    if hasattr(qd, "stats"):  # this package: what the start cost inside quadrants
+        st = qd.stats()
+        out["quadrants"] = {"compiles": st.get("compiles"), "cache": st.get("cache"),
+                            "stage_seconds": {k: round(v, 3) for k, v in st.get("stage_seconds", {}).items()}}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
