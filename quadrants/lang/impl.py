@@ -34,3 +34,17 @@ def get_max_shared_memory_bytes(*, is_lowerbound_ok: bool) -> int:
     elif is_lowerbound_ok and arch is _config.cpu:
         return 0
     raise RuntimeError(f"get_max_shared_memory_bytes not implemented for arch {arch}")
+
+
+def __getattr__(name: str) -> object:
+    """`Kernel` (the class of `qd.kernel` objects; programs annotate `kernel._primal` with it) and
+    `QuadrantsSyntaxError`, under the names Quadrants' `quadrants.lang.impl` has them; imported on first use."""
+    if name == "Kernel":
+        from quadrants.lang.kernel import Kernel
+
+        return Kernel
+    if name == "QuadrantsSyntaxError":
+        from quadrants.errors import QuadrantsSyntaxError
+
+        return QuadrantsSyntaxError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -51,3 +51,10 @@ def to_quadrants_type(dt: Any) -> dtypes.PrimitiveType:
                 return prim
         raise AssertionError(f"unknown torch type {dt}")
     return dtypes.from_numpy(np.dtype(dt))
+
+
+def has_pytorch() -> bool:
+    """Whether torch can be imported (without importing it), as Quadrants' helper of this name says."""
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None

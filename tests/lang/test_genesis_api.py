@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import time
 
 import numpy as np
@@ -273,3 +274,16 @@ def test_perf_dispatch_over_kernels_and_gpu_graph_kernels() -> None:
     double(a)
     double(a)
     assert a.tolist() == [4.0] * 4
+
+
+def test_internal_module_names_programs_import() -> None:
+    """Names Quadrants' tests and users import from `quadrants.lang.util` / `quadrants.lang.impl`."""
+    from quadrants.lang.impl import Kernel, QuadrantsSyntaxError
+    from quadrants.lang.util import has_pytorch
+
+    @qd.kernel
+    def k() -> None:
+        pass
+
+    assert isinstance(k._primal, Kernel) and QuadrantsSyntaxError is qd.QuadrantsSyntaxError
+    assert has_pytorch() == (importlib.util.find_spec("torch") is not None)
