@@ -57,15 +57,7 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
                                  "STARNOTLAST).")  # fmt: skip
     sig = inspect.signature(src.fn)
     by_ref = reference_params(sig, hints, resolve, bound_self is not None)
-    args, kwargs = call_args(fb, node, by_ref)
-    if bound_self is not None:
-        args = [bound_self, *args]
-    try:
-        bound = sig.bind(*args, **kwargs)
-    except TypeError as e:
-        raise fb.error(node, f"{binding_message(e)} (calling qd.func {src.name!r}: {e})",
-                       QuadrantsArgumentError) from None  # fmt: skip
-    bound.apply_defaults()
+    bound = bind_call(fb, sig, by_ref, bound_self, node, f"qd.func {src.name!r}")
 
     ret_ann = hints.get("return")
     if ret_ann is not None and not src.has_return():
@@ -109,6 +101,21 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
 
 def _in_package(fn: Any) -> bool:
     return (getattr(fn, "__module__", None) or "").split(".")[0] == "quadrants"
+
+
+def bind_call(fb: FrontendBuilder, sig: inspect.Signature, by_ref: set[Any], bound_self: Any, node: ast.Call,
+              callee: str) -> inspect.BoundArguments:  # fmt: skip
+    """The call's arguments (those in `by_ref` as references) bound to the callee's parameters after any bound
+    `self`, defaults applied; a mismatch is Quadrants' QuadrantsArgumentError."""
+    args, kwargs = call_args(fb, node, by_ref)
+    if bound_self is not None:
+        args = [bound_self, *args]
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as e:
+        raise fb.error(node, f"{binding_message(e)} (calling {callee}: {e})", QuadrantsArgumentError) from None
+    bound.apply_defaults()
+    return bound
 
 
 def reference_params(sig: inspect.Signature, hints: dict[str, Any], resolve: Any, bound_self: bool,

@@ -31,11 +31,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from quadrants.errors import QuadrantsArgumentError, QuadrantsSyntaxError, QuadrantsTypeError, binding_message
-from quadrants.frontend.arguments import ByValue, call_args
+from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.frontend.arguments import ByValue
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.func import Func
-from quadrants.frontend.inlining import reference_params
+from quadrants.frontend.inlining import bind_call, reference_params
 from quadrants.frontend.refs import ScalarRef
 from quadrants.frontend.scope import Alias, Fixed, Frame, MatVar, Scope, Var, closure_of
 from quadrants.frontend.structs import coerce, leaf_values, new_variable, resolved
@@ -81,15 +81,7 @@ def call_real(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) 
 
     sig = inspect.signature(src.fn)
     refs = reference_params(sig, hints, resolve, bound_self is not None, lambda a: isinstance(a, ann.RefType))
-    args, kwargs = call_args(fb, node, refs)
-    if bound_self is not None:
-        args = [bound_self, *args]
-    try:
-        bound = sig.bind(*args, **kwargs)
-    except TypeError as e:
-        raise fb.error(node, f"{binding_message(e)} (calling qd.real_func {src.name!r}: {e})",
-                       QuadrantsArgumentError) from None  # fmt: skip
-    bound.apply_defaults()
+    bound = bind_call(fb, sig, refs, bound_self, node, f"qd.real_func {src.name!r}")
     loc = fb.loc(node)
     params = []
     for k, (name, value) in enumerate(bound.arguments.items()):
