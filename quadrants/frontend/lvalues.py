@@ -49,19 +49,25 @@ class StructRef:
 # ---- references ---------------------------------------------------------------------------------------
 
 
+def binding_ref(fb: FrontendBuilder, binding: Any) -> Ref | None:
+    """The memory a name's (or a struct member's) binding is, when it is one: a local variable, a vector/matrix
+    of them, or an element alias; None for anything else."""
+    if isinstance(binding, Var):
+        return var_ref(fb, binding)
+    if isinstance(binding, MatVar):
+        return MatrixRef(binding.shape, [var_ref(fb, v) for v in binding.vars])
+    if isinstance(binding, Alias):
+        return binding.ref  # type: ignore[no-any-return]
+    return None
+
+
 def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | StructRef | None:
     """The reference `node` denotes, or None for a plain name that is not a variable yet."""
     if isinstance(node, ast.Name):
         _, binding = fb.frame.scope.find(node.id)
-        if isinstance(binding, Var):
-            return var_ref(fb, binding)
-        if isinstance(binding, MatVar):
-            return MatrixRef(binding.shape, [var_ref(fb, v) for v in binding.vars])
-        if isinstance(binding, Alias):
-            return binding.ref  # type: ignore[no-any-return]
         if isinstance(binding, Fixed):
             raise fb.error(node, f"cannot assign to {binding.what} {node.id!r}")
-        return None
+        return binding_ref(fb, binding)
     if isinstance(node, ast.Subscript):
         inner = _sub_ref(fb, node.value)
         if inner is None:
@@ -97,15 +103,7 @@ def _sub_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | StructRef | None:
     evaluate (an ndarray, a field, a dataclass member)."""
     if isinstance(node, ast.Name):
         _, binding = fb.frame.scope.find(node.id)
-        if is_struct_value(binding):
-            return StructRef(binding)
-        if isinstance(binding, MatVar):
-            return MatrixRef(binding.shape, [var_ref(fb, v) for v in binding.vars])
-        if isinstance(binding, Var):
-            return var_ref(fb, binding)
-        if isinstance(binding, Alias):
-            return binding.ref  # type: ignore[no-any-return]
-        return None
+        return StructRef(binding) if is_struct_value(binding) else binding_ref(fb, binding)
     if isinstance(node, ast.Subscript):
         return resolve_ref(fb, node)
     if isinstance(node, ast.Attribute):
@@ -119,12 +117,9 @@ def member_ref(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -> Ref 
     if attr not in s.members:
         raise fb.error(node, f"{s.cls!r} has no member {attr!r}")
     b = s.members[attr]
-    if isinstance(b, Var):
-        return var_ref(fb, b)
-    if isinstance(b, MatVar):
-        return MatrixRef(b.shape, [var_ref(fb, v) for v in b.vars])
-    if isinstance(b, Alias):
-        return b.ref  # type: ignore[no-any-return]
+    ref = binding_ref(fb, b)
+    if ref is not None:
+        return ref
     if isinstance(b, Struct) and is_variable(b):
         return StructRef(b)
     what = b.what if isinstance(b, Fixed) else "a struct value (not a variable)"
@@ -296,11 +291,8 @@ def assign_name(fb: FrontendBuilder, name: str, value: Any, node: ast.AST, stati
     scope, binding = fb.frame.scope.find(name)
     if isinstance(binding, Fixed):
         raise fb.error(node, f"cannot assign to {binding.what} {name!r}")
-    if isinstance(binding, Var) and not static:
-        store_ref(fb, var_ref(fb, binding), value, node)
-        return
-    if isinstance(binding, MatVar) and not static:
-        store_ref(fb, MatrixRef(binding.shape, [var_ref(fb, v) for v in binding.vars]), value, node)
+    if isinstance(binding, (Var, MatVar)) and not static:
+        store_ref(fb, binding_ref(fb, binding), value, node)  # type: ignore[arg-type]
         return
     if isinstance(binding, Alias):
         if static:

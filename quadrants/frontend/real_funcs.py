@@ -38,7 +38,7 @@ from quadrants.frontend.func import Func
 from quadrants.frontend.inlining import bind_call, reference_params
 from quadrants.frontend.refs import ScalarRef
 from quadrants.frontend.scope import Alias, Fixed, Frame, MatVar, Scope, Var, closure_of
-from quadrants.frontend.structs import coerce, leaf_values, new_variable, resolved
+from quadrants.frontend.structs import coerce, new_variable, resolved, result_scalars
 from quadrants.frontend.values import Matrix, Struct, is_runtime
 from quadrants.frontend.vectors import as_matrix
 from quadrants.ir import nodes as ir
@@ -175,21 +175,10 @@ def _param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, node: as
     if isinstance(annotation, StructType):
         t = resolved(fb, annotation)
         s = coerce(fb, value, t, node, f"argument {name!r} of a real function")
-        return _Param(name, "struct", t, _leaf_scalars(fb, s, t, loc))
+        return _Param(name, "struct", t, result_scalars(fb, [s], [t], node, f"argument {name!r}"))
     raise fb.error(node, f"argument {name!r} of a real function has an annotation real functions do not take here: "
                          f"{annotation!r} (scalars, vectors/matrices, ndarrays and qd.template() are)",
                    QuadrantsTypeError)  # fmt: skip
-
-
-def _leaf_scalars(fb: FrontendBuilder, s: Struct, t: StructType, loc: Any) -> list[ir.Value]:
-    """A struct value's scalars, leaf by leaf, each cast to its member's type."""
-    out: list[ir.Value] = []
-    for (_, leaf), v in zip(t.leaves(), leaf_values(fb, s)):
-        if isinstance(leaf, MatrixType):
-            out.extend(fb.ops.cast(e, leaf.dtype, loc) for e in v.elements)
-        else:
-            out.append(fb.ops.cast(v, leaf, loc))
-    return out
 
 
 def _holds_runtime(value: Any) -> bool:
@@ -324,26 +313,5 @@ def real_return(fb: FrontendBuilder, value: Any, node: ast.Return) -> None:
     if len(values) != len(items):
         raise fb.error(node, f"the real function returns {len(values)} value(s) but its annotation declares "
                              f"{len(items)}", QuadrantsTypeError)  # fmt: skip
-    loc = fb.loc(node)
-    out: list[ir.Value] = []
-    leaves: list[tuple[Any, Any]] = []
-    for v, item in zip(values, items):
-        if isinstance(item, StructType):  # its leaf members, in order
-            s = coerce(fb, v, item, node, "the real function's return value")
-            leaves.extend(zip(leaf_values(fb, s), (leaf for _, leaf in item.leaves())))
-        else:
-            leaves.append((v, item))
-    for v, item in leaves:
-        m = as_matrix(fb, v, node)
-        if isinstance(item, MatrixType):
-            if m is None or m.shape != item.shape:
-                got = "a scalar" if m is None else f"shape {m.shape}"
-                raise fb.error(node, f"the real function is annotated to return {item!r} but returns {got}",
-                               QuadrantsTypeError)  # fmt: skip
-            out.extend(fb.ops.cast(e, item.dtype, loc) for e in m.elements)
-        else:
-            if m is not None:
-                raise fb.error(node, f"the real function is annotated to return {item} but returns a vector/matrix",
-                               QuadrantsTypeError)  # fmt: skip
-            out.append(fb.ops.cast(v, item, loc))
+    out = result_scalars(fb, values, items, node, "the real function")
     fb.b.emit(ir.Return(values=tuple(out)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
+from quadrants.errors import QuadrantsCompilationError
 from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.lvalues import assign, assign_name, augassign_ref, resolve_ref
 from quadrants.frontend.matrix_ops import matmul
@@ -16,10 +16,8 @@ from quadrants.frontend.real_funcs import real_return
 from quadrants.frontend.refs import read
 from quadrants.frontend.scope import Var
 from quadrants.frontend.static_eval import is_static_call, static_eval
-from quadrants.frontend.structs import coerce, is_struct_value, leaf_values, snapshot
-from quadrants.frontend.vectors import as_matrix
+from quadrants.frontend.structs import coerce, is_struct_value, result_scalars, snapshot
 from quadrants.ir import nodes as ir
-from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import to_dtype
 from quadrants.types.struct import StructType
 
@@ -72,28 +70,7 @@ def _kernel_return(fb: FrontendBuilder, value: Any, node: ast.Return) -> None:
         values = []
     if len(values) != len(rets):
         raise fb.error(node, f"kernel returns {len(values)} value(s) but its annotation declares {len(rets)}")
-    loc = fb.loc(node)
-    leaves: list[tuple[Any, Any]] = []
-    for v, t in zip(values, rets):
-        if isinstance(t, StructType):  # a struct result: its leaf members, in order
-            v = coerce(fb, v, t, node, "the kernel's return value")
-            leaves.extend(zip(leaf_values(fb, v), (leaf for _, leaf in t.leaves())))
-        else:
-            leaves.append((v, t))
-    out: list[ir.Value] = []
-    for v, t in leaves:
-        if isinstance(t, MatrixType):
-            m = as_matrix(fb, v, node)
-            if m is None or m.shape != t.shape:
-                got = m.shape if m is not None else "a scalar"
-                raise fb.error(node, f"kernel is annotated to return {t!r} but returns {got}", QuadrantsTypeError)
-            out.extend(fb.ops.cast(e, t.dtype, loc) for e in m.elements)
-        else:
-            if as_matrix(fb, v, node) is not None:
-                raise fb.error(
-                    node, f"kernel is annotated to return {t} but returns a vector/matrix", QuadrantsTypeError
-                )
-            out.append(fb.ops.cast(v, t, loc))
+    out = result_scalars(fb, values, rets, node, "the kernel")
     fb.b.emit(ir.Return(values=tuple(out)))
 
 

@@ -9,7 +9,8 @@ bindings, as a name's binding is (`scope.py`):
   `f[i].vel[0] += 1` write the field and `f[i] = S(...)` writes every member;
 - a kernel argument: `Fixed` members.
 Nothing of a struct reaches the IR as such: every member is its own scalars, so structs cost nothing at run
-time. Assignment targets through structs are resolved in `lvalues.py` (`member_ref`, `StructRef`).
+time. Assignment targets through structs are resolved in `lvalues.py` (`member_ref`, `StructRef`);
+`result_scalars` flattens declared results (structs by their leaf members) for kernels and real functions.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.ndarrays import element_indices, element_ptrs_at, ndarray_handle
 from quadrants.frontend.refs import MatrixRef, ScalarRef, read
-from quadrants.frontend.scope import Alias, Fixed, MatVar, Var
+from quadrants.frontend.scope import Alias, MatVar, Var
 from quadrants.frontend.values import Matrix, Struct, matrix_dtype
 from quadrants.frontend.vectors import as_matrix
 from quadrants.frontend.vectors import construct as construct_matrix
@@ -49,16 +50,10 @@ def resolved(fb: FrontendBuilder, t: StructType) -> StructType:
 
 def construct(fb: FrontendBuilder, t: StructType, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Struct:
     """`S(a, b)` / `S(a=..., b=...)` in a kernel: each member cast to its type; members not given are zero."""
-    names = list(t.members)
-    if len(args) > len(names):
-        raise fb.error(node, f"{t!r} has {len(names)} members, got {len(args)} positional values", QuadrantsTypeError)
-    given = dict(zip(names, args))
-    for k, v in kwargs.items():
-        if k not in t.members:
-            raise fb.error(node, f"{t!r} has no member {k!r}", QuadrantsTypeError)
-        if k in given:
-            raise fb.error(node, f"member {k!r} of {t!r} given twice", QuadrantsTypeError)
-        given[k] = v
+    try:
+        given = t.given(args, kwargs)
+    except TypeError as e:
+        raise fb.error(node, str(e), QuadrantsTypeError) from None
     return _build(fb, resolved(fb, t), given, node)
 
 
@@ -168,10 +163,6 @@ def is_variable(s: Struct) -> bool:
     )
 
 
-def is_argument(s: Struct) -> bool:
-    return any(isinstance(b, Fixed) for b in s.members.values())
-
-
 # ---- struct fields ------------------------------------------------------------------------------------
 
 
@@ -201,4 +192,31 @@ def leaf_values(fb: FrontendBuilder, s: Struct) -> list[Any]:
     out: list[Any] = []
     for b in snapshot(fb, s).members.values():
         out.extend(leaf_values(fb, b) if isinstance(b, Struct) else [b])
+    return out
+
+
+def result_scalars(fb: FrontendBuilder, values: list[Any], types: Any, node: ast.AST, who: str) -> list[ir.Value]:
+    """The scalars a `return` of `values` carries, for declared result `types` (dtypes, vector/matrix types and
+    struct types, resolved): each cast to its type, a struct as its leaf members in order. `who` ("the kernel",
+    "the real function") words the errors."""
+    loc = fb.loc(node)
+    leaves: list[tuple[Any, Any]] = []
+    for v, t in zip(values, types):
+        if isinstance(t, StructType):
+            leaves.extend(zip(leaf_values(fb, coerce(fb, v, t, node, f"{who}'s return value")),
+                              (leaf for _, leaf in t.leaves())))  # fmt: skip
+        else:
+            leaves.append((v, t))
+    out: list[ir.Value] = []
+    for v, t in leaves:
+        m = as_matrix(fb, v, node)
+        if isinstance(t, MatrixType):
+            if m is None or m.shape != t.shape:
+                got = "a scalar" if m is None else f"shape {m.shape}"
+                raise fb.error(node, f"{who} is annotated to return {t!r} but returns {got}", QuadrantsTypeError)
+            out.extend(fb.ops.cast(e, t.dtype, loc) for e in m.elements)
+        else:
+            if m is not None:
+                raise fb.error(node, f"{who} is annotated to return {t} but returns a vector/matrix", QuadrantsTypeError)
+            out.append(fb.ops.cast(v, t, loc))
     return out

@@ -35,6 +35,14 @@ class Struct:
         object.__setattr__(self, "_members", {k: _python_value(v) for k, v in members.items()})
         object.__setattr__(self, "_type", None)
 
+    @classmethod
+    def _typed(cls, t: StructType, members: dict[str, Any]) -> Struct:
+        """A value of struct type `t` whose members are already Python-scope values."""
+        out = cls.__new__(cls)
+        object.__setattr__(out, "_members", members)
+        object.__setattr__(out, "_type", t)
+        return out
+
     @staticmethod
     def field(members: dict[str, Any], shape: Any = (), needs_grad: bool = False, layout: Any = None,
               name: str = "", offset: Any = None, needs_dual: bool = False) -> StructField:  # fmt: skip
@@ -107,17 +115,7 @@ def _repr_value(v: Any) -> Any:
 
 def make_struct(t: StructType, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Struct:
     """`S(...)` in Python scope: positional members in declaration order, then keywords; the rest zero."""
-    names = list(t.members)
-    if len(args) > len(names):
-        raise TypeError(f"{t!r} has {len(names)} members, got {len(args)} positional values")
-    given = dict(zip(names, args))
-    for k, v in kwargs.items():
-        if k not in t.members:
-            raise TypeError(f"{t!r} has no member {k!r}")
-        if k in given:
-            raise TypeError(f"member {k!r} of {t!r} given twice")
-        given[k] = v
-    out = Struct()
+    given = t.given(args, kwargs)
     values = {}
     for k, mt in t.members.items():
         v = given.get(k)
@@ -128,9 +126,7 @@ def make_struct(t: StructType, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
         elif v is None:
             v = 0.0 if mt is float or getattr(mt, "is_float", False) else 0
         values[k] = _python_value(v)
-    object.__setattr__(out, "_members", values)
-    object.__setattr__(out, "_type", t)
-    return out
+    return Struct._typed(t, values)
 
 
 def _zeros(t: MatrixType) -> Any:
@@ -279,10 +275,6 @@ def _struct_from_leaves(t: StructType, values: list[Any]) -> Struct:
     it = iter(values)
 
     def build(st: StructType) -> Struct:
-        s = Struct()
-        members = {k: build(mt) if isinstance(mt, StructType) else next(it) for k, mt in st.members.items()}
-        object.__setattr__(s, "_members", members)
-        object.__setattr__(s, "_type", st)
-        return s
+        return Struct._typed(st, {k: build(mt) if isinstance(mt, StructType) else next(it) for k, mt in st.members.items()})
 
     return build(t)

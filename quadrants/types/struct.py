@@ -85,6 +85,21 @@ class StructType:
 
     # ---- values and fields ----------------------------------------------------------------------------
 
+    def given(self, args: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The members a call `S(*args, **kwargs)` gives: positional ones in declaration order, then keywords
+        (TypeError for too many, unknown or repeated members). Both scopes build values from this."""
+        names = list(self.members)
+        if len(args) > len(names):
+            raise TypeError(f"{self!r} has {len(names)} members, got {len(args)} positional values")
+        out = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in self.members:
+                raise TypeError(f"{self!r} has no member {k!r}")
+            if k in out:
+                raise TypeError(f"member {k!r} of {self!r} given twice")
+            out[k] = v
+        return out
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from quadrants.lang.struct import make_struct
 
