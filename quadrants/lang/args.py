@@ -49,7 +49,7 @@ from quadrants.runtime.leaves import (
 from quadrants.runtime.ndarray import Ndarray, nd_type
 from quadrants.types import annotations as ann
 from quadrants.types import dtypes
-from quadrants.types.compound import MatrixType, element_mismatch
+from quadrants.types.compound import MatrixType, element_mismatch, tensor_text
 from quadrants.types.dtypes import PrimitiveType
 from quadrants.types.struct import StructType
 
@@ -207,6 +207,12 @@ class Specializer:
         want_prim, elem_shape = _element(want.dtype, self.default_ip, self.default_fp)
         if isinstance(v, Ndarray):
             t = v._spec
+            if want.element_dim is not None:  # vectors / matrices of any size: the array's own
+                if len(t.elem_shape) != want.element_dim:
+                    raise QuadrantsArgumentValueError(
+                        f"Invalid value for argument {name} - required element_dim={want.element_dim}, but "
+                        f"{tensor_text(t.dtype, t.elem_shape)} is provided")  # fmt: skip
+                elem_shape = t.elem_shape
             wrong = None if want_prim is None else element_mismatch(name, want_prim, elem_shape, t.dtype, t.elem_shape)
             if wrong is not None:
                 raise (QuadrantsRuntimeTypeError if wrong[0] is TypeError else QuadrantsArgumentValueError)(wrong[1])
@@ -225,6 +231,12 @@ class Specializer:
                     f"Invalid value for argument {name} - required array has dtype={want_prim}, array with "
                     f"dtype={prim} is provided (kernel {self.kernel_name!r})"
                 )
+            if want.element_dim is not None:  # the last element_dim dimensions are the elements'
+                if want.ndim is not None and arr.ndim != want.ndim + want.element_dim:
+                    raise ValueError(f"Invalid value for argument {name} - required array has ndim={want.ndim} "
+                                     f"element_dim={want.element_dim}, array with {arr.ndim} dimensions is provided "
+                                     f"(kernel {self.kernel_name!r})")  # fmt: skip
+                elem_shape = tuple(arr.shape[arr.ndim - want.element_dim :])
             ndim = arr.ndim - len(elem_shape)
             if want.ndim is not None and ndim != want.ndim:
                 element_dim = f" element_dim={len(elem_shape)}" if elem_shape else ""

@@ -16,10 +16,16 @@ from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 
 
-def refuse_unsupported(needs_grad: bool = False, needs_dual: bool = False) -> None:
-    """Field and ndarray options that change results and are not supported yet: an error naming them."""
-    if needs_grad or needs_dual:
-        raise NotImplementedError("needs_grad / needs_dual: autodiff is not supported yet")
+def with_companions(value: Any, make: Any, needs_grad: bool = False, needs_dual: bool = False) -> Any:
+    """`needs_grad=True` / `needs_dual=True`: `value.grad` / `value.dual`, zeroed companions of the same type and
+    shape made by `make()`, as Quadrants allocates them (Genesis allocates such ndarrays whether or not it
+    differentiates). Kernels and Python read and write them like any tensor; automatic differentiation itself
+    (`kernel.grad()`, `qd.ad`) is not supported and says so where it is asked for."""
+    if needs_grad:
+        value.grad = make()
+    if needs_dual:
+        value.dual = make()
+    return value
 
 
 class Field:
@@ -178,9 +184,11 @@ def field(dtype: Any, shape: Any = (), order: Any = None, name: str = "", offset
           needs_grad: bool = False, needs_dual: bool = False, layout: Any = None, ndim: Any = None) -> Field:  # fmt: skip
     """`qd.field(qd.f32, shape=(n, m))`; `dtype` may be a vector/matrix type. `order` and `layout` choose a
     memory layout in Quadrants and are accepted (one layout here: results are the same). `offset` moves the
-    field's index domain (`x[offset]` is its first element, in kernels and in Python scope). The autodiff flags
-    are refused (not supported yet), never ignored."""
-    refuse_unsupported(needs_grad=needs_grad, needs_dual=needs_dual)
+    field's index domain (`x[offset]` is its first element, in kernels and in Python scope). `needs_grad` /
+    `needs_dual` allocate `.grad` / `.dual` (see `with_companions`)."""
+    if needs_grad or needs_dual:
+        return with_companions(field(dtype, shape, order, name, offset, layout=layout), lambda: field(
+            dtype, shape, order, name, offset, layout=layout), needs_grad, needs_dual)  # fmt: skip
     shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in (shape or ()))
     off = domain_offset(offset, len(shape_t))
     if isinstance(dtype, MatrixType):

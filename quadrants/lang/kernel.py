@@ -110,6 +110,13 @@ class Kernel:
             return self
         return BoundKernel(self, obj)
 
+    @property
+    def grad(self) -> Any:
+        """`kernel.grad(...)`, the reverse-mode kernel of automatic differentiation: not supported (an error
+        here, where the program asks for it; `needs_grad` arrays themselves are allocated)."""
+        raise NotImplementedError(f"{self.fn.__qualname__}.grad: automatic differentiation (reverse mode) is not "
+                                  "supported by quadrants-fastcache")  # fmt: skip
+
     # ---- call path --------------------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -343,6 +350,10 @@ class BoundKernel:
     @property
     def _primal(self) -> Kernel:
         return self.kernel
+
+    @property
+    def grad(self) -> Any:
+        return self.kernel.grad
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.kernel(self.obj, *args, **kwargs)

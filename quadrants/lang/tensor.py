@@ -15,10 +15,12 @@ from quadrants.types.compound import MatrixType
 
 
 def ndarray(dtype: Any, shape: Any, needs_grad: bool = False) -> Ndarray:
-    """`qd.ndarray(dtype, shape)`: a zero-initialized ndarray. `dtype` may be a vector/matrix type."""
-    from quadrants.lang.field import refuse_unsupported
+    """`qd.ndarray(dtype, shape)`: a zero-initialized ndarray. `dtype` may be a vector/matrix type; `needs_grad`
+    allocates `.grad` beside it."""
+    if needs_grad:
+        from quadrants.lang.field import with_companions
 
-    refuse_unsupported(needs_grad=needs_grad)
+        return with_companions(ndarray(dtype, shape), lambda: ndarray(dtype, shape), needs_grad)
     if isinstance(dtype, MatrixType):
         return Ndarray(None, shape, element_type=MatrixType(dtype.shape, program.resolve_dtype(dtype.dtype)))
     return Ndarray(program.resolve_dtype(dtype), shape)

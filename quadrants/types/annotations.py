@@ -14,23 +14,33 @@ class NdarrayType:
     """An ndarray parameter: element dtype and number of dimensions, either of which may be left open
     (`NDArray` alone, or `ndarray(ndim=2)`), in which case the kernel specializes on what it is given."""
 
-    __slots__ = ("dtype", "ndim", "boundary")
+    __slots__ = ("dtype", "ndim", "boundary", "element_dim")
 
     dtype: Any  # PrimitiveType, a vector/matrix element type, or None (any)
     ndim: int | None
+    element_dim: int | None  # 1 / 2: elements are vectors / matrices of any size (of `dtype` if given)
     boundary: str  # "unsafe", or "clamp": indices are clamped into the array (and its elements), as in Quadrants
 
     def __init__(self, dtype: Any = None, ndim: int | None = None, element_shape: Any = None,
                  boundary: str = "unsafe", field_dim: Any = None, element_dim: Any = None,
                  needs_grad: Any = None) -> None:  # fmt: skip
         """As Quadrants' `qd.types.ndarray(...)`: `element_shape=(3,)` makes the elements vectors of `dtype`;
-        `field_dim` and `element_dim` are refused as Quadrants refuses them; `needs_grad` is accepted (it matters
-        only to autodiff, which is not supported)."""
+        `element_dim=1` / `2` makes them vectors / matrices whose size the kernel specializes on (0: scalars);
+        `field_dim` is refused as Quadrants refuses it; `needs_grad` is accepted (it matters only to autodiff,
+        which is not supported)."""
         if field_dim is not None:
             raise ValueError("The field_dim argument for ndarray type is already deprecated. Please use ndim instead.")
         if element_dim is not None:
-            raise TypeError("the element_dim argument of an ndarray type is not supported; give element_shape, or a "
-                            "vector/matrix dtype")  # fmt: skip
+            if element_dim not in (0, 1, 2):
+                raise ValueError(f"Only scalars, vectors, and matrices are allowed as elements of ndarray, "
+                                 f"got element_dim={element_dim}")  # fmt: skip
+            if element_shape is not None and len(element_shape) != element_dim:
+                raise ValueError(f"Both element_shape and element_dim are specified, but shape doesn't match "
+                                 f"specified dim: {len(element_shape)}!={element_dim}")  # fmt: skip
+            if element_shape is not None or element_dim == 0:
+                element_dim = None  # the shape says it all
+        if element_dim is not None and hasattr(dtype, "element_dtype"):
+            raise TypeError("give either a vector/matrix dtype or element_dim, not both")
         if element_shape is not None and tuple(element_shape):
             from quadrants.types.compound import MatrixType
 
@@ -44,6 +54,7 @@ class NdarrayType:
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "ndim", ndim)
         object.__setattr__(self, "boundary", boundary)
+        object.__setattr__(self, "element_dim", element_dim)
 
     def __class_getitem__(cls, params: Any) -> NdarrayType:
         if not isinstance(params, tuple):
@@ -56,17 +67,18 @@ class NdarrayType:
         raise AttributeError("annotation types are immutable")
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, NdarrayType) and (self.dtype, self.ndim, self.boundary) == (
-            other.dtype, other.ndim, other.boundary)  # fmt: skip
+        return isinstance(other, NdarrayType) and (self.dtype, self.ndim, self.boundary, self.element_dim) == (
+            other.dtype, other.ndim, other.boundary, other.element_dim)  # fmt: skip
 
     def __hash__(self) -> int:
-        return hash(("ndarray", self.dtype, self.ndim, self.boundary))
+        return hash(("ndarray", self.dtype, self.ndim, self.boundary, self.element_dim))
 
     def __repr__(self) -> str:
         dt = "Any" if self.dtype is None else repr(self.dtype)
         nd = "Any" if self.ndim is None else str(self.ndim)
         clamp = ", boundary='clamp'" if self.boundary == "clamp" else ""
-        return f"NDArray[{dt}, {nd}{clamp}]"
+        edim = f", element_dim={self.element_dim}" if self.element_dim is not None else ""
+        return f"NDArray[{dt}, {nd}{edim}{clamp}]"
 
     @property
     def is_complete(self) -> bool:

@@ -109,11 +109,11 @@ class StructType:
               offset: Any = None, needs_dual: bool = False) -> Any:  # fmt: skip
         """A field of this struct: one field per member, all of `shape` (the layout is accepted; members are
         stored as separate arrays, the SOA layout, either way)."""
-        from quadrants.lang.field import refuse_unsupported
+        from quadrants.lang.field import with_companions
         from quadrants.lang.struct import StructField
 
-        refuse_unsupported(needs_grad=needs_grad, needs_dual=needs_dual)
-        return StructField(self, shape, name, offset)
+        return with_companions(StructField(self, shape, name, offset), lambda: StructField(self, shape, name, offset),
+                               needs_grad, needs_dual)  # fmt: skip
 
 
 def _member_type(name: str, t: Any) -> Any:

@@ -176,8 +176,27 @@ def test_field_offsets_move_the_index_domain_in_kernels_and_python_scope() -> No
         x[2, 5]
 
 
-def test_autodiff_field_flags_are_refused_naming_the_feature() -> None:
-    for make in (lambda: qd.field(qd.f32, 4, needs_grad=True), lambda: qd.ndarray(qd.f32, 4, needs_grad=True),
-                 lambda: qd.Vector.field(3, qd.f32, 4, needs_dual=True)):  # fmt: skip
-        with pytest.raises(NotImplementedError, match="autodiff is not supported"):
-            make()
+def test_needs_grad_allocates_companions_and_differentiation_is_refused() -> None:
+    """As in Quadrants, `needs_grad=True` gives a field or ndarray a zeroed `.grad` of its type and shape (and
+    `needs_dual` a `.dual`); kernels read and write them like any tensor (Genesis allocates such ndarrays on
+    every run). Automatic differentiation itself (`kernel.grad`) is refused, naming it."""
+    f = qd.field(qd.f32, 4, needs_grad=True)
+    a = qd.ndarray(qd.f32, 4, needs_grad=True)
+    v = qd.Vector.field(3, qd.f32, 4, needs_dual=True)
+    assert not hasattr(qd.field(qd.f32, 4), "grad") and not hasattr(v, "grad")
+    assert (f.grad.shape, a.grad.shape, v.dual.shape, v.dual.n) == ((4,), (4,), (4,), 3)
+
+    @qd.kernel
+    def seed(x: qd.types.NDArray[qd.f32, 1], gx: qd.types.NDArray[qd.f32, 1]):
+        for i in range(4):
+            x[i] = i
+            gx[i] = 10 * i
+            f.grad[i] = x[i] + 1
+            v.dual[i][2] = 5.0
+
+    seed(a, a.grad)
+    assert a.to_numpy().tolist() == [0, 1, 2, 3] and a.grad.to_numpy().tolist() == [0, 10, 20, 30]
+    assert f.grad.to_numpy().tolist() == [1, 2, 3, 4] and f.to_numpy().tolist() == [0, 0, 0, 0]
+    assert v.dual.to_numpy()[:, 2].tolist() == [5] * 4 and v.to_numpy().sum() == 0
+    with pytest.raises(NotImplementedError, match="automatic differentiation"):
+        seed.grad(a, a.grad)

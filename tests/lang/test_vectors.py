@@ -555,7 +555,7 @@ def test_clamped_ndarrays_clamp_indices_and_element_indices() -> None:
 
 def test_ndarray_annotation_element_shape_and_refused_arguments() -> None:
     """`qd.types.ndarray(qd.f32, ndim=1, element_shape=(3,))` is an ndarray of 3-vectors, as in Quadrants (it was
-    ignored); `field_dim` / `element_dim` are refused as there."""
+    ignored); `field_dim` is refused as there."""
     t = qd.types.ndarray(qd.f32, ndim=1, element_shape=(3,))
     assert t == qd.types.ndarray(qd.types.vector(3, qd.f32), ndim=1)
 
@@ -571,5 +571,40 @@ def test_ndarray_annotation_element_shape_and_refused_arguments() -> None:
         total(np.ones(4, np.float32))
     with pytest.raises(ValueError, match="field_dim"):
         qd.types.ndarray(qd.f32, field_dim=1)
-    with pytest.raises(TypeError, match="element_dim"):
-        qd.types.ndarray(qd.f32, element_dim=1)
+
+
+def test_ndarray_annotation_element_dim_takes_vectors_and_matrices_of_any_size() -> None:
+    """`qd.types.ndarray(element_dim=1)` (Genesis writes it) takes vectors of any size and specializes on it, as in
+    Quadrants 0.5.2 and 1.3.3; `element_dim=2` matrices; a numpy array's last dimensions are the elements."""
+
+    @qd.kernel
+    def weighted(x: qd.types.ndarray(ndim=1, element_dim=1)) -> qd.f32:
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i].sum() * x[i].n
+        return s
+
+    @qd.kernel
+    def mat(x: qd.types.ndarray(element_dim=2)) -> qd.f32:
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i].sum() * x[i].n * 10 + x[i].m
+        return s
+
+    v3 = qd.ndarray(qd.math.vec3, 4)
+    v3.fill(1)
+    v2 = qd.ndarray(qd.types.vector(2, qd.f32), 4)
+    v2.fill(1)
+    assert (weighted(v3), weighted(v2), weighted(np.ones((4, 5), np.float32))) == (36, 16, 100)
+    m = qd.ndarray(qd.types.matrix(2, 3, qd.f32), 2)
+    m.fill(1)
+    assert mat(m) == 246
+    with pytest.raises(ValueError, match="element_dim=1"):
+        weighted(qd.ndarray(qd.f32, 4))
+    with pytest.raises(ValueError, match="element_dim=1"):
+        weighted(np.ones(4, np.float32))
+    with pytest.raises(ValueError, match="element_dim=2"):
+        mat(v3)
+    with pytest.raises(ValueError, match="doesn't match"):
+        qd.types.ndarray(element_dim=1, element_shape=(2, 2))
+    assert qd.types.ndarray(element_dim=1, element_shape=(3,)) == qd.types.ndarray(qd.types.vector(3, float))
