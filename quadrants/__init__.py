@@ -11,6 +11,11 @@
 Importing this package is cheap: llvmlite is loaded the first time a kernel compiles.
 """
 
+# ruff: noqa: E402  - the clock starts before the imports it times (qd.stats()["stage_seconds"]["import"])
+import time as _time
+
+_t0 = _time.perf_counter()
+
 from quadrants import math, types  # noqa: F401
 from quadrants._config import amdgpu, cc, cpu, cuda, dx11, dx12, gles, metal, opengl, vulkan, wasm  # noqa: F401
 from quadrants._config import gpu_archs as gpu  # noqa: F401  - a list, as in Quadrants
@@ -104,7 +109,9 @@ TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL = "trace", "debug", "info", "warn", "e
 
 def stats() -> dict:  # type: ignore[type-arg]
     """This process's counters: `compiles`; `stage_seconds` (frontend, lower, llvm_opt, llvm_codegen, link,
-    fastcache_lookup, load); `cache` (fastcache and offline hits/misses/stores, fallbacks, corrupt entries)."""
+    fastcache_lookup, load; and the totals `import` of this package, `init` of qd.init, `prepare` of the kernels'
+    first calls up to their runs); `cache` (fastcache and offline hits/misses/stores, fallbacks, corrupt
+    entries)."""
     from quadrants._stats import STATS
 
     return STATS.snapshot()
@@ -117,3 +124,12 @@ def __getattr__(name: str) -> object:
 
         return current_config()
     raise AttributeError(f"module 'quadrants' has no attribute {name!r}")
+
+
+def _imported() -> None:
+    from quadrants._stats import STATS
+
+    STATS.time("import", _time.perf_counter() - _t0)
+
+
+_imported()

@@ -60,6 +60,17 @@ SCENES = {"box": (build_box, None, 0.01), "bodies": (build_bodies, None, 0.01),
           "franka": (build_franka, control_franka, 0.01)}  # fmt: skip
 
 
+def _quadrants_seconds():
+    """Seconds spent inside quadrants so far (this package only): importing it, qd.init, and the kernels' first
+    calls up to their runs (specializing, cache lookups, loading; compiling where something compiles)."""
+    import quadrants as qd
+
+    if not hasattr(qd, "stats"):
+        return None
+    st = qd.stats()["stage_seconds"]
+    return round(st.get("import", 0) + st.get("init", 0) + st.get("prepare", 0), 3)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("scene", choices=sorted(SCENES))
@@ -67,18 +78,20 @@ def main() -> None:
     ap.add_argument("--envs", type=int, default=0, help="build B parallel environments (batched state)")
     args = ap.parse_args()
     build, control, dt = SCENES[args.scene]
-    gs.init(backend=gs.cpu, logging_level="warning", seed=0)
+    import genesis_cpu  # noqa: F401  (gs.init, as the manifest's first module does it)
     scene = gs.Scene(sim_options=gs.options.SimOptions(dt=dt), show_viewer=False)
     entities = build(scene)
     scene.build(n_envs=args.envs)
     t_built = time.perf_counter()
     t_first = t_built
+    first = None
     for i in range(args.steps):
         if control is not None:
             control(*entities.values(), i)
         scene.step()
         if i == 0:
             t_first = time.perf_counter()
+            first = _quadrants_seconds()
     t_end = time.perf_counter()
     out = {name: {"pos": e.get_pos().tolist(), "quat": e.get_quat().tolist()} for name, e in entities.items()}
     if args.scene == "franka":
@@ -88,9 +101,16 @@ def main() -> None:
     import quadrants as qd
 
     if hasattr(qd, "stats"):  # this package: what the start cost inside quadrants
+        import sys
+
         st = qd.stats()
         out["quadrants"] = {"compiles": st.get("compiles"), "cache": st.get("cache"),
-                            "stage_seconds": {k: round(v, 3) for k, v in st.get("stage_seconds", {}).items()}}
+                            "stage_seconds": {k: round(v, 3) for k, v in st.get("stage_seconds", {}).items()},
+                            # llvmlite is in every Genesis process (Genesis imports numba, which imports it);
+                            # quadrants' own compiler modules are loaded only where something compiled
+                            "codegen_loaded": sorted(m for m in sys.modules if m.startswith("quadrants.codegen")),
+                            "llvmlite_imported": "llvmlite" in sys.modules,
+                            "seconds_to_first_step": first}  # fmt: skip
     print(json.dumps(out))
 
 

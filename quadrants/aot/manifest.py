@@ -18,8 +18,13 @@
         { x = "ndarray[vec3, 1]", dt = "f64" },
         { x = "numpy[f32, 2]", n = 4, mode = "FAST" },   # template value; enum member by name
         { state = { factory = "sim.setup:example_state" } },   # a dataclass / data_oriented example
+        { state = { object = "State" } },                # ... or one described in [objects] (qd record writes it)
     ]
     # factory = "sim.setup:advance_args"       # or a function returning a list of argument dicts/tuples
+
+    [objects.State]                            # see aot/objects.py
+    class = "sim.state:State"
+    members = { x = "ndarray[f32, 2]", dt = 0.01 }
 
 Parameters whose annotation fixes the type (`qd.types.NDArray[qd.f32, 1]`, `qd.f32`, `qd.math.vec3`) may be
 left out of a signature; a kernel whose parameters are all fixed needs no `signatures` at all.
@@ -35,6 +40,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from quadrants.aot import typespec
+from quadrants.aot.objects import ObjectError, ObjectRef, ObjectSpec, parse_table
 from quadrants.aot.tomlpos import Path, key_lines, line_of
 
 try:
@@ -42,7 +48,7 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-TOP_KEYS = {"modules", "python_path", "cache_dir", "targets", "init", "kernel", "remote_cache"}
+TOP_KEYS = {"modules", "python_path", "cache_dir", "targets", "init", "kernel", "remote_cache", "objects"}
 REMOTE_SCHEMES = ("redis://", "rediss://", "unix://", "s3://")
 KERNEL_KEYS = {"name", "signatures", "factory"}
 _REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
@@ -115,6 +121,7 @@ class Manifest:
     lines: dict[Path, int] = field(default_factory=dict)
     targets_overridden: bool = False  # the targets come from `--target`, not the file
     remote_cache: str | None = None  # the remote cache's URL (cache/remote.py)
+    objects: dict[str, ObjectSpec] = field(default_factory=dict)  # [objects]: see aot/objects.py
 
     @property
     def root(self) -> str:
@@ -208,6 +215,11 @@ def _validate(m: Manifest, data: dict[str, Any]) -> None:
             raise m.error('"targets" is empty: name at least one, e.g. targets = ["host"]', ("targets",))
     if "init" in data:
         m.init = _init_options(m, data["init"])
+    if "objects" in data:
+        try:
+            m.objects = parse_table(data["objects"])
+        except ObjectError as e:
+            raise m.error(str(e), ("objects",) + e.path) from None
     kernels = data.get("kernel", [])
     if not isinstance(kernels, list):
         raise m.error('"kernel" must be an array of tables: write each as [[kernel]]', ("kernel",))
@@ -293,6 +305,9 @@ def _kernel(m: Manifest, k: Any, path: Path) -> KernelEntry:
         params: dict[str, Factory | Value] = {}
         for pname, pv in s.items():
             params[pname] = _param_value(m, pv, spath + (pname,))
+            ref = params[pname]
+            if isinstance(ref, Value) and isinstance(ref.raw, ObjectRef) and ref.raw.name not in m.objects:
+                raise m.error(f"no [objects.{ref.raw.name}] entry", spath + (pname,))
         sigs.append(Signature(params, spath))
     return KernelEntry(name, sigs, factory, path)
 
@@ -301,11 +316,14 @@ def _param_value(m: Manifest, v: Any, path: Path) -> Factory | Value:
     if isinstance(v, dict):
         if set(v) == {"factory"} and isinstance(v["factory"], str) and _REF.match(v["factory"]):
             return Factory(v["factory"])
+        if set(v) == {"object"} and isinstance(v["object"], str):
+            return Value(ObjectRef(v["object"]))
         if set(v) == {"value"}:
             return Value(_nested(m, v["value"], path))
         if set(v) == {"dtype"} and isinstance(v["dtype"], str) and v["dtype"] in typespec.SCALARS:
             return Value(v["dtype"], is_dtype=True)
-        raise m.error('expected { factory = "module:function" }, { value = ... } or { dtype = "f32" }', path)
+        raise m.error('expected { factory = "module:function" }, { object = "Name" }, { value = ... } or '
+                      '{ dtype = "f32" }', path)
     return Value(_nested(m, v, path))
 
 

@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 
 from quadrants.aot import typespec
 from quadrants.aot.manifest import Factory, KernelEntry, Manifest, ManifestError, Signature, Value
+from quadrants.aot.objects import ObjectError, ObjectRef, build
 from quadrants.lang.args import ParamKind
 from quadrants.lang.kernel import EMPTY, Kernel, Param
 from quadrants.types import annotations as ann
@@ -141,6 +142,10 @@ def discover(modules: list[Any]) -> dict[str, Found]:
 
 
 def _kernels_in(value: Any, module: str) -> Iterator[Kernel]:
+    for _ in range(8):  # through decorators that keep what they wrap (qd.perf_dispatch's `register`, functools)
+        if isinstance(value, Kernel) or getattr(value, "__wrapped__", None) is None:
+            break
+        value = value.__wrapped__
     if isinstance(value, Kernel) and value.fn.__module__ == module:
         yield value
     elif isinstance(value, type) and value.__module__ == module:
@@ -265,6 +270,14 @@ def _example(manifest: Manifest, kernel: Kernel, p: Param, given: Any, path: Pat
         raise need(forms.get(p.kind, "a value"))
     assert isinstance(given, Value)
     raw = given.raw
+    if isinstance(raw, ObjectRef):
+        if p.kind not in (ParamKind.TEMPLATE, ParamKind.DATACLASS, ParamKind.SELF):
+            raise manifest.error(f"{what} is a {p.kind}: an object fits a template, dataclass or self parameter", path)
+        try:
+            with project_code(f"building [objects.{raw.name}]"):
+                return build(manifest.objects, raw.name, resolve_ref)
+        except ObjectError as e:
+            raise manifest.error(str(e), ("objects",) + e.path) from None
     if p.kind == ParamKind.TEMPLATE:
         return dtypes.to_dtype(raw) if given.is_dtype else raw
     if p.kind == ParamKind.ENUM:

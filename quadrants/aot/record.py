@@ -18,11 +18,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from quadrants.aot import typespec
+from quadrants.aot import objects, typespec
+from quadrants.cache.source import stable_module
 from quadrants.lang.args import ParamKind
-from quadrants.runtime.leaves import is_torch_tensor
 from quadrants.types import annotations as ann
-from quadrants.types import dtypes
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 
@@ -37,22 +36,10 @@ def record_call(path: str, kernel: Any, params: list[Any], values: list[Any]) ->
         described = describe(p, v)
         if described is not None:
             sig[p.name] = described
-    module = kernel.fn.__module__
-    if module == "__main__":  # the script itself: the manifest imports it by its file's module name
-        module = module_of_file(kernel.fn.__code__.co_filename)
+    module = stable_module(kernel.fn.__module__)  # a script: the manifest imports it by its file's module name
     line = {"kernel": f"{module}:{kernel.fn.__qualname__}", "fastcache": kernel.fastcache, "params": sig}
     with open(path, "a") as f:
         f.write(json.dumps(line) + "\n")
-
-
-def module_of_file(path: str) -> str:
-    """The dotted module name of a .py file, from the packages (folders with __init__.py) around it."""
-    folder, base = os.path.split(os.path.abspath(path))
-    parts = [os.path.splitext(base)[0]]
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
-        folder, pkg = os.path.split(folder)
-        parts.insert(0, pkg)
-    return ".".join(parts)
 
 
 def describe(p: Any, v: Any) -> Any:
@@ -61,7 +48,7 @@ def describe(p: Any, v: Any) -> Any:
     if kind in (ParamKind.SCALAR, ParamKind.MATRIX, ParamKind.STRUCT):
         return None
     if kind in (ParamKind.NDARRAY, ParamKind.TENSOR):
-        t = _array_type(v)
+        t = typespec.of_value(v)
         if t is None:
             return {UNRECORDABLE: f"a {type(v).__name__}" + (" (a field)" if hasattr(v, "__qd_field__") else "")}
         if isinstance(a, ann.NdarrayType) and a.dtype is not None and a.ndim is not None:
@@ -69,31 +56,13 @@ def describe(p: Any, v: Any) -> Any:
         return t.text()
     if kind == ParamKind.ENUM:
         return v.name if isinstance(v, enum.Enum) else {UNRECORDABLE: repr(v)}
+    if kind in (ParamKind.DATACLASS, ParamKind.SELF) or (kind == ParamKind.TEMPLATE and objects.is_object(v)):
+        if not objects.is_object(v):
+            return {UNRECORDABLE: f"a {type(v).__name__} ({kind})"}
+        return objects.describe(v, UNRECORDABLE)
     if kind == ParamKind.TEMPLATE:
         return _template_value(v)
     return {UNRECORDABLE: f"a {type(v).__name__} ({kind})"}
-
-
-def _array_type(v: Any) -> typespec.TypeSpec | None:
-    import numpy as np
-
-    from quadrants.runtime.ndarray import Ndarray
-
-    impl = getattr(v, "_unwrap", lambda: v)()
-    if isinstance(impl, Ndarray):
-        t = impl._spec
-        return typespec.TypeSpec(t.dtype, "ndarray", t.ndim, tuple(t.elem_shape))
-    if isinstance(impl, np.ndarray):
-        try:
-            return typespec.TypeSpec(dtypes.from_numpy(impl.dtype), "numpy", impl.ndim)
-        except TypeError:
-            return None
-    if is_torch_tensor(impl):
-        name = str(impl.dtype).removeprefix("torch.")
-        prim = {"float32": "f32", "float64": "f64", "float16": "f16", "int32": "i32", "int64": "i64", "int8": "i8",
-                "int16": "i16", "uint8": "u8", "bool": "u1"}.get(name)  # fmt: skip
-        return typespec.TypeSpec(dtypes.to_dtype(prim), "torch", impl.dim()) if prim else None
-    return None
 
 
 def _template_value(v: Any) -> Any:
@@ -103,22 +72,11 @@ def _template_value(v: Any) -> Any:
         return v.item() if hasattr(v, "item") else v
     if isinstance(v, str):
         return v
-    if isinstance(v, (tuple, list)) and _plain_nested(v):
-        return _as_lists(v)
+    if isinstance(v, (tuple, list)) and objects.plain_nested(tuple(v)):
+        return objects.as_lists(v)
     if isinstance(v, MatrixType):
         return {UNRECORDABLE: "a matrix type"}
     return {UNRECORDABLE: f"a {type(v).__name__}"}
-
-
-def _plain_nested(v: Any, depth: int = 0) -> bool:
-    """Numbers, strings and (nested) tuples of them: what a manifest's `k = [[1, 2], [3, 4]]` gives back."""
-    if isinstance(v, (bool, int, float, str)) and not isinstance(v, enum.Enum):
-        return True
-    return depth < 8 and isinstance(v, (tuple, list)) and all(_plain_nested(x, depth + 1) for x in v)
-
-
-def _as_lists(v: Any) -> Any:
-    return [_as_lists(x) for x in v] if isinstance(v, (tuple, list)) else v
 
 
 # ---- merging into the manifest ----------------------------------------------------------------------------
@@ -229,7 +187,8 @@ def _merge_one(root: Any, rec: dict[str, Any], summary: MergeSummary) -> None:
         kernels.append(entry)
         entry = kernels[-1]
         summary.added_kernels.append(name)
-    sig = rec["params"]
+    sig = {k: {"object": _object_entry(root, v)} if isinstance(v, dict) and objects.OBJECT in v else v
+           for k, v in rec["params"].items()}  # fmt: skip
     if not sig:
         summary.known_signatures += 1  # all parameters fixed by annotations: the kernel entry is enough
         return
@@ -246,6 +205,41 @@ def _merge_one(root: Any, rec: dict[str, Any], summary: MergeSummary) -> None:
         table[k] = v
     existing.append(table)
     summary.added_signatures += 1
+
+
+def _object_entry(root: Any, desc: dict[str, Any]) -> str:
+    """The name of the [objects] entry for a described object (nested objects first): an entry of the same class
+    and members if there is one, else a new one named after the class (`Config`, `Config_2`, ...)."""
+    import tomlkit
+
+    members = {k: {"object": _object_entry(root, m)} if isinstance(m, dict) and objects.OBJECT in m else m
+               for k, m in desc["members"].items()}  # fmt: skip
+    cls = desc[objects.OBJECT]
+    table = root.get("objects")
+    if table is None:
+        root["objects"] = tomlkit.table(is_super_table=True)
+        table = root["objects"]
+    for name, entry in table.items():
+        if str(entry.get("class")) == cls and _plain(entry.get("members", {})) == members:
+            return str(name)
+    base = cls.rpartition(":")[2].rpartition(".")[2]
+    name, n = base, 1
+    while name in table:
+        n += 1
+        name = f"{base}_{n}"
+    entry = tomlkit.table()
+    entry["class"] = cls
+    body = tomlkit.table()
+    for k, m in members.items():
+        if isinstance(m, dict):
+            inline = tomlkit.inline_table()
+            inline.update(m)
+            body[k] = inline
+        else:
+            body[k] = m
+    entry["members"] = body
+    table[name] = entry
+    return name
 
 
 def _has_factory(entry: Any, param: str) -> bool:

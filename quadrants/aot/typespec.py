@@ -76,6 +76,31 @@ class TypeSpec:
         return qd.Matrix.ndarray(self.elem_shape[0], self.elem_shape[1], self.dtype, (1,) * self.ndim)
 
 
+def of_value(v: Any) -> TypeSpec | None:
+    """The type of an array argument (a qd.ndarray, a numpy array, a CPU torch tensor); None for other values."""
+    import numpy as np
+
+    from quadrants.runtime.ndarray import Ndarray
+
+    impl = getattr(v, "_unwrap", lambda: v)()
+    if isinstance(impl, Ndarray):
+        t = impl._spec
+        return TypeSpec(t.dtype, "ndarray", t.ndim, tuple(t.elem_shape))
+    if isinstance(impl, np.ndarray):
+        try:
+            return TypeSpec(dtypes.from_numpy(impl.dtype), "numpy", impl.ndim)
+        except TypeError:
+            return None
+    from quadrants.runtime.leaves import is_torch_tensor
+
+    if is_torch_tensor(impl):
+        name = str(impl.dtype).removeprefix("torch.")
+        prim = {"float32": "f32", "float64": "f64", "float16": "f16", "int32": "i32", "int64": "i64", "int8": "i8",
+                "int16": "i16", "uint8": "u8", "bool": "u1"}.get(name)  # fmt: skip
+        return TypeSpec(dtypes.to_dtype(prim), "torch", impl.dim()) if prim else None
+    return None
+
+
 _TORCH_NAMES = {"u1": "bool", "f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "i16": "int16",
                 "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64"}  # fmt: skip
 
@@ -103,8 +128,9 @@ def parse(text: str) -> TypeSpec:
     if m is None:
         raise TypeSpecError(f"unknown type {text!r}; expected {EXPECTED}")
     container, elem, ndim = m.group(1), m.group(2), int(m.group(3))
-    if not 1 <= ndim <= MAX_NDIM:
-        raise TypeSpecError(f"{text!r}: an array has 1 to {MAX_NDIM} dimensions, not {ndim}")
+    if not (0 if container == "ndarray" else 1) <= ndim <= MAX_NDIM:
+        raise TypeSpecError(f"{text!r}: an array has 1 to {MAX_NDIM} dimensions (a qd.ndarray 0 to {MAX_NDIM}), "
+                            f"not {ndim}")  # fmt: skip
     if elem in ALIASES:
         shape, name = ALIASES[elem]
         return TypeSpec(dtypes.to_dtype(name), container, ndim, shape)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from quadrants.cache.source import digest, resolve_name, source_text
+from quadrants.cache.source import digest, qualified, resolve_name, source_text
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 
@@ -45,7 +45,7 @@ def fingerprint(v: Any) -> str | None:
         return f"{type(v).__name__}:{v!r}"
     if isinstance(v, enum.Enum):
         inner = fingerprint(v.value)
-        return None if inner is None else f"enum:{type(v).__module__}.{type(v).__qualname__}.{v.name}={inner}"
+        return None if inner is None else f"enum:{qualified(type(v))}.{v.name}={inner}"
     if isinstance(v, np.generic):
         return f"np.{v.dtype}:{v!r}"
     if isinstance(v, numbers.Number):
@@ -62,7 +62,7 @@ def fingerprint(v: Any) -> str | None:
     if isinstance(target, types.FunctionType):
         return function_fingerprint(target, getattr(v, "def_locals", None))
     if isinstance(target, (type, types.BuiltinFunctionType)):
-        return f"def:{target.__module__}.{target.__qualname__}"
+        return f"def:{qualified(target)}"
     if type(v).__module__.startswith("quadrants.types") and " at 0x" not in repr(v):
         return f"ann:{type(v).__name__}:{v!r}"  # an annotation value (NDArray[...], qd.template())
     if hasattr(v, "__qd_matrix__"):  # a Python-scope qd.Vector / qd.Matrix constant
@@ -83,7 +83,7 @@ def function_fingerprint(fn: types.FunctionType, def_locals: dict[str, Any] | No
         return _FUNCTIONS[fn]
     text = source_text(fn)
     env = function_env(fn, def_locals)
-    out = None if env is None else f"def:{fn.__module__}.{fn.__qualname__}#{digest(text) if text else ''}#{env}"
+    out = None if env is None else f"def:{qualified(fn)}#{digest(text) if text else ''}#{env}"
     _FUNCTIONS[fn] = out
     return out
 
@@ -114,7 +114,7 @@ def function_env(fn: types.FunctionType, def_locals: dict[str, Any] | None = Non
 def _fp_or_def(v: Any) -> str:
     """A default value's or annotation's fingerprint (`tuple[qd.f32, qd.i32]` too); NUL when there is none."""
     if isinstance(v, types.FunctionType):
-        return f"def:{v.__module__}.{v.__qualname__}"
+        return f"def:{qualified(v)}"
     args = getattr(v, "__args__", None)
     origin = getattr(v, "__origin__", None)
     if origin is not None and isinstance(args, tuple):

@@ -45,6 +45,30 @@ def _check_once(filename: str) -> None:
         linecache.checkcache(filename)
 
 
+def module_of_file(path: str) -> str:
+    """The dotted module name of a .py file, from the packages (folders with __init__.py) around it."""
+    folder, base = os.path.split(os.path.abspath(path))
+    parts = [os.path.splitext(base)[0]]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, pkg = os.path.split(folder)
+        parts.insert(0, pkg)
+    return ".".join(parts)
+
+
+def stable_module(name: str) -> str:
+    """A module's name as every process spells it: a script's `__main__` is named after its file (`sim.py` run
+    as a script and `import sim` define the same classes and kernels, and key them alike)."""
+    if name != "__main__":
+        return name
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    return module_of_file(path) if path else name
+
+
+def qualified(obj: Any) -> str:
+    """`module.qualname` of a class or function, with `stable_module`."""
+    return f"{stable_module(obj.__module__)}.{obj.__qualname__}"
+
+
 def digest(text: str) -> str:
     from quadrants.cache.keys import sha256
 

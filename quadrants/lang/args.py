@@ -472,7 +472,9 @@ def _guard_text(g: Guard) -> str | Unkeyable:
 
     fp: str | None
     if g.kind is GuardKind.CLASS:
-        fp = f"class:{g.value.__module__}.{g.value.__qualname__}"
+        from quadrants.cache.source import qualified
+
+        fp = f"class:{qualified(g.value)}"
     elif g.kind is GuardKind.ALIAS:
         fp = _path_text(g.value)
     else:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from quadrants._stats import STATS
 from quadrants.errors import (
     QuadrantsArgumentError,
     QuadrantsCompilationError,
@@ -139,6 +140,9 @@ class Kernel:
         self._observed = False
 
     def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The general path: specialize, find (or compile) the launcher, then run. The seconds before the run are
+        `qd.stats()["stage_seconds"]["prepare"]`: quadrants' whole cost of a kernel's first calls."""
+        t0 = time.perf_counter()
         prog = program.get()
         config = prog.config
         if self._generation != prog.generation:
@@ -160,6 +164,7 @@ class Kernel:
             raise type(entry)(entry.message, entry.loc) from None
         fast = entry.fast_path(len(values), spec.leaves, spec.guards)
         regroup = result_regrouper(self._returns)
+        STATS.time("prepare", time.perf_counter() - t0)
         if regroup is None:
             self._fast = fast
             return entry.call(values, spec.leaves)

@@ -6,12 +6,14 @@ Consumes `qd.init(...)` arguments; produces the state every kernel call reads.
 
 from __future__ import annotations
 
+import time
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
 from quadrants import _config, _logging
 from quadrants._config import Config
+from quadrants._stats import STATS
 from quadrants.runtime import device as memory
 from quadrants.runtime.device import Device
 from quadrants.runtime.fields import FieldMemory
@@ -60,6 +62,14 @@ def resolve_dtype(dt: Any) -> PrimitiveType:
 
 def init(arch: Any = None, default_fp: Any = None, default_ip: Any = None, **kwargs: Any) -> None:
     """`qd.init(arch=qd.cpu, ...)`: (re)start with the given options. See `quadrants/_config.py`."""
+    t0 = time.perf_counter()
+    try:
+        _init(arch, default_fp, default_ip, **kwargs)
+    finally:
+        STATS.time("init", time.perf_counter() - t0)
+
+
+def _init(arch: Any, default_fp: Any, default_ip: Any, **kwargs: Any) -> None:
     global _program, _generation
     if arch is not None:
         kwargs["arch"] = arch

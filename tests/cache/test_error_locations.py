@@ -63,10 +63,11 @@ def test_a_fastcache_hit_reports_where_the_kernel_is_now(project: Project, via_f
     moved = project.run(via_func, env={"QD_LOG_LEVEL": "debug"})
     assert moved.out["get"] == LOADED
     assert moved.out["line"] == _expect(lines, needle) and moved.out["text"] == needle
-    other = _write(project, "other.py", above=3)  # the same kernel text in another file
-    elsewhere = project.run(via_func, script="other.py").out
+    # the same script moved to another folder (the same module, `app`): a hit, reporting the new place
+    other = _write(project, "moved/app.py", above=3)
+    elsewhere = project.run(via_func, script="moved/app.py").out
     assert elsewhere["get"] == LOADED
-    assert elsewhere["file"].endswith("other.py") and elsewhere["line"] == _expect(other, needle)
+    assert elsewhere["file"].endswith("moved/app.py") and elsewhere["line"] == _expect(other, needle)
 
 
 @pytest.mark.slow

@@ -23,10 +23,10 @@ def test_record_round_trip(proj: Proj) -> None:  # noqa: F811
     m = manifest.load(str(proj.root / "qd.toml"))
     assert m.modules == ["app.kernels"]
     names = {k.name: k for k in m.kernels}
-    # dataclass and data_oriented arguments cannot be written down: skipped, with the factory to add
-    assert set(names) == {"app.kernels:saxpy", "app.kernels:apply", "app.kernels:spin", "app.kernels:plain"}
-    assert "app.kernels:fill" in cmd.stdout and "factory" in cmd.stdout
-    assert "app.kernels:Counter.advance" in cmd.stdout
+    # dataclass and data_oriented arguments are written as [objects] entries (aot/objects.py): nothing skipped
+    assert set(names) == {"app.kernels:saxpy", "app.kernels:apply", "app.kernels:spin", "app.kernels:plain",
+                          "app.kernels:fill", "app.kernels:Counter.advance"}  # fmt: skip
+    assert "skipped" not in cmd.stdout and set(m.objects) == {"Params", "Counter"}
     apply_sigs = [{k: v.raw for k, v in s.params.items()} for s in names["app.kernels:apply"].signatures]
     assert apply_sigs == [{"x": "ndarray[f32, 1]", "n": 2, "mode": "ADD"}, {"x": "numpy[f64, 1]", "n": 3, "mode": "MUL"}]
     assert names["app.kernels:saxpy"].signatures == []  # every parameter fixed by its annotation
@@ -35,11 +35,7 @@ def test_record_round_trip(proj: Proj) -> None:  # noqa: F811
     assert again.returncode == 0 and "0 kernel(s) and 0 signature(s) added" in again.stdout
     assert (proj.root / "qd.toml").read_text() == text  # nothing new: unchanged
 
-    # the factories by hand, then everything precompiles and the program starts without compiling
-    with open(proj.root / "qd.toml", "a") as f:
-        f.write('\n[[kernel]]\nname = "app.kernels:fill"\nfactory = "app.factories:fill_args"\n'
-                '\n[[kernel]]\nname = "app.kernels:Counter.advance"\n'
-                'signatures = [{ self = { factory = "app.factories:counter" } }]\n')  # fmt: skip
+    # everything precompiles from the recorded manifest alone, and the program starts without compiling
     rc, report = proj.precompile()
     assert rc == 0 and report["signatures"] == SIGNATURES and report["failed"] == 0, report
     out = proj.main()
@@ -126,14 +122,44 @@ def test_scripts_enums_and_nested_tuples_are_recorded_and_precompiled(proj: Proj
     assert run.returncode == 0 and "[5.0, 5.0, 5.0] 0" in run.stdout  # 2 + 3 added, nothing compiled
 
 
-def test_no_factory_advice_where_the_manifest_has_one(proj: Proj) -> None:  # noqa: F811
-    (proj.root / "qd.toml").write_text(
-        'cache_dir = "build/cache"\nmodules = ["app.kernels"]\n\n[[kernel]]\nname = "app.kernels:Counter.advance"\n'
-        'signatures = [{ self = { factory = "app.factories:counter" } }]\n'
-    )
-    cmd = proj.qd("record", "-o", "qd.toml", "--", sys.executable, "main.py", env={"QD_CACHE_DIR": str(proj.root / "c0")})
-    assert cmd.returncode == 0 and "app.kernels:fill" in cmd.stdout  # no factory given for that one
-    assert "Counter.advance" not in cmd.stdout
+HOLDER = """
+import quadrants as qd
+
+qd.init(arch=qd.cpu)
+
+
+@qd.data_oriented
+class Holder:
+    def __init__(self):
+        self.f = qd.field(qd.f32, 4)
+
+
+@qd.kernel
+def bump(h: qd.template()):
+    for i in h.f:
+        h.f[i] += 1
+
+
+def example():
+    return Holder()
+
+
+if __name__ == "__main__":
+    bump(Holder())
+"""
+
+
+def test_factory_advice_for_what_a_manifest_cannot_spell_unless_it_has_one(proj: Proj) -> None:  # noqa: F811
+    (proj.root / "holder.py").write_text(HOLDER)
+    (proj.root / "qd.toml").write_text('cache_dir = "build/cache"\nmodules = []\n')
+    env = {"QD_CACHE_DIR": str(proj.root / "c0")}
+    cmd = proj.qd("record", "-o", "qd.toml", "--", sys.executable, "holder.py", env=env)
+    assert cmd.returncode == 0 and "skipped holder:bump: h is a Holder whose member 'f' is a field" in cmd.stdout
+    assert "factory" in cmd.stdout
+    (proj.root / "qd.toml").write_text('cache_dir = "build/cache"\nmodules = ["holder"]\n\n[[kernel]]\nname = '
+                                       '"holder:bump"\nsignatures = [{ h = { factory = "holder:example" } }]\n')  # fmt: skip
+    again = proj.qd("record", "-o", "qd.toml", "--", sys.executable, "holder.py", env=env)
+    assert again.returncode == 0 and "skipped" not in again.stdout, again.stdout
 
 
 def test_an_update_that_would_be_invalid_is_not_written(proj: Proj) -> None:  # noqa: F811
