@@ -43,3 +43,38 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .venv-* build dist *.egg-info .pytest_cache qd_dump
+
+## Genesis (examples/genesis/README.md): not part of `make test` (a ~2 GB install). `make genesis` builds its venv
+## once (GENESIS_VENV), precompiles examples/genesis/qd.toml into a fresh cache and runs a scene from it (nothing
+## compiles); `make genesis-record` rewrites the manifest from the scenes; `make genesis-bench` compares with real
+## Quadrants 0.5.2 (GENESIS_REAL_VENV) and writes examples/genesis/results/.
+GENESIS_VENV ?= .venv-genesis
+GENESIS_REAL_VENV ?= .venv-genesis-real
+GENESIS_SCENE ?= franka
+GENESIS_CACHE := build/genesis-cache
+
+.PHONY: genesis genesis-record genesis-bench
+
+$(GENESIS_VENV)/.installed: pyproject.toml examples/genesis/requirements.txt
+	GENESIS_QUADRANTS=-e. examples/genesis/make_venv.sh $(GENESIS_VENV)
+	touch $@
+
+$(GENESIS_REAL_VENV)/.installed: examples/genesis/requirements.txt
+	GENESIS_QUADRANTS=quadrants==0.5.2 examples/genesis/make_venv.sh $(GENESIS_REAL_VENV)
+	touch $@
+
+genesis: $(GENESIS_VENV)/.installed
+	rm -rf $(GENESIS_CACHE)
+	$(GENESIS_VENV)/bin/qd precompile -m examples/genesis/qd.toml --cache-dir $(GENESIS_CACHE)
+	cd /tmp && QD_CACHE_DIR=$(CURDIR)/$(GENESIS_CACHE) $(CURDIR)/$(GENESIS_VENV)/bin/python \
+		$(CURDIR)/examples/genesis/scenes.py $(GENESIS_SCENE) --steps 200 --summary
+
+genesis-record: $(GENESIS_VENV)/.installed
+	for scene in "box --steps 20" "bodies --steps 100" "franka --steps 120"; do \
+		(cd /tmp && $(CURDIR)/$(GENESIS_VENV)/bin/qd record -o $(CURDIR)/examples/genesis/qd.toml -- \
+			$(CURDIR)/$(GENESIS_VENV)/bin/python $(CURDIR)/examples/genesis/scenes.py $$scene) || exit 1; \
+	done
+
+genesis-bench: $(GENESIS_VENV)/.installed $(GENESIS_REAL_VENV)/.installed
+	OURS=$(CURDIR)/$(GENESIS_VENV) REAL=$(CURDIR)/$(GENESIS_REAL_VENV) $(GENESIS_VENV)/bin/python \
+		examples/genesis/bench.py --out examples/genesis/results

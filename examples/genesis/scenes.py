@@ -76,6 +76,7 @@ def main() -> None:
     ap.add_argument("scene", choices=sorted(SCENES))
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--envs", type=int, default=0, help="build B parallel environments (batched state)")
+    ap.add_argument("--summary", action="store_true", help="a readable summary after the JSON line")
     args = ap.parse_args()
     build, control, dt = SCENES[args.scene]
     import genesis_cpu  # noqa: F401  (gs.init, as the manifest's first module does it)
@@ -112,6 +113,16 @@ def main() -> None:
                             "llvmlite_imported": "llvmlite" in sys.modules,
                             "seconds_to_first_step": first}  # fmt: skip
     print(json.dumps(out))
+    if args.summary:
+        t, q = out["times"], out.get("quadrants")
+        print(f"{args.scene}: import genesis -> first step {t['import_to_first_step_s']:.2f} s, "
+              f"{t['steps_per_s']} steps/s after it", end="")  # fmt: skip
+        if q is not None:
+            c = q["cache"]
+            print(f"; quadrants: {q['seconds_to_first_step']:.3f} s to the first step, {q['compiles']} compiles, "
+                  f"{c['fastcache_hits']} fastcache hits, {c['offline_hits']} offline-cache hits, compiler modules "
+                  f"loaded: {', '.join(q['codegen_loaded']) or 'none'}", end="")  # fmt: skip
+        print()
 
 
 if __name__ == "__main__":

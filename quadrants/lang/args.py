@@ -21,6 +21,7 @@ import dataclasses
 import enum
 import numbers
 import typing
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -300,27 +301,23 @@ class Specializer:
     def _dataclass_members(
         self, name: str, cls: type, v: Any, path: Path, sp: Specialization, typed: bool
     ) -> ParamSpec:
-        hints = _type_hints(cls)
         members = []
-        for f in dataclasses.fields(cls):
-            value = getattr(v, f.name)
-            mpath = path + (f.name,)
-            a = ann.normalize(hints.get(f.name, f.type))
+        for fname, a, kind in _dataclass_plan(cls):
+            value = getattr(v, fname)
+            mpath = path + (fname,)
             if typed and isinstance(a, type) and getattr(a, "_qd_data_oriented", False):
                 raise QuadrantsSyntaxError(
-                    f"Kernel arg {name!r}: field {f.name!r} has @qd.data_oriented type {a.__name__!r}, which cannot "
+                    f"Kernel arg {name!r}: field {fname!r} has @qd.data_oriented type {a.__name__!r}, which cannot "
                     f"be flattened into a typed-dataclass kernel arg. Use ``{name}: qd.template()`` for the outer "
                     "kernel arg annotation instead; data_oriented contents (including nested ndarrays) are walked "
                     "at kernel-compile time via the template path."
                 )
-            if f.metadata.get(FIELD_METADATA_CACHE_VALUE):
-                members.append(self._compile_time(f.name, value, mpath, sp))
-                continue
-            kind = classify_annotation(a)
-            if kind in _RUNTIME_MEMBERS:
-                members.append(self._param(f.name, kind, a, value, mpath, sp))
+            if kind is _COMPILED_IN:
+                members.append(self._compile_time(fname, value, mpath, sp))
+            elif kind in _RUNTIME_MEMBERS:
+                members.append(self._param(fname, kind, a, value, mpath, sp))
             else:
-                members.append(self._member_by_value(f.name, value, mpath, sp, runtime_primitives=True))
+                members.append(self._member_by_value(fname, value, mpath, sp, runtime_primitives=True))
         sp.add_guard(Guard(path, GuardKind.CLASS, cls))
         return ParamSpec(name, SpecKind.STRUCT, members=tuple(members), cls=cls)
 
@@ -499,6 +496,26 @@ def _path_text(path: Path) -> str:
 
 
 _is_torch = is_torch_tensor
+
+
+_COMPILED_IN = "compiled in"  # a dataclass member marked FIELD_METADATA_CACHE_VALUE
+_PLANS: weakref.WeakKeyDictionary[type, tuple[tuple[str, Any, Any], ...]] = weakref.WeakKeyDictionary()
+
+
+def _dataclass_plan(cls: type) -> tuple[tuple[str, Any, Any], ...]:
+    """A dataclass's members as the walk needs them, once per class: (name, annotation, kind), kind _COMPILED_IN
+    for members whose value is compiled in (FIELD_METADATA_CACHE_VALUE). Dataclass fields are fixed when the class is
+    made, so this never goes stale (Genesis passes a dozen dataclasses of ~30 members to each kernel)."""
+    plan = _PLANS.get(cls)
+    if plan is None:
+        hints = _type_hints(cls)
+        plan = tuple(
+            (f.name, a, _COMPILED_IN if f.metadata.get(FIELD_METADATA_CACHE_VALUE) else classify_annotation(a))
+            for f in dataclasses.fields(cls)
+            for a in (ann.normalize(hints.get(f.name, f.type)),)
+        )
+        _PLANS[cls] = plan
+    return plan
 
 
 def _type_hints(cls: type) -> dict[str, Any]:
