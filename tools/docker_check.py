@@ -76,6 +76,7 @@ class Report:
 
     example: str
     base_images: list[str] = field(default_factory=list)
+    tools_seconds: float = 0.0
     base_seconds: float = 0.0
     build_seconds: float = 0.0
     sizes_mb: dict[str, float] = field(default_factory=dict)
@@ -391,7 +392,9 @@ def docker_check(example: Path, tag: str, runs: int, keep: bool) -> Report:
     if not stages:
         raise CheckError(f"{dockerfile} has no FROM")
     report = Report(str(example.relative_to(ROOT)))
+    t0 = time.perf_counter()
     ensure_tools()
+    report.tools_seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     report.base_images = external_bases(stages)
     for base in report.base_images:
@@ -415,8 +418,8 @@ def docker_check(example: Path, tag: str, runs: int, keep: bool) -> Report:
 
 def summary(report: Report) -> str:
     lines = [f"docker-check {report.example}:"]
-    lines.append(f"  base {', '.join(report.base_images)} ({report.base_seconds:.0f} s), "
-                 f"build {report.build_seconds:.0f} s")  # fmt: skip
+    lines.append(f"  tools {report.tools_seconds:.0f} s, base {', '.join(report.base_images)} "
+                 f"{report.base_seconds:.0f} s, build {report.build_seconds:.0f} s")  # fmt: skip
     for stage, mb in report.sizes_mb.items():
         lines.append(f"  image size, stage {stage}: {mb:.0f} MB")
     if report.warm:
