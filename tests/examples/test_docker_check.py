@@ -1,0 +1,75 @@
+"""tools/docker_check.py's reading of a Dockerfile and its verdict on the runs (`make docker-check` itself builds
+an image: it runs outside the test suite, as root with buildah)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("docker_check", ROOT / "tools" / "docker_check.py")
+assert _spec and _spec.loader
+dc = importlib.util.module_from_spec(_spec)
+sys.modules["docker_check"] = dc
+_spec.loader.exec_module(dc)
+
+
+@pytest.mark.parametrize(
+    "ref, qualified",
+    [
+        ("python:3.11-slim", "docker.io/library/python:3.11-slim"),
+        ("ubuntu", "docker.io/library/ubuntu:latest"),
+        ("nvidia/cuda:12.4.1-base-ubuntu22.04", "docker.io/nvidia/cuda:12.4.1-base-ubuntu22.04"),
+        ("ghcr.io/owner/img:1", "ghcr.io/owner/img:1"),
+        ("localhost:5000/img", "localhost:5000/img:latest"),
+        ("localhost/img:2", "localhost/img:2"),
+    ],
+)
+def test_short_names_resolve_as_docker_resolves_them(ref: str, qualified: str) -> None:
+    assert dc.qualified_image(ref) == qualified
+
+
+def test_the_cloth_dockerfile() -> None:
+    text = (ROOT / "examples" / "cloth" / "Dockerfile").read_text()
+    stages = dc.dockerfile_stages(text)
+    assert [(s.image, s.name) for s in stages] == [("python:3.11-slim", "build"), ("python:3.11-slim", "runtime")]
+    assert dc.external_bases(stages) == ["docker.io/library/python:3.11-slim"]
+    assert dc.precompile_target(text) == "x86-64-v3"
+    assert dc.base_recipe("docker.io/library/python:3.11-slim")[:5] == [
+        "mmdebstrap", "--variant=apt", "--include=python3,python3-venv,python-is-python3,ca-certificates",
+        "bookworm", "OUTPUT"]  # fmt: skip
+
+
+def test_stages_built_on_stages_need_no_base() -> None:
+    stages = dc.dockerfile_stages("FROM --platform=linux/amd64 python:3.11-slim AS a\nFROM a AS b\nFROM scratch\n")
+    assert [(s.image, s.name) for s in stages] == [("python:3.11-slim", "a"), ("a", "b"), ("scratch", None)]
+    assert dc.external_bases(stages) == ["docker.io/library/python:3.11-slim"]
+
+
+def test_no_recipe_for_other_bases() -> None:
+    with pytest.raises(dc.CheckError, match="no local recipe"):
+        dc.base_recipe("docker.io/library/python:3.12-slim")
+    with pytest.raises(dc.CheckError, match="no local recipe"):
+        dc.base_recipe("docker.io/nvidia/cuda:12.4.1-base-ubuntu22.04")
+
+
+def _run(compiles: int, hits: int, llvmlite: bool = False, kinetic: float = 0.5) -> dict:
+    return {"compiles": compiles, "fastcache_hits": hits, "llvmlite_imported": llvmlite, "ready_ms": 100.0,
+            "first_frame_ms": 5.0, "kinetic": kinetic, "n": 64}  # fmt: skip
+
+
+def test_the_verdict() -> None:
+    cold = _run(19, 0)
+    assert dc.program_output(cold) == {"kinetic": 0.5, "n": 64}
+    assert dc.judge(cold, _run(0, 19), [_run(0, 19), _run(0, 19, kinetic=0.25)]) == []  # threads: not compared
+    failures = dc.judge(cold, _run(0, 19, kinetic=0.25), [_run(1, 18), _run(0, 19, llvmlite=True)])
+    assert failures == [
+        "warm run 1: 1 compiles (want 0)",
+        "warm run 1: 18 fastcache hits, the cold run compiled 19 kernels (want every kernel to hit)",
+        "warm run 2: llvmlite imported (True)",
+        "output {'kinetic': 0.25, 'n': 64} != the cold run's {'kinetic': 0.5, 'n': 64}",
+    ]
+    assert dc.judge(_run(0, 19), _run(0, 19), [])[0].startswith("the cold run compiled nothing")
