@@ -28,11 +28,16 @@ def _genesis_python() -> str | None:
     return sys.executable if importlib.util.find_spec("genesis") is not None else None
 
 
-def test_a_box_falls_and_rests_as_on_real_quadrants(tmp_path: Path) -> None:
+def _python_or_skip() -> str:
     python = _genesis_python()
     if python is None:
         pytest.skip("Genesis is not installed: set GENESIS_PYTHON to a Python with genesis-world 0.4.5 and this "
                     "package (examples/genesis/README.md)")  # fmt: skip
+    return python
+
+
+def test_a_box_falls_and_rests_as_on_real_quadrants(tmp_path: Path) -> None:
+    python = _python_or_skip()
     env = {**os.environ, "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache"),
            "PYTHONPATH": str(ROOT)}  # fmt: skip
     # the CPU run only: Genesis' largest kernels pass more than the 4 KiB of parameters a CUDA kernel takes
@@ -46,3 +51,25 @@ def test_a_box_falls_and_rests_as_on_real_quadrants(tmp_path: Path) -> None:
     assert z == pytest.approx(0.09989222139120102, abs=1e-6)  # real Quadrants 0.5.2: 0.09989222139120102
     assert abs(x) < 1e-6 and abs(y) < 1e-6
     assert out["quadrants"]["compiles"] > 0
+
+
+def test_the_recorded_manifest_precompiles_genesis_so_that_a_scene_compiles_nothing(tmp_path: Path) -> None:
+    """`qd precompile examples/genesis/qd.toml` (qd record's output, committed) fills a fresh cache; the Franka
+    scene then starts with every fastcache kernel a hit, the others from the offline cache, and none of
+    quadrants' compiler modules loaded (llvmlite itself is there: Genesis imports numba)."""
+    python = _python_or_skip()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QD_")}
+    env.update(HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    cache = tmp_path / "qd-cache"
+    pre = subprocess.run([python, "-m", "quadrants_cli.main", "precompile", "-m", str(SCENES.parent / "qd.toml"),
+                          "--cache-dir", str(cache), "--json"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=1800)  # fmt: skip
+    assert pre.returncode == 0, pre.stdout[-3000:] + pre.stderr[-3000:]
+    report = json.loads(pre.stdout)
+    assert report["failed"] == 0 and report["compiled"] + report["cached"] == report["signatures"] > 30
+    run = subprocess.run([python, str(SCENES), "franka", "--steps", "150"], cwd=tmp_path,
+                         env={**env, "QD_CACHE_DIR": str(cache)}, capture_output=True, text=True, timeout=900)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    q = json.loads(run.stdout.strip().splitlines()[-1])["quadrants"]
+    assert q["compiles"] == 0 and q["codegen_loaded"] == [], q
+    assert q["cache"]["fastcache_hits"] >= 28 and q["cache"]["fastcache_misses"] == 0 and q["cache"]["offline_hits"] >= 1
