@@ -58,13 +58,14 @@ clean:
 ## Genesis (examples/genesis/README.md): not part of `make test` (a ~2 GB install). `make genesis` builds its venv
 ## once (GENESIS_VENV), precompiles examples/genesis/qd.toml into a fresh cache and runs a scene from it (nothing
 ## compiles); `make genesis-record` rewrites the manifest from the scenes; `make genesis-bench` compares with real
-## Quadrants 0.5.2 (GENESIS_REAL_VENV) and writes examples/genesis/results/.
+## Quadrants 0.5.2 (GENESIS_REAL_VENV) and writes examples/genesis/results/; `make genesis-test` runs the Genesis
+## smoke tests (CI runs it after the suite).
 GENESIS_VENV ?= .venv-genesis
 GENESIS_REAL_VENV ?= .venv-genesis-real
 GENESIS_SCENE ?= franka
 GENESIS_CACHE := build/genesis-cache
 
-.PHONY: genesis genesis-record genesis-bench
+.PHONY: genesis genesis-record genesis-bench genesis-test
 
 $(GENESIS_VENV)/.installed: pyproject.toml examples/genesis/requirements.txt
 	GENESIS_QUADRANTS=-e. examples/genesis/make_venv.sh $(GENESIS_VENV)
@@ -80,6 +81,9 @@ genesis: $(GENESIS_VENV)/.installed
 	cd /tmp && QD_CACHE_DIR=$(CURDIR)/$(GENESIS_CACHE) $(CURDIR)/$(GENESIS_VENV)/bin/python \
 		$(CURDIR)/examples/genesis/scenes.py $(GENESIS_SCENE) --steps 200 --summary
 
+genesis-test: $(STAMP) $(GENESIS_VENV)/.installed
+	GENESIS_PYTHON=$(CURDIR)/$(GENESIS_VENV)/bin/python $(PY) -m pytest -q -p no:cacheprovider tests/examples/test_genesis.py
+
 genesis-record: $(GENESIS_VENV)/.installed
 	for scene in "box --steps 20" "bodies --steps 100" "franka --steps 120"; do \
 		(cd /tmp && $(CURDIR)/$(GENESIS_VENV)/bin/qd record -o $(CURDIR)/examples/genesis/qd.toml -- \
@@ -88,4 +92,4 @@ genesis-record: $(GENESIS_VENV)/.installed
 
 genesis-bench: $(GENESIS_VENV)/.installed $(GENESIS_REAL_VENV)/.installed
 	OURS=$(CURDIR)/$(GENESIS_VENV) REAL=$(CURDIR)/$(GENESIS_REAL_VENV) $(GENESIS_VENV)/bin/python \
-		examples/genesis/bench.py --out examples/genesis/results
+		examples/genesis/bench.py --runs 3 --steps 1000 --out examples/genesis/results

@@ -16,10 +16,17 @@ import types
 from dataclasses import asdict, dataclass
 from typing import Any
 
+_LAST_LINES: dict[types.CodeType, int] = {}
+
 
 def _last_line(code: types.CodeType) -> int:
-    """The last line with code in it (nested code objects' lines lie within their parent's)."""
-    return max((line for _, _, line in code.co_lines() if line is not None), default=code.co_firstlineno)
+    """The last line with code in it (nested code objects' lines lie within their parent's); once per code
+    object (a fastcache lookup re-reads the text of every func a kernel calls)."""
+    last = _LAST_LINES.get(code)
+    if last is None:
+        last = max((line for _, _, line in code.co_lines() if line is not None), default=code.co_firstlineno)
+        _LAST_LINES[code] = last
+    return last
 
 
 def source_text(fn: Any) -> str | None:

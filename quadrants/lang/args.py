@@ -203,8 +203,15 @@ class Specializer:
         return ParamSpec(name, SpecKind.TEMPLATE, value=v)
 
     def _ndarray(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
-        v = getattr(v, "_unwrap", lambda: v)()
-        want: ann.NdarrayType = annotation if isinstance(annotation, ann.NdarrayType) else ann.NdarrayType()
+        unwrap = getattr(v, "_unwrap", None)
+        if unwrap is not None:
+            v = unwrap()
+        want: ann.NdarrayType = annotation if isinstance(annotation, ann.NdarrayType) else _ANY_NDARRAY
+        if want is _ANY_NDARRAY or want == _ANY_NDARRAY:  # `qd.types.ndarray()`: any qd.ndarray as it is
+            if isinstance(v, Ndarray):
+                t = v._spec
+                sp.add_array(NdarrayLeaf(path, t.dtype, t), "unsafe")
+                return ParamSpec(name, SpecKind.NDARRAY, type=t, value="unsafe")
         want_prim, elem_shape = _element(want.dtype, self.default_ip, self.default_fp)
         if isinstance(v, Ndarray):
             t = v._spec
@@ -280,7 +287,7 @@ class Specializer:
         if getattr(impl, "__qd_field__", None) is not None:
             sp.add_guard(Guard(path, GuardKind.IDENTITY, v, via_tensor=True))
             return ParamSpec(name, SpecKind.TEMPLATE, value=impl)
-        return self._ndarray(name, ann.NdarrayType(), v, path, sp)
+        return self._ndarray(name, _ANY_NDARRAY, v, path, sp)
 
     # ---- structs --------------------------------------------------------------------------------------
 
@@ -364,7 +371,7 @@ class Specializer:
     ) -> ParamSpec:
         impl = getattr(v, "_unwrap", lambda: v)()
         if isinstance(impl, (Ndarray, np.ndarray)) or _is_torch(impl):
-            return self._ndarray(name, ann.NdarrayType(), impl, path, sp)
+            return self._ndarray(name, _ANY_NDARRAY, impl, path, sp)
         if runtime_primitives and isinstance(v, (bool, np.bool_, numbers.Real)) and not isinstance(v, enum.Enum):
             # a bool is lifted as the default integer, as in Quadrants: the member may later hold 2 (an int)
             t = self.default_ip if isinstance(v, (bool, np.bool_)) else self._scalar_dtype(v)
@@ -498,6 +505,7 @@ def _path_text(path: Path) -> str:
 _is_torch = is_torch_tensor
 
 
+_ANY_NDARRAY = ann.NdarrayType()  # an ndarray parameter that constrains nothing
 _COMPILED_IN = "compiled in"  # a dataclass member marked FIELD_METADATA_CACHE_VALUE
 _PLANS: weakref.WeakKeyDictionary[type, tuple[tuple[str, Any, Any], ...]] = weakref.WeakKeyDictionary()
 
