@@ -67,29 +67,37 @@ GENESIS_CACHE := build/genesis-cache
 
 .PHONY: genesis genesis-record genesis-bench genesis-test
 
-$(GENESIS_VENV)/.installed: pyproject.toml examples/genesis/requirements.txt
-	GENESIS_QUADRANTS=-e. examples/genesis/make_venv.sh $(GENESIS_VENV)
+# this package installed as users install it (not editable: setuptools' editable finder costs ~15 ms at import),
+# so it is reinstalled when its sources change
+QD_SOURCES := pyproject.toml $(shell find quadrants cli -name '*.py' 2>/dev/null)
+
+$(GENESIS_VENV)/.installed: examples/genesis/requirements.txt examples/genesis/make_venv.sh
+	GENESIS_QUADRANTS=. examples/genesis/make_venv.sh $(GENESIS_VENV)
+	touch $@
+
+$(GENESIS_VENV)/.quadrants: $(GENESIS_VENV)/.installed $(QD_SOURCES)
+	$(GENESIS_VENV)/bin/python -m pip install --quiet --no-deps --force-reinstall .
 	touch $@
 
 $(GENESIS_REAL_VENV)/.installed: examples/genesis/requirements.txt
 	GENESIS_QUADRANTS=quadrants==0.5.2 examples/genesis/make_venv.sh $(GENESIS_REAL_VENV)
 	touch $@
 
-genesis: $(GENESIS_VENV)/.installed
+genesis: $(GENESIS_VENV)/.quadrants
 	rm -rf $(GENESIS_CACHE)
 	$(GENESIS_VENV)/bin/qd precompile -m examples/genesis/qd.toml --cache-dir $(GENESIS_CACHE)
 	cd /tmp && QD_CACHE_DIR=$(CURDIR)/$(GENESIS_CACHE) $(CURDIR)/$(GENESIS_VENV)/bin/python \
 		$(CURDIR)/examples/genesis/scenes.py $(GENESIS_SCENE) --steps 200 --summary
 
-genesis-test: $(STAMP) $(GENESIS_VENV)/.installed
+genesis-test: $(STAMP) $(GENESIS_VENV)/.quadrants
 	GENESIS_PYTHON=$(CURDIR)/$(GENESIS_VENV)/bin/python $(PY) -m pytest -q -p no:cacheprovider tests/examples/test_genesis.py
 
-genesis-record: $(GENESIS_VENV)/.installed
+genesis-record: $(GENESIS_VENV)/.quadrants
 	for scene in "box --steps 20" "bodies --steps 100" "franka --steps 120"; do \
 		(cd /tmp && $(CURDIR)/$(GENESIS_VENV)/bin/qd record -o $(CURDIR)/examples/genesis/qd.toml -- \
 			$(CURDIR)/$(GENESIS_VENV)/bin/python $(CURDIR)/examples/genesis/scenes.py $$scene) || exit 1; \
 	done
 
-genesis-bench: $(GENESIS_VENV)/.installed $(GENESIS_REAL_VENV)/.installed
+genesis-bench: $(GENESIS_VENV)/.quadrants $(GENESIS_REAL_VENV)/.installed
 	OURS=$(CURDIR)/$(GENESIS_VENV) REAL=$(CURDIR)/$(GENESIS_REAL_VENV) $(GENESIS_VENV)/bin/python \
 		examples/genesis/bench.py --runs 3 --steps 1000 --out examples/genesis/results

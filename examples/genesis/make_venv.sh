@@ -1,6 +1,6 @@
 #!/bin/bash
-# A venv with Genesis (genesis-world 0.4.5, CPU) and a quadrants: `GENESIS_QUADRANTS=-e. make_venv.sh DIR` for this
-# package (from the repository root), `GENESIS_QUADRANTS=quadrants==0.5.2 make_venv.sh DIR` for real Quadrants.
+# A venv with Genesis (genesis-world 0.4.5, CPU) and a quadrants: `GENESIS_QUADRANTS=. make_venv.sh DIR` for this
+# package (from the repository root; `-e.` for an editable install), `GENESIS_QUADRANTS=quadrants==0.5.2 make_venv.sh DIR` for real Quadrants.
 # torch: the CPU wheel from TORCH_WHEELS (default /opt/wheels) where there is one, else PyTorch's CPU index.
 set -euo pipefail
 DIR=$1
