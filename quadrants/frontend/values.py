@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +86,11 @@ class Struct:
         """A class attribute (`self.K`, `p.GAIN`): compiled in, so reported to `on_class_read` (fastcache
         records it and re-checks it in the next process)."""
         cls = self.__dict__.get("cls")
+        obj = self.__dict__.get("obj")
+        if obj is not None and isinstance(inspect.getattr_static(cls, name, None), (property, functools.cached_property)):
+            # a property of a data_oriented instance: evaluated on it at compile time, as Quadrants does (its value
+            # comes from the instance's members, which the fastcache key walks)
+            return getattr(obj, name)
         value = getattr(cls, name)
         notify = self.__dict__.get("on_class_read")
         if notify is not None and not callable(value):

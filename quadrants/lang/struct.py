@@ -200,6 +200,14 @@ class StructField:
         for k, f in self._members.items():
             f.from_numpy(arrays[k])
 
+    def to_torch(self, device: Any = None) -> dict[str, Any]:
+        """One torch tensor per member (nested structs as nested dicts), as Quadrants returns them."""
+        return {k: f.to_torch(device=device) for k, f in self._members.items()}
+
+    def from_torch(self, tensors: dict[str, Any]) -> None:
+        for k, f in self._members.items():
+            f.from_torch(tensors[k])
+
     def fill(self, value: Any) -> None:
         for f in self._members.values():
             f.fill(value)

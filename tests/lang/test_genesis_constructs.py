@@ -3,6 +3,8 @@ written): each was a compile error or a wrong result here before."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 import quadrants as qd
@@ -54,3 +56,34 @@ def test_method_calls_on_runtime_vectors_keep_a_kernel_fastcache_pure() -> None:
         out = portal(v)
     assert not [w for w in caught if "PURE.VIOLATION" in str(w.message)]
     np.testing.assert_allclose(out.to_numpy(), [0, 0, -1])
+
+
+def test_a_property_of_a_data_oriented_template_argument_is_evaluated_on_the_instance() -> None:
+    """Genesis' inverse kinematics loops to `rigid_entity.n_qs`, a property of its data_oriented entity: Quadrants
+    reads it on the instance at compile time (it was read on the class: a `property` object as a loop bound)."""
+
+    @qd.data_oriented
+    class Entity:
+        def __init__(self, n: int) -> None:
+            self._n = n
+            self.x = qd.ndarray(qd.i32, (8,))
+
+        @property
+        def n(self) -> int:
+            return self._n * 2
+
+        @functools.cached_property
+        def first(self) -> int:
+            return self._n + 100
+
+    @qd.kernel
+    def fill(e: qd.template()):
+        for _ in range(1):
+            for i in range(e.n):
+                e.x[i] = i + qd.static(e.n) + e.first
+
+    a, b = Entity(3), Entity(2)
+    fill(a)
+    fill(b)
+    assert a.x.to_numpy().tolist() == [109, 110, 111, 112, 113, 114, 0, 0]  # as real Quadrants 1.3.3 gives
+    assert b.x.to_numpy().tolist() == [106, 107, 108, 109, 0, 0, 0, 0]

@@ -98,6 +98,11 @@ def test_struct_field_in_python_scope() -> None:
     assert f.a.to_numpy().tolist() == [3, 5, 7] and f.keys() == ["a", "b"] and f.shape == (3,)
     f.from_numpy({"a": np.array([1, 2, 3], np.int16), "b": np.ones((3, 3), np.float32)})
     assert f[2].a == 3 and f[0].b.to_numpy().tolist() == [1, 1, 1]
+    torch = pytest.importorskip("torch")  # Genesis' path planner reads its RRT nodes so
+    t = f.to_torch()
+    assert t["a"].tolist() == [1, 2, 3] and t["a"].dtype == torch.int16 and t["b"].shape == (3, 3)
+    f.from_torch({"a": torch.tensor([7, 8, 9], dtype=torch.int16), "b": torch.zeros(3, 3)})
+    assert f[1].a == 8 and f[1].b.to_numpy().tolist() == [0, 0, 0]
     f.fill(0)
     assert f.to_numpy()["b"].sum() == 0
 
