@@ -68,7 +68,7 @@ def test_the_verdict() -> None:
     failures = dc.judge(cold, _run(0, 19, kinetic=0.25), [_run(1, 18), _run(0, 19, llvmlite=True)])
     assert failures == [
         "warm run 1: 1 compiles (want 0)",
-        "warm run 1: 18 fastcache hits, the cold run compiled 19 kernels (want every kernel to hit)",
+        "warm run 1: 18 cache hits, the cold run compiled 19 kernels (want every kernel to hit)",
         "warm run 2: llvmlite imported (True)",
         "output {'kinetic': 0.25, 'n': 64} != the cold run's {'kinetic': 0.5, 'n': 64}",
     ]
