@@ -46,8 +46,10 @@ lint: $(STAMP)
 
 ## Build each example's Dockerfile for real (buildah, no Docker daemon needed; installs buildah, podman and
 ## mmdebstrap with apt where missing, makes the base image once) and check its runtime stage: run as the image's
-## user on the read-only baked cache, 0 compiles, every kernel a hit, no llvmlite, the cold run's output.
-## Prints both stages' image sizes and the start-up time (tools/docker_check.py; needs root).
+## user on the read-only baked cache, 0 compiles, every kernel a hit, no llvmlite (Genesis, which imports it
+## through numba: no compiler module of quadrants), the cold run's output. Prints both stages' image sizes and the
+## start-up time (tools/docker_check.py; needs root). `make docker-check DOCKER_EXAMPLES=examples/genesis`: the
+## Genesis image (examples/genesis/README.md; torch from the CPU wheel in TORCH_WHEELS, mounted into the build).
 DOCKER_EXAMPLES ?= examples/cloth
 docker-check:
 	@for ex in $(DOCKER_EXAMPLES); do $(PYTHON) tools/docker_check.py $$ex || exit 1; done

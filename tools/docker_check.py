@@ -14,15 +14,24 @@ project's build machines): root, Debian's and PyPI's package indexes reachable.
    the last stage and once for each named stage before it (the layer cache makes those free), so each stage's
    size can be printed. The host's CA bundle is mounted, with an /etc/pip.conf naming it, for networks that
    reach PyPI through a TLS proxy (harmless elsewhere; the build stage keeps the empty mount point, the runtime
-   stage copies nothing from /etc).
+   stage copies nothing from /etc). A Dockerfile that names `/wheels` (the Genesis one: `pip install
+   /wheels/torch-*cpu*.whl` when there is one, PyTorch's CPU index otherwise) gets the host's wheel folder,
+   `TORCH_WHEELS` (default /opt/wheels), mounted there read-only when it exists: PyPI's own torch wheel pulls
+   GBs of CUDA libraries, and PyTorch's index may not be reachable from the builder.
 4. Run: the runtime image as a working container (`buildah from`), its command run as the image's user
    (`buildah run --isolation chroot --user USER`, podman cannot start containers here) with `--json` appended.
    The command must print, as its last line, a JSON object with `compiles`, `fastcache_hits`,
-   `llvmlite_imported` and `ready_ms`; keys ending in `_ms` are timings, every other key is the program's output.
+   `llvmlite_imported` and `ready_ms`; optionally `offline_hits` (kernels served by the offline cache, counted
+   with the fastcache hits) and `compiler_loaded` (below); keys ending in `_ms` are timings, every other key is
+   the program's output.
    Checked: the image's cache (its `QD_CACHE_DIR`) is not writable by that user and no file in it changes;
    every warm run compiles nothing, imports no llvmlite, writes nothing to stderr and hits as many kernels as a
    cold run (the same image, the same user, an empty cache in /tmp, the CPU target of the Dockerfile's
-   `qd precompile --target`) compiles; the output of a warm run equals
+   `qd precompile --target`) compiles. "Imports no llvmlite" cannot hold for a program whose own dependencies
+   import it (Genesis imports numba, which imports llvmlite): such a program reports `compiler_loaded`, the
+   compiler modules *quadrants* loaded (`quadrants.codegen*`: every path of quadrants to llvmlite, compiling or
+   linking in-process with ORC, goes through them), and that is judged instead: it must be empty (or false).
+   Without the key, `llvmlite_imported` must be false, as for the cloth. The output of a warm run equals
    the cold run's exactly, both on one thread (`QD_CPU_MAX_NUM_THREADS=1`: with more, parallel float sums such
    as the cloth's energies add in a varying order and differ in the last digits from run to run).
 5. Clean up: the working container, the built images and their dangling layers go; the base stays (`--keep`
@@ -50,7 +59,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = {"buildah": "buildah", "podman": "podman", "mmdebstrap": "mmdebstrap"}  # command -> Debian package
-STATS_KEYS = ("compiles", "fastcache_hits", "llvmlite_imported")
+# The cache statistics a run reports (not its output); offline_hits and compiler_loaded are optional.
+STATS_KEYS = ("compiles", "fastcache_hits", "offline_hits", "llvmlite_imported", "compiler_loaded")
+WHEELS_MOUNT = "/wheels"  # where a Dockerfile that names it finds the host's TORCH_WHEELS folder
 CA_DIR = Path("/etc/ssl/certs")
 DEBIAN_MIRROR = "http://deb.debian.org"
 # Debian releases by the Python version they ship: a `python:3.X-slim` base is made from the one with 3.X.
@@ -219,6 +230,15 @@ def pip_cert_mounts(tmp: Path) -> list[str]:
     return ["-v", f"{CA_DIR}:{CA_DIR}:ro", "-v", f"{conf}:/etc/pip.conf:ro"]
 
 
+def wheel_mounts(dockerfile_text: str) -> list[str]:
+    """The host's wheel folder (`TORCH_WHEELS`, default /opt/wheels) mounted read-only at /wheels, when the
+    Dockerfile names /wheels and the folder exists (the Dockerfile falls back to an index without it)."""
+    wheels = Path(os.environ.get("TORCH_WHEELS") or "/opt/wheels")
+    if not re.search(rf"(?<![\w/.-]){WHEELS_MOUNT}(?![\w.-])", dockerfile_text) or not wheels.is_dir():
+        return []
+    return ["-v", f"{wheels.resolve()}:{WHEELS_MOUNT}:ro"]
+
+
 def precompile_target(dockerfile_text: str) -> str | None:
     """The CPU target the Dockerfile's `qd precompile` compiles for (`--target NAME`), if it names one."""
     m = re.search(r"qd precompile\b[^\n]*--target[= ](\S+)", dockerfile_text)
@@ -229,7 +249,7 @@ def build(dockerfile: Path, tag: str, stages: list[Stage]) -> dict[str, str]:
     """Build every named stage and the last one; {stage: image name}."""
     tmp = Path(tempfile.mkdtemp(prefix="qd-docker-build-"))
     common = ["buildah", "bud", "--isolation", "chroot", "--pull=never", "--layers", "--force-rm",
-              *pip_cert_mounts(tmp), "-f", str(dockerfile)]  # fmt: skip
+              *pip_cert_mounts(tmp), *wheel_mounts(dockerfile.read_text()), "-f", str(dockerfile)]  # fmt: skip
     images: dict[str, str] = {}
     last = stages[-1].name or "final"
     images[last] = f"{tag}:{last}"
@@ -304,9 +324,19 @@ def program_output(result: dict) -> dict:
     return {k: v for k, v in result.items() if k not in STATS_KEYS and not k.endswith("_ms")}
 
 
+def cache_hits(result: dict) -> int | None:
+    """The kernels a run served from the cache: its fastcache hits plus its offline-cache hits, if it reports them."""
+    hits = result.get("fastcache_hits")
+    if not isinstance(hits, int) or isinstance(hits, bool):
+        return None
+    offline = result.get("offline_hits", 0)
+    return hits + offline if isinstance(offline, int) and not isinstance(offline, bool) else None
+
+
 def judge(cold: dict, warm_one_thread: dict, warm: list[dict]) -> list[str]:
     """The failures of the warm runs against the cold run of the same program: every warm run compiles nothing,
-    hits every kernel the cold run compiled and imports no llvmlite; the one-thread runs' outputs are equal."""
+    hits every kernel the cold run compiled and loads no compiler (imports no llvmlite, or, where the run
+    reports `compiler_loaded`, loads no compiler module of quadrants); the one-thread runs' outputs are equal."""
     failures = []
     if cold.get("compiles", 0) <= 0:
         failures.append(f"the cold run compiled nothing ({cold.get('compiles')}): it did not start from empty")
@@ -316,10 +346,13 @@ def judge(cold: dict, warm_one_thread: dict, warm: list[dict]) -> list[str]:
     ]:
         if w.get("compiles") != 0:
             failures.append(f"{what}: {w.get('compiles')} compiles (want 0)")
-        if w.get("fastcache_hits") != cold.get("compiles"):
-            failures.append(f"{what}: {w.get('fastcache_hits')} fastcache hits, the cold run compiled "
+        if cache_hits(w) != cold.get("compiles"):
+            failures.append(f"{what}: {cache_hits(w)} cache hits, the cold run compiled "
                             f"{cold.get('compiles')} kernels (want every kernel to hit)")  # fmt: skip
-        if w.get("llvmlite_imported") is not False:
+        if "compiler_loaded" in w:
+            if w["compiler_loaded"] not in ([], False):
+                failures.append(f"{what}: quadrants loaded its compiler ({w['compiler_loaded']})")
+        elif w.get("llvmlite_imported") is not False:
             failures.append(f"{what}: llvmlite imported ({w.get('llvmlite_imported')})")
     if program_output(warm_one_thread) != program_output(cold):
         failures.append(f"output {program_output(warm_one_thread)} != the cold run's {program_output(cold)}")
@@ -424,9 +457,12 @@ def summary(report: Report) -> str:
         lines.append(f"  image size, stage {stage}: {mb:.0f} MB")
     if report.warm:
         w = report.warm[0]
+        offline = f" + {w['offline_hits']} offline-cache" if "offline_hits" in w else ""
+        compiler = (f"quadrants' compiler modules loaded: {w['compiler_loaded'] or 'none'}, " if "compiler_loaded" in w
+                    else "")  # fmt: skip
         lines.append(f"  runtime as user {report.user}, {report.cache_dir} read-only: {w['compiles']} compiles, "
-                     f"{w['fastcache_hits']} fastcache hits (cold run: {report.cold.get('compiles')} compiles), "
-                     f"llvmlite imported: {w['llvmlite_imported']}")  # fmt: skip
+                     f"{w['fastcache_hits']} fastcache{offline} hits (cold run: {report.cold.get('compiles')} "
+                     f"compiles), {compiler}llvmlite imported: {w['llvmlite_imported']}")  # fmt: skip
         lines.append(f"  start-up: ready in {report.ready_ms:.0f} ms (median of {len(report.warm)} runs; "
                      f"first {w['ready_ms']:.0f} ms), the container command {report.run_wall_ms:.0f} ms")  # fmt: skip
         same = program_output(report.warm_one_thread) == program_output(report.cold)

@@ -68,8 +68,55 @@ def test_the_verdict() -> None:
     failures = dc.judge(cold, _run(0, 19, kinetic=0.25), [_run(1, 18), _run(0, 19, llvmlite=True)])
     assert failures == [
         "warm run 1: 1 compiles (want 0)",
-        "warm run 1: 18 fastcache hits, the cold run compiled 19 kernels (want every kernel to hit)",
+        "warm run 1: 18 cache hits, the cold run compiled 19 kernels (want every kernel to hit)",
         "warm run 2: llvmlite imported (True)",
         "output {'kinetic': 0.25, 'n': 64} != the cold run's {'kinetic': 0.5, 'n': 64}",
     ]
     assert dc.judge(_run(0, 19), _run(0, 19), [])[0].startswith("the cold run compiled nothing")
+
+
+def test_the_genesis_dockerfile() -> None:
+    text = (ROOT / "examples" / "genesis" / "Dockerfile").read_text()
+    stages = dc.dockerfile_stages(text)
+    assert [(s.image, s.name) for s in stages] == [("python:3.11-slim", "build"), ("python:3.11-slim", "runtime")]
+    assert dc.precompile_target(text) == "x86-64-v3"
+    assert "/wheels/torch-*cpu*.whl" in text  # the CPU torch wheel docker_check mounts, when the host has one
+
+
+def test_the_wheel_folder_is_mounted_only_where_the_dockerfile_reads_it(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("TORCH_WHEELS", str(tmp_path))
+    reads = 'RUN set -- /wheels/torch-*cpu*.whl; pip install "$1"\n'
+    assert dc.wheel_mounts(reads) == ["-v", f"{tmp_path.resolve()}:/wheels:ro"]
+    assert dc.wheel_mounts("RUN pip install --find-links /wheels torch\n") == ["-v", f"{tmp_path.resolve()}:/wheels:ro"]
+    for other in ["RUN pip install torch\n", "RUN ls /opt/wheels\n", "COPY /wheels.txt /x\n", "RUN ls /wheelsx\n"]:
+        assert dc.wheel_mounts(other) == [], other
+    monkeypatch.setenv("TORCH_WHEELS", str(tmp_path / "missing"))
+    assert dc.wheel_mounts(reads) == []  # no folder: the Dockerfile falls back to an index
+    assert dc.wheel_mounts((ROOT / "examples" / "cloth" / "Dockerfile").read_text()) == []
+
+
+def _genesis_run(compiles: int, hits: int, offline: int, loaded: list[str], qpos: float = 0.5) -> dict:
+    return {"compiles": compiles, "fastcache_hits": hits, "offline_hits": offline, "llvmlite_imported": True,
+            "compiler_loaded": loaded, "ready_ms": 7000.0, "franka_qpos": [qpos]}  # fmt: skip
+
+
+def test_a_program_that_imports_llvmlite_itself_is_judged_by_the_compiler_quadrants_loaded() -> None:
+    cold = _genesis_run(32, 0, 0, ["quadrants.codegen", "quadrants.codegen.cpu"])
+    assert dc.program_output(cold) == {"franka_qpos": [0.5]}  # the statistics are not output
+    warm = _genesis_run(0, 30, 2, [])
+    assert dc.judge(cold, warm, [warm, warm]) == []  # llvmlite imported (numba), no compiler module of quadrants
+    assert dc.judge(cold, warm, [_genesis_run(0, 30, 2, ["quadrants.codegen"]), _genesis_run(0, 30, 0, [])]) == [
+        "warm run 1: quadrants loaded its compiler (['quadrants.codegen'])",
+        "warm run 2: 30 cache hits, the cold run compiled 32 kernels (want every kernel to hit)",
+    ]
+    assert dc.judge(cold, {**warm, "compiler_loaded": True}, [])[0].startswith("the one-thread warm run: quadrants")
+
+
+def test_without_compiler_loaded_llvmlite_stays_judged() -> None:
+    """The cloth reports no `compiler_loaded`: an imported llvmlite fails it, whatever else it reports."""
+    cold = _run(19, 0)
+    warm = {**_run(0, 19), "llvmlite_imported": True}
+    assert dc.judge(cold, _run(0, 19), [warm]) == ["warm run 1: llvmlite imported (True)"]
+    assert dc.judge(cold, _run(0, 19), [{**_run(0, 19), "offline_hits": 0}]) == []
+    assert dc.cache_hits({"fastcache_hits": 3, "offline_hits": 2}) == 5
+    assert dc.cache_hits({"fastcache_hits": True}) is None and dc.cache_hits({}) is None

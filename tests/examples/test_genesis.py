@@ -73,3 +73,14 @@ def test_the_recorded_manifest_precompiles_genesis_so_that_a_scene_compiles_noth
     q = json.loads(run.stdout.strip().splitlines()[-1])["quadrants"]
     assert q["compiles"] == 0 and q["codegen_loaded"] == [], q
     assert q["cache"]["fastcache_hits"] >= 28 and q["cache"]["fastcache_misses"] == 0 and q["cache"]["offline_hits"] >= 1
+    # run.py, the Docker image's command, reports on the same start what `make docker-check` judges
+    # (tools/docker_check.py): the same physics as scenes.py, no compile, every kernel a hit, no compiler module
+    image_run = subprocess.run([python, str(SCENES.parent / "run.py"), "--steps", "150", "--json"], cwd=tmp_path,
+                               env={**env, "QD_CACHE_DIR": str(cache)}, capture_output=True, text=True, timeout=900)  # fmt: skip
+    assert image_run.returncode == 0, image_run.stderr[-3000:]
+    r = json.loads(image_run.stdout.strip().splitlines()[-1])
+    assert r["compiles"] == 0 and r["compiler_loaded"] == [] and r["llvmlite_imported"] is True, r
+    assert r["fastcache_hits"] + r["offline_hits"] == q["cache"]["fastcache_hits"] + q["cache"]["offline_hits"]
+    assert r["ready_ms"] > 0 and image_run.stderr == ""
+    qpos = json.loads(run.stdout.strip().splitlines()[-1])["franka"]["qpos"]
+    assert r["franka_qpos"] == [round(v, 6) for v in qpos]
