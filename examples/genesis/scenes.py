@@ -61,8 +61,9 @@ SCENES = {"box": (build_box, None, 0.01), "bodies": (build_bodies, None, 0.01),
 
 
 def _quadrants_seconds():
-    """Seconds spent inside quadrants so far (this package only): importing it, qd.init, and the kernels' first
-    calls up to their runs (specializing, cache lookups, loading; compiling where something compiles)."""
+    """Seconds spent inside quadrants so far (this package only): importing its own modules (not numpy, which
+    Genesis imports too), qd.init, and the kernels' first calls up to their runs (specializing, cache lookups,
+    loading; compiling where something compiles)."""
     import quadrants as qd
 
     if not hasattr(qd, "stats"):
