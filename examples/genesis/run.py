@@ -36,24 +36,10 @@ def main() -> dict:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
-    import genesis as gs  # noqa: F401
     import scenes
 
-    build, control, dt = scenes.SCENES[args.scene]
-    import genesis_cpu  # noqa: F401  (gs.init, as the manifest's first module does it)
-
-    scene = gs.Scene(sim_options=gs.options.SimOptions(dt=dt), show_viewer=False)
-    entities = build(scene)
-    scene.build()
-    t_built = time.perf_counter()
-    t_first = t_built
-    for i in range(args.steps):
-        if control is not None:
-            control(*entities.values(), i)
-        scene.step()
-        if i == 0:
-            t_first = time.perf_counter()
-    t_end = time.perf_counter()
+    dt = scenes.SCENES[args.scene][2]
+    entities, t_built, t_first, t_end, _ = scenes.run_scene(args.scene, args.steps)
 
     import quadrants as qd
 

@@ -72,6 +72,28 @@ def _quadrants_seconds():
     return round(st.get("import", 0) + st.get("init", 0) + st.get("prepare", 0), 3)
 
 
+def run_scene(name: str, steps: int, envs: int = 0):
+    """Build the scene `name` (`envs` batched environments) and step it `steps` times: its entities, the
+    perf_counter times when it was built, when the first step was done and at the end, and the seconds inside
+    quadrants up to the first step."""
+    build, control, dt = SCENES[name]
+    import genesis_cpu  # noqa: F401  (gs.init, as the manifest's first module does it)
+
+    scene = gs.Scene(sim_options=gs.options.SimOptions(dt=dt), show_viewer=False)
+    entities = build(scene)
+    scene.build(n_envs=envs)
+    t_built = time.perf_counter()
+    t_first, first = t_built, None
+    for i in range(steps):
+        if control is not None:
+            control(*entities.values(), i)
+        scene.step()
+        if i == 0:
+            t_first = time.perf_counter()
+            first = _quadrants_seconds()
+    return entities, t_built, t_first, time.perf_counter(), first
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("scene", choices=sorted(SCENES))
@@ -79,22 +101,7 @@ def main() -> None:
     ap.add_argument("--envs", type=int, default=0, help="build B parallel environments (batched state)")
     ap.add_argument("--summary", action="store_true", help="a readable summary after the JSON line")
     args = ap.parse_args()
-    build, control, dt = SCENES[args.scene]
-    import genesis_cpu  # noqa: F401  (gs.init, as the manifest's first module does it)
-    scene = gs.Scene(sim_options=gs.options.SimOptions(dt=dt), show_viewer=False)
-    entities = build(scene)
-    scene.build(n_envs=args.envs)
-    t_built = time.perf_counter()
-    t_first = t_built
-    first = None
-    for i in range(args.steps):
-        if control is not None:
-            control(*entities.values(), i)
-        scene.step()
-        if i == 0:
-            t_first = time.perf_counter()
-            first = _quadrants_seconds()
-    t_end = time.perf_counter()
+    entities, t_built, t_first, t_end, first = run_scene(args.scene, args.steps, args.envs)
     out = {name: {"pos": e.get_pos().tolist(), "quat": e.get_quat().tolist()} for name, e in entities.items()}
     if args.scene == "franka":
         out["franka"]["qpos"] = entities["franka"].get_qpos().tolist()
