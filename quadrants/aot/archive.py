@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quadrants.cache.keys import FORMAT
-from quadrants.cache.store import KIND_CODES, CacheStore, CorruptEntry, decode
+from quadrants.cache.store import KIND_CODES, CacheStore, CorruptEntry, decode, replacing
 
 ARCHIVE_VERSION = 1
 INDEX = "quadrants-cache.json"
@@ -75,19 +75,10 @@ def export_cache(store: CacheStore, out_path: str) -> Exported:
                         "sha256": hashlib.sha256(data).hexdigest()})  # fmt: skip
         members.append((f"{info.kind}/{info.key}.qd", data))
     index = {"archive": ARCHIVE_VERSION, "format": FORMAT, "entries": entries, "targets": store.read_json("targets.json")}
-    tmp = f"{out_path}.tmp-{os.getpid()}"
-    try:
-        with tarfile.open(tmp, "w", format=tarfile.PAX_FORMAT) as tar:
-            _add(tar, INDEX, json.dumps(index, sort_keys=True, indent=1).encode())
-            for name, data in members:
-                _add(tar, name, data)
-        os.replace(tmp, out_path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with replacing(out_path) as tmp, tarfile.open(tmp, "w", format=tarfile.PAX_FORMAT) as tar:
+        _add(tar, INDEX, json.dumps(index, sort_keys=True, indent=1).encode())
+        for name, data in members:
+            _add(tar, name, data)
     return Exported(out_path, len(entries), sum(e["size"] for e in entries), skipped)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from quadrants.aot import objects, typespec
 from quadrants.cache.source import stable_module
+from quadrants.cache.store import replacing
 from quadrants.lang.args import ParamKind
 from quadrants.types import annotations as ann
 from quadrants.types.compound import MatrixType
@@ -72,7 +73,7 @@ def _template_value(v: Any) -> Any:
         return v.item() if hasattr(v, "item") else v
     if isinstance(v, str):
         return v
-    if isinstance(v, (tuple, list)) and objects.plain_nested(tuple(v)):
+    if isinstance(v, (tuple, list)) and objects.plain_nested(v):
         return objects.as_lists(v)
     if isinstance(v, MatrixType):
         return {UNRECORDABLE: "a matrix type"}
@@ -139,15 +140,8 @@ def merge(manifest_path: str, records: list[dict[str, Any]]) -> MergeSummary:
         return summary
     text = tomlkit.dumps(doc)
     _validate(text, manifest_path)
-    tmp = f"{manifest_path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, manifest_path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with replacing(manifest_path) as tmp, open(tmp, "w") as f:
+        f.write(text)
     return summary
 
 
@@ -187,8 +181,7 @@ def _merge_one(root: Any, rec: dict[str, Any], summary: MergeSummary) -> None:
         kernels.append(entry)
         entry = kernels[-1]
         summary.added_kernels.append(name)
-    sig = {k: {"object": _object_entry(root, v)} if isinstance(v, dict) and objects.OBJECT in v else v
-           for k, v in rec["params"].items()}  # fmt: skip
+    sig = _object_refs(root, rec["params"])
     if not sig:
         summary.known_signatures += 1  # all parameters fixed by annotations: the kernel entry is enough
         return
@@ -207,13 +200,18 @@ def _merge_one(root: Any, rec: dict[str, Any], summary: MergeSummary) -> None:
     summary.added_signatures += 1
 
 
+def _object_refs(root: Any, values: dict[str, Any]) -> dict[str, Any]:
+    """`values` with each described object replaced by `{ object = "Name" }`, its [objects] entry."""
+    return {k: {"object": _object_entry(root, v)} if isinstance(v, dict) and objects.OBJECT in v else v
+            for k, v in values.items()}  # fmt: skip
+
+
 def _object_entry(root: Any, desc: dict[str, Any]) -> str:
     """The name of the [objects] entry for a described object (nested objects first): an entry of the same class
     and members if there is one, else a new one named after the class (`Config`, `Config_2`, ...)."""
     import tomlkit
 
-    members = {k: {"object": _object_entry(root, m)} if isinstance(m, dict) and objects.OBJECT in m else m
-               for k, m in desc["members"].items()}  # fmt: skip
+    members = _object_refs(root, desc["members"])
     cls = desc[objects.OBJECT]
     table = root.get("objects")
     if table is None:

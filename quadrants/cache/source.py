@@ -9,6 +9,7 @@ aside and the kernel compiles normally.
 
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import sys
@@ -52,6 +53,7 @@ def _check_once(filename: str) -> None:
         linecache.checkcache(filename)
 
 
+@functools.lru_cache(maxsize=64)
 def module_of_file(path: str) -> str:
     """The dotted module name of a .py file, from the packages (folders with __init__.py) around it."""
     folder, base = os.path.split(os.path.abspath(path))
@@ -64,7 +66,8 @@ def module_of_file(path: str) -> str:
 
 def stable_module(name: str) -> str:
     """A module's name as every process spells it: a script's `__main__` is named after its file (`sim.py` run
-    as a script and `import sim` define the same classes and kernels, and key them alike)."""
+    as a script and `import sim` define the same classes and kernels, and key them alike). On the lookup path
+    (fingerprints of enums and functions): the file's name is worked out once."""
     if name != "__main__":
         return name
     path = getattr(sys.modules.get("__main__"), "__file__", None)

@@ -28,12 +28,13 @@ an entry is executed as Python (no pickle): metadata is JSON.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import struct
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -404,21 +405,27 @@ class CacheStore:
 
 
 def _atomic_write(path: str, data: bytes) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with replacing(path) as tmp, open(tmp, "wb") as f:
+        f.write(data)
+
+
+@contextlib.contextmanager
+def replacing(path: str) -> Iterator[str]:
+    """A new temporary file beside `path` (mode 0666 less the umask, as `open` makes) for the block to write;
+    it replaces `path` atomically when the block succeeds and is removed when it fails. Readers see the old file
+    or the new one, never a part; writers in other processes and threads each get their own temporary file."""
     import tempfile  # writing only: not on the lookup path
 
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(os.path.abspath(path)))
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            os.fchmod(f.fileno(), 0o666 & ~_umask())
+        os.fchmod(fd, 0o666 & ~_umask())
+        os.close(fd)
+        yield tmp
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
 
 

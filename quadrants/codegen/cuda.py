@@ -27,7 +27,7 @@ from typing import Any
 
 from llvmlite import ir as ll
 
-from quadrants.codegen import nvptx, runtime_ir
+from quadrants.codegen import atomics, nvptx, printing, runtime_ir
 from quadrants.codegen.cuda_plan import BLOCK_DIM, CudaPlan, CudaTask
 from quadrants.codegen.functions import declare_functions, lower_functions
 from quadrants.codegen.llvm_types import (
@@ -364,7 +364,7 @@ def _lower_range_for(lw: CudaLowering, s: ir.RangeFor) -> None:
         lw.counted_loop(s, lw.v(s.begin), lw.v(s.end))
         return
     b = lw.b
-    lw.start_reductions(s)
+    atomics.start_reductions(lw, s)
     gid = b.add(b.mul(_sreg(lw, "ctaid.x"), _sreg(lw, "ntid.x")), _sreg(lw, "tid.x"))
     stride = b.mul(_sreg(lw, "nctaid.x"), _sreg(lw, "ntid.x"))
     extents = [lw.v(e) for e in s.extents]
@@ -406,22 +406,22 @@ def _lower_range_for(lw: CudaLowering, s: ir.RangeFor) -> None:
         r = sl.reduction
         value = b.load(sl.acc, typ=mem(r.dtype))
         if lw.emulated or not _warp_reducible(r.dtype):
-            lw.atomic_update(r.op, lw.values[id(r.ptr)], value, r.dtype)
+            atomics.atomic_update(lw, r.op, lw.values[id(r.ptr)], value, r.dtype)
             continue
         # Combine the warp's 32 partial results with shuffles first: one atomic per warp instead of per thread.
         value = _warp_reduce(lw, "add" if r.op == "sub" else r.op, value, r.dtype)
         lane = b.and_(_sreg(lw, "tid.x"), ll.Constant(I32, 31))
         with b.if_then(b.icmp_unsigned("==", lane, ll.Constant(I32, 0))):
-            lw.atomic_update(r.op, lw.values[id(r.ptr)], value, r.dtype)
+            atomics.atomic_update(lw, r.op, lw.values[id(r.ptr)], value, r.dtype)
 
 
 def _lower_print(lw: CudaLowering, s: ir.Print) -> None:
     """print() through CUDA's `vprintf(format, argument buffer)`: the format string in global memory, the
     arguments (64-bit integers and doubles) in a local struct. Output appears when the kernel finishes."""
     if lw.m.triple != nvptx.TRIPLE:
-        lw.print_stmt(s)  # host code (the emulator): printf
+        printing.lower_print(lw, s)  # host code (the emulator): printf
         return
-    data, args = lw.print_format(s)
+    data, args = printing.print_format(lw, s)
     b = lw.b
     name = f"qd_fmt_{len([g for g in lw.m.globals if g.startswith('qd_fmt_')])}"
     g = ll.GlobalVariable(lw.m, ll.ArrayType(ll.IntType(8), len(data)), name, addrspace=1)

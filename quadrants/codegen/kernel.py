@@ -23,7 +23,7 @@ from types import MappingProxyType
 
 from llvmlite import ir as ll
 
-from quadrants.codegen import runtime_ir
+from quadrants.codegen import atomics, runtime_ir
 from quadrants.codegen.functions import declare_functions, lower_functions
 from quadrants.codegen.llvm_types import CTX_ERROR, CTX_NUM_THREADS, I32, I64, PTR, abi, mem, reg
 from quadrants.codegen.lower import SHARED_DISPATCH, CodegenOptions, FnLowering, NdInfo, StmtLowering, unpack_arg
@@ -193,12 +193,12 @@ def _build_task(
         else:
             assert isinstance(v.type, PrimitiveType)
             tl.values[id(v)] = tl.to_reg(get(mem(v.type)), v.type)
-    tl.start_reductions(loop)
+    atomics.start_reductions(tl, loop)
     index_t = reg(loop.type)  # type: ignore[arg-type]
     tl.counted_loop(loop, *((x if index_t == I64 else b.trunc(x, index_t)) for x in (lo, hi)))
     for sl in tl.slots:
         value = b.load(sl.acc, typ=mem(sl.reduction.dtype))
-        tl.atomic_update(sl.reduction.op, tl.values[id(sl.reduction.ptr)], value, sl.reduction.dtype)
+        atomics.atomic_update(tl, sl.reduction.op, tl.values[id(sl.reduction.ptr)], value, sl.reduction.dtype)
     b.ret_void()
     tl.finish_entry()
     return fn

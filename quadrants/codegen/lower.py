@@ -18,6 +18,7 @@ from typing import Any
 from llvmlite import ir as ll
 
 from quadrants.codegen import runtime_ir
+from quadrants.codegen.atomics import Slot, lower_atomic, lower_reduce
 from quadrants.codegen.llvm_types import (
     CTX_REGIONS,
     CTX_RESULT,
@@ -25,7 +26,6 @@ from quadrants.codegen.llvm_types import (
     ERROR_ASSERT,
     ERROR_BOUNDS,
     F32,
-    F64,
     I8,
     I32,
     I64,
@@ -34,6 +34,7 @@ from quadrants.codegen.llvm_types import (
     reg,
 )  # fmt: skip
 from quadrants.codegen.math import MathFactory
+from quadrants.codegen.printing import lower_print
 from quadrants.codegen.random import lower_random
 from quadrants.codegen.runtime_ir import opaque_alloca
 from quadrants.ir import nodes as ir
@@ -61,12 +62,6 @@ class NdInfo:
 class Loop:
     cont: ll.Block
     brk: ll.Block
-
-
-@dataclass
-class Slot:
-    acc: ll.Value
-    reduction: ir.Reduction
 
 
 # Lowers one statement: called as `f(lowering, stmt)`, where `lowering` is the FnLowering (or the backend's
@@ -271,79 +266,6 @@ class FnLowering:
             linear = b.add(b.mul(linear, ll.Constant(I64, count)), ll.Constant(I64, offset))
         self.values[id(s)] = b.gep(nd.data, [linear], inbounds=True, source_etype=mem(at.dtype))
 
-    def atomic(self, s: ir.AtomicRMW) -> None:
-        t = s.type
-        assert isinstance(t, PrimitiveType)
-        value = self.to_mem(self.v(s.value), t)
-        if s.op == "cas":
-            assert s.expected is not None
-            old = self._compare_exchange(self.v(s.ptr), self.to_mem(self.v(s.expected), t), value, t)
-        else:
-            old = self.atomic_update(s.op, self.v(s.ptr), value, t)
-        self.values[id(s)] = self.to_reg(old, t)
-
-    def _compare_exchange(self, ptr: ll.Value, expected: ll.Value, desired: ll.Value, t: PrimitiveType) -> ll.Value:
-        """`cmpxchg` (on the bits of a float); returns the old value."""
-        b = self.b
-        it = ll.IntType(mem(t).width) if not t.is_float else ll.IntType(t.bits)
-        as_int = (lambda v: b.bitcast(v, it)) if t.is_float else (lambda v: v)
-        res = b.cmpxchg(ptr, as_int(expected), as_int(desired), "seq_cst", "seq_cst")
-        old = b.extract_value(res, 0)
-        return b.bitcast(old, mem(t)) if t.is_float else old
-
-    def atomic_update(self, op: str, ptr: ll.Value, value: ll.Value, t: PrimitiveType) -> ll.Value:
-        """Atomically combine `value` (memory representation) into `*ptr`; returns the old value."""
-        if op == "xchg":
-            if not t.is_float:
-                return self.b.atomic_rmw("xchg", ptr, value, "seq_cst")
-            it = ll.IntType(t.bits)
-            old = self.b.atomic_rmw("xchg", ptr, self.b.bitcast(value, it), "seq_cst")
-            return self.b.bitcast(old, mem(t))
-        if op == "mul":
-            return self._cas_loop(ptr, value, t, op)
-        if t.is_float:
-            name = {"add": "fadd", "sub": "fsub", "min": "fmin", "max": "fmax"}[op]
-        elif op in ("min", "max"):
-            name = op if t.kind == "int" else "u" + op
-        else:
-            name = op
-        return self.b.atomic_rmw(name, ptr, value, "seq_cst")
-
-    def _cas_loop(self, ptr: ll.Value, value: ll.Value, t: PrimitiveType, op: str) -> ll.Value:
-        b = self.b
-        it = ll.IntType(mem(t).width) if not t.is_float else ll.IntType({16: 16, 32: 32, 64: 64}[t.bits])
-        pre = b.block
-        first = b.load(ptr, typ=it)
-        loop = self.fn.append_basic_block("cas")
-        done = self.fn.append_basic_block("cas.done")
-        b.branch(loop)
-        b.position_at_end(loop)
-        old = b.phi(it)
-        old.add_incoming(first, pre)
-        old_v = b.bitcast(old, mem(t)) if t.is_float else old
-        new_v = self.math.binop(op, self.to_reg(old_v, t), self.to_reg(value, t), t)
-        new_i = b.bitcast(self.to_mem(new_v, t), it) if t.is_float else self.to_mem(new_v, t)
-        res = b.cmpxchg(ptr, old, new_i, "seq_cst", "seq_cst")
-        seen = b.extract_value(res, 0)
-        old.add_incoming(seen, loop)
-        b.cbranch(b.extract_value(res, 1), done, loop)
-        b.position_at_end(done)
-        return b.bitcast(old, mem(t)) if t.is_float else old
-
-    def start_reductions(self, loop: ir.RangeFor) -> None:
-        """A thread-local accumulator per reduction of a parallel loop, at its identity (`Reduce` updates it)."""
-        for r in loop.reductions:
-            acc = self.alloca(mem(r.dtype), "acc")
-            self.b.store(reduction_identity(r.op, r.dtype), acc)
-            self.slots.append(Slot(acc=acc, reduction=r))
-
-    def reduce(self, s: ir.Reduce) -> None:
-        slot = self.slots[s.slot]
-        t = slot.reduction.dtype
-        acc = self.to_reg(self.b.load(slot.acc, typ=mem(t)), t)
-        op = "add" if slot.reduction.op == "sub" else slot.reduction.op
-        self.b.store(self.to_mem(self.math.binop(op, acc, self.v(s.value), t), t), slot.acc)
-
     # ---- control flow -----------------------------------------------------------------------------------
 
     def if_stmt(self, s: ir.If) -> None:
@@ -517,42 +439,6 @@ class FnLowering:
             index = zero if s.index is None else self.widen(s.index)
             self.fail(ERROR_ASSERT, s.site, index, 0, zero)
 
-    def print_stmt(self, s: ir.Print) -> None:
-        data, args = self.print_format(s)
-        name = f"qd_fmt_{len([g for g in self.m.globals if g.startswith('qd_fmt_')])}"
-        g = ll.GlobalVariable(self.m, ll.ArrayType(I8, len(data)), name)
-        g.linkage = "internal"
-        g.global_constant = True
-        g.initializer = ll.Constant(ll.ArrayType(I8, len(data)), data)
-        printf = self.m.globals.get("printf") or ll.Function(
-            self.m, ll.FunctionType(I32, [PTR], var_arg=True), "printf"
-        )
-        fflush = self.m.globals.get("fflush") or ll.Function(self.m, ll.FunctionType(I32, [PTR]), "fflush")
-        self.b.call(printf, [g.bitcast(PTR), *args])
-        self.b.call(fflush, [ll.Constant(PTR, None)])
-
-    def print_format(self, s: ir.Print) -> tuple[bytearray, list[ll.Value]]:
-        """A printf format (NUL-terminated) and its arguments: integers widened to 64 bits, floats to double."""
-        fmt: list[str] = []
-        args: list[ll.Value] = []
-        for p in s.parts:
-            if isinstance(p, str):
-                fmt.append(p.replace("%", "%%"))
-                continue
-            t = p.type
-            assert isinstance(t, PrimitiveType)
-            x = self.v(p)
-            if t.is_float:
-                fmt.append("%.12f" if t.bits == 64 else "%f")
-                args.append(self.b.fpext(x, F64) if t.bits < 64 else x)
-            elif t.kind == "int":
-                fmt.append("%lld")
-                args.append(self.b.sext(x, I64) if t.bits < 64 else x)
-            else:
-                fmt.append("%llu")
-                args.append(self.b.zext(x, I64) if reg(t).width < 64 else x)
-        return bytearray("".join(fmt).encode("utf-8") + b"\0"), args
-
 
 def function_symbol(module: ll.Module, kernel: ir.Kernel, fn: ir.Function) -> str:
     """The LLVM name of real function `fn` in the module of `kernel` (named after the kernel's symbol)."""
@@ -560,17 +446,6 @@ def function_symbol(module: ll.Module, kernel: ir.Kernel, fn: ir.Function) -> st
     return f"{module.name}_f{k}"
 
 
-def reduction_identity(op: str, t: PrimitiveType) -> ll.Constant:
-    """The start value of a thread-local reduction accumulator."""
-    ty = mem(t)
-    if t.is_float:
-        value = {"min": float("inf"), "max": float("-inf")}.get(op, 0.0)
-        return ll.Constant(ty, value)
-    lo, hi = t.min_max()
-    value = {"min": hi, "max": lo, "and": -1}.get(op, 0)
-    if value < 0:
-        value &= (1 << ty.width) - 1
-    return ll.Constant(ty, value)
 
 
 # The statements every backend lowers the same way; arguments and parallel loops are each backend's (kernel.py,
@@ -588,8 +463,8 @@ SHARED_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType(
         ir.Load: FnLowering.load,
         ir.Store: FnLowering.store,
         ir.ExtPtr: FnLowering.ext_ptr,
-        ir.AtomicRMW: FnLowering.atomic,
-        ir.Reduce: FnLowering.reduce,
+        ir.AtomicRMW: lower_atomic,
+        ir.Reduce: lower_reduce,
         ir.Random: lower_random,
         ir.If: FnLowering.if_stmt,
         ir.While: FnLowering.while_stmt,
@@ -600,6 +475,6 @@ SHARED_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType(
         ir.Return: FnLowering.return_stmt,
         ir.Call: FnLowering.call_stmt,
         ir.Assert: FnLowering.assert_stmt,
-        ir.Print: FnLowering.print_stmt,
+        ir.Print: lower_print,
     }
 )

@@ -31,7 +31,7 @@ from quadrants.frontend.values import Matrix
 from quadrants.frontend.vectors import as_matrix, make_matrix
 from quadrants.ir import nodes as ir
 from quadrants.types import annotations as ann
-from quadrants.types.compound import MatrixType, element_mismatch, tensor_text
+from quadrants.types.compound import MatrixType, element_dim_mismatch, element_mismatch
 from quadrants.types.dtypes import PrimitiveType, to_dtype
 from quadrants.types.struct import StructType
 
@@ -198,16 +198,14 @@ def _check_element(fb: FrontendBuilder, name: str, annotation: ann.NdarrayType, 
     """An ndarray given to a func parameter annotated with an element type must have that element type (as in
     Quadrants, its number of dimensions is not checked here: indexing checks it)."""
     want = annotation.dtype
-    if annotation.element_dim is not None and len(got.elem_shape) != annotation.element_dim:
-        raise QuadrantsCompilationError(f"ValueError: Invalid value for argument {name} - required element_dim="
-                                        f"{annotation.element_dim}, but {tensor_text(got.dtype, got.elem_shape)} is "
-                                        "provided", loc)  # fmt: skip
+    if annotation.element_dim is not None:
+        wrong_dim = element_dim_mismatch(name, annotation.element_dim, got.dtype, got.elem_shape)
+        if wrong_dim is not None:
+            raise QuadrantsCompilationError(f"ValueError: {wrong_dim}", loc)
     if want is None:
         return
     ip, fp = fb.options.default_ip, fb.options.default_fp
-    shape = want.shape if isinstance(want, MatrixType) else ()
-    if annotation.element_dim is not None:
-        shape = got.elem_shape
+    shape = got.elem_shape if annotation.element_dim is not None else want.shape if isinstance(want, MatrixType) else ()
     prim = want.resolve(ip, fp) if isinstance(want, MatrixType) else to_dtype(want, ip, fp)
     wrong = element_mismatch(name, prim, shape, got.dtype, got.elem_shape)
     if wrong is not None:

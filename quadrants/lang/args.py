@@ -50,7 +50,7 @@ from quadrants.runtime.leaves import (
 from quadrants.runtime.ndarray import Ndarray, nd_type
 from quadrants.types import annotations as ann
 from quadrants.types import dtypes
-from quadrants.types.compound import MatrixType, element_mismatch, tensor_text
+from quadrants.types.compound import MatrixType, element_dim_mismatch, element_mismatch
 from quadrants.types.dtypes import PrimitiveType
 from quadrants.types.struct import StructType
 
@@ -216,10 +216,9 @@ class Specializer:
         if isinstance(v, Ndarray):
             t = v._spec
             if want.element_dim is not None:  # vectors / matrices of any size: the array's own
-                if len(t.elem_shape) != want.element_dim:
-                    raise QuadrantsArgumentValueError(
-                        f"Invalid value for argument {name} - required element_dim={want.element_dim}, but "
-                        f"{tensor_text(t.dtype, t.elem_shape)} is provided")  # fmt: skip
+                wrong_dim = element_dim_mismatch(name, want.element_dim, t.dtype, t.elem_shape)
+                if wrong_dim is not None:
+                    raise QuadrantsArgumentValueError(wrong_dim)
                 elem_shape = t.elem_shape
             wrong = None if want_prim is None else element_mismatch(name, want_prim, elem_shape, t.dtype, t.elem_shape)
             if wrong is not None:

@@ -109,6 +109,15 @@ def element_type_text(dtype: PrimitiveType, elem_shape: tuple[int, ...]) -> str:
     return f"MatrixType[{elem_shape[0]},{elem_shape[1]}, {dtype}]"
 
 
+def element_dim_mismatch(name: str, element_dim: int, got: PrimitiveType, got_shape: tuple[int, ...]) -> str | None:
+    """Why an ndarray of `got_shape` elements is not one of the vectors (`element_dim` 1) or matrices (2) of any
+    size that `qd.types.ndarray(element_dim=...)` takes, as Quadrants words it; None when it is."""
+    if len(got_shape) == element_dim:
+        return None
+    return (f"Invalid value for argument {name} - required element_dim={element_dim}, but "
+            f"{tensor_text(got, got_shape)} is provided")  # fmt: skip
+
+
 def element_mismatch(
     name: str, want: PrimitiveType, want_shape: tuple[int, ...], got: PrimitiveType, got_shape: tuple[int, ...]
 ) -> tuple[type[Exception], str] | None:
