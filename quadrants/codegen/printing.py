@@ -12,6 +12,7 @@ from llvmlite import ir as ll
 
 from quadrants.codegen.llvm_types import F64, I8, I32, I64, PTR, reg
 from quadrants.ir import nodes as ir
+from quadrants.ir import printf
 from quadrants.types.dtypes import PrimitiveType
 
 # `fl` is the FnLowering (codegen/lower.py) lowering the function: not imported, lower.py imports this module.
@@ -36,7 +37,8 @@ def print_format(fl: Any, s: ir.Print) -> tuple[bytearray, list[ll.Value]]:
     """A printf format (NUL-terminated) and its arguments: integers widened to 64 bits, floats to double."""
     fmt: list[str] = []
     args: list[ll.Value] = []
-    for p in s.parts:
+    specs = s.specs or ("",) * len(s.parts)
+    for p, spec in zip(s.parts, specs):
         if isinstance(p, str):
             fmt.append(p.replace("%", "%%"))
             continue
@@ -44,12 +46,13 @@ def print_format(fl: Any, s: ir.Print) -> tuple[bytearray, list[ll.Value]]:
         assert isinstance(t, PrimitiveType)
         x = fl.v(p)
         if t.is_float:
-            fmt.append("%.12f" if t.bits == 64 else "%f")
+            directive = "%.12f" if t.bits == 64 else "%f"
             args.append(fl.b.fpext(x, F64) if t.bits < 64 else x)
         elif t.kind == "int":
-            fmt.append("%lld")
+            directive = "%lld"
             args.append(fl.b.sext(x, I64) if t.bits < 64 else x)
         else:
-            fmt.append("%llu")
+            directive = "%llu"
             args.append(fl.b.zext(x, I64) if reg(t).width < 64 else x)
+        fmt.append(printf.merge(spec, directive) if spec else directive)
     return bytearray("".join(fmt).encode("utf-8") + b"\0"), args

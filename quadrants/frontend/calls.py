@@ -20,12 +20,11 @@ from quadrants.frontend.intrinsic_calls import BUILTINS, EVAL, RAW
 from quadrants.frontend.lvalues import lvalue, store_ref
 from quadrants.frontend.matrix_ops import matrix_method
 from quadrants.frontend.ops import is_static_number
+from quadrants.frontend.printing import format_call, print_call
 from quadrants.frontend.real_funcs import call_real
 from quadrants.frontend.records import StaticCall
-from quadrants.frontend.static_eval import static_eval
 from quadrants.frontend.values import Matrix, Struct, is_runtime
 from quadrants.frontend.vectors import construct
-from quadrants.ir import nodes as ir
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 from quadrants.types.struct import StructType
@@ -38,6 +37,8 @@ def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
             return method_call(fb, base, node.func.attr, node)
         if is_runtime(base):
             raise fb.error(node, f"runtime values have no method {node.func.attr!r}")
+        if isinstance(base, str) and node.func.attr == "format":
+            return format_call(fb, base, node)
         if isinstance(base, Struct):
             fn = struct_attribute(fb, base, node.func.attr, node.func)
         else:
@@ -126,52 +127,3 @@ def dtype_call(fb: FrontendBuilder, dtype: PrimitiveType, node: ast.Call) -> Any
                 raise fb.error(node, f"{x} exceeded the range of specified dtype {dtype}", QuadrantsTypeError)
         return fb.b.const(int(x) if dtype.is_integral else float(x), dtype)
     return fb.ops.cast(x, dtype, fb.loc(node))
-
-
-def print_call(fb: FrontendBuilder, node: ast.Call) -> None:
-    """`print(...)` in a kernel prints at run time (C printf formats: `%f` for f32, `%.12f` for f64)."""
-    sep, end = " ", "\n"
-    for kw in node.keywords:
-        if kw.arg not in ("sep", "end"):
-            raise fb.error(node, f"print() does not take {kw.arg!r} in kernels")
-        val = static_eval(fb, kw.value)
-        sep, end = (val, end) if kw.arg == "sep" else (sep, val)
-    parts: list[Any] = []
-    for i, a_node in enumerate(node.args):
-        if i:
-            parts.append(sep)
-        if isinstance(a_node, ast.JoinedStr):
-            parts.extend(format_parts(fb, a_node))
-        else:
-            parts.extend(_print_value(fb, fb.expr(a_node), a_node))
-    parts.append(end)
-    fb.b.emit(ir.Print(parts=tuple(parts)))
-
-
-def _print_value(fb: FrontendBuilder, a: Any, node: ast.AST) -> list[Any]:
-    if isinstance(a, Matrix):
-        out: list[Any] = ["["]
-        for j, e in enumerate(a.unpack_values()):
-            if j:
-                out.append(", ")
-            out.extend(_print_value(fb, e, node))
-        return out + ["]"]
-    if isinstance(a, ir.Value):
-        return [fb.ops.value(a, fb.loc(node))]
-    return [str(a)]
-
-
-def format_parts(fb: FrontendBuilder, node: ast.JoinedStr) -> list[Any]:
-    parts: list[Any] = []
-    for piece in node.values:
-        if isinstance(piece, ast.Constant):
-            parts.append(str(piece.value))
-            continue
-        assert isinstance(piece, ast.FormattedValue)
-        value = fb.expr(piece.value)
-        if is_runtime(value):
-            parts.extend(_print_value(fb, value, piece))
-        else:
-            spec = static_eval(fb, piece.format_spec) if piece.format_spec is not None else ""
-            parts.append(format(value, spec))
-    return parts

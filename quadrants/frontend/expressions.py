@@ -25,10 +25,11 @@ from quadrants.frontend.ndarrays import (
     reject_captured_array,
 )
 from quadrants.frontend.operators import BIN_OPS, binary, matrix_unary, py_value, unary
+from quadrants.frontend.printing import has_runtime, joined_str, python_str
 from quadrants.frontend.records import Capture
 from quadrants.frontend.refs import read
 from quadrants.frontend.scope import MISSING
-from quadrants.frontend.static_eval import attribute_chain, static_eval
+from quadrants.frontend.static_eval import attribute_chain
 from quadrants.frontend.structs import field_element, is_struct_field
 from quadrants.frontend.values import Matrix, Struct, is_runtime, type_name
 from quadrants.frontend.vectors import as_matrix, make_matrix
@@ -72,7 +73,9 @@ def _elements(fb: FrontendBuilder, elts: list[ast.expr]) -> list[Any]:
 
 
 def transform_joined_str(fb: FrontendBuilder, node: ast.JoinedStr) -> Any:
-    return static_eval(fb, node)
+    """An f-string: a Python string when all its values are compile-time ones, else text that `print` prints."""
+    text = joined_str(fb, node)
+    return text if has_runtime(text) else python_str(text)
 
 
 # ---- operators ----------------------------------------------------------------------------------------

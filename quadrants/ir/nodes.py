@@ -347,9 +347,12 @@ class Call(Stmt):
 
 @dataclass(eq=False, slots=True)
 class Print(Stmt):
-    """Print `parts` (strings and scalar values) at run time, from whichever thread runs it."""
+    """Print `parts` (strings and scalar values) at run time, from whichever thread runs it. `specs`, when
+    given, holds one printf spec per part (`.2f`, `e`, `.10d`; "" for a string or a value printed as its dtype
+    prints by default), checked against the value's dtype by the frontend (ir/printf.py)."""
 
     parts: tuple[str | Value, ...] = ()
+    specs: tuple[str, ...] = ()
 
     def operands(self) -> tuple[Value, ...]:
         return tuple(p for p in self.parts if isinstance(p, Stmt))  # type: ignore[misc]

@@ -98,7 +98,10 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
     if isinstance(s, ir.Reduce):
         return f"reduce.{s.slot} {ops}"
     if isinstance(s, ir.Print):
-        return "print " + ", ".join(repr(p) if isinstance(p, str) else n(p) for p in s.parts)
+        specs = s.specs or ("",) * len(s.parts)
+        return "print " + ", ".join(
+            repr(p) if isinstance(p, str) else n(p) + (f":{spec!r}" if spec else "") for p, spec in zip(s.parts, specs)
+        )
     if isinstance(s, ir.Assert):
         return f"assert {ops} !site {s.site}"
     if isinstance(s, ir.Call):
