@@ -34,6 +34,7 @@ from quadrants.codegen.llvm_types import (
     reg,
 )  # fmt: skip
 from quadrants.codegen.math import MathFactory
+from quadrants.codegen.overflow import flag_overflow
 from quadrants.codegen.printing import lower_print
 from quadrants.codegen.random import lower_random
 from quadrants.codegen.runtime_ir import opaque_alloca
@@ -216,7 +217,10 @@ class FnLowering:
         self.values[id(s)] = self.b.select(self.v(s.cond), self.v(s.a), self.v(s.b))
 
     def binary(self, s: ir.Binary) -> None:
-        self.values[id(s)] = self.math.binop(s.op, self.v(s.lhs), self.v(s.rhs), s.lhs.type)  # type: ignore[arg-type]
+        result = self.math.binop(s.op, self.v(s.lhs), self.v(s.rhs), s.lhs.type)  # type: ignore[arg-type]
+        self.values[id(s)] = result
+        if s.site >= 0:
+            flag_overflow(self, s, result)
 
     def unary(self, s: ir.Unary) -> None:
         self.values[id(s)] = self.math.unop(s.op, self.v(s.operand), s.operand.type)  # type: ignore[arg-type]

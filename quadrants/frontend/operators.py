@@ -65,6 +65,10 @@ def py_value(v: Any) -> Any:
     return v
 
 
+# debug=True: integer operations whose overflow the launcher reports (Quadrants' words), by IR operation
+OVERFLOW_WORDS = {"add": "Addition", "sub": "Subtraction", "mul": "Multiplication", "shl": "Shift left"}
+
+
 def binary(fb: FrontendBuilder, op: str, a: Any, b: Any, node: ast.AST) -> Any:
     """`a op b` for any two kernel values (`op` names a `PY_OPS` / `TypedOps.binary` operation)."""
     if isinstance(a, (list, tuple)) and as_matrix(fb, b, node) is not None:  # `v == [0, 1]`
@@ -84,6 +88,11 @@ def binary(fb: FrontendBuilder, op: str, a: Any, b: Any, node: ast.AST) -> Any:
         except Exception as e:
             raise fb.error(node, f"{type(e).__name__}: {e}", QuadrantsCompilationError) from None
     out = fb.ops.binary(op, py_value(a), py_value(b), fb.loc(node))
+    if fb.options.debug and isinstance(out, ir.Binary) and out.op in OVERFLOW_WORDS and out.site < 0:
+        t = out.type
+        if isinstance(t, PrimitiveType) and t.is_integral and t.bits > 1:
+            out.site = len(fb.kernel.sites)
+            fb.kernel.sites.append(fb.site("overflow", fb.loc(node), OVERFLOW_WORDS[out.op]))
     if op == "pow" and fb.options.debug and isinstance(b, ir.Value):
         tb = b.type
         if isinstance(out.type, PrimitiveType) and out.type.is_integral and isinstance(tb, PrimitiveType) and tb.is_signed:

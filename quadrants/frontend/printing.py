@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,9 @@ class FormattedText:
     """A string formatted in a kernel (an f-string or `str.format` with runtime values): text to print."""
 
     pieces: tuple[str | Field, ...]
+
+
+_CONVERSIONS: dict[int, Callable[[Any], str]] = {ord("s"): str, ord("r"): repr, ord("a"): ascii}  # `!s` `!r` `!a`
 
 
 def print_call(fb: FrontendBuilder, node: ast.Call) -> None:
@@ -70,8 +74,9 @@ def joined_str(fb: FrontendBuilder, node: ast.JoinedStr) -> FormattedText:
         assert isinstance(piece, ast.FormattedValue)
         value = fb.expr(piece.value)
         spec = static_eval(fb, piece.format_spec) if piece.format_spec is not None else ""
-        if not is_runtime(value) and piece.conversion in (ord("s"), ord("r"), ord("a")):
-            value = {ord("s"): str, ord("r"): repr, ord("a"): ascii}[piece.conversion](value)
+        convert = _CONVERSIONS.get(piece.conversion)
+        if convert is not None and not is_runtime(value):
+            value = convert(value)
         pieces.append(Field(value, spec or None))
     return FormattedText(tuple(pieces))
 

@@ -116,9 +116,13 @@ FLOAT_ONLY_UNARY = frozenset(
 
 @dataclass(eq=False, slots=True)
 class Binary(Value):
+    """`lhs op rhs`. An integer add/sub/mul/shl with `site` >= 0 (debug mode) flags that overflow site when its
+    result overflows; the launcher then warns, naming the line (the result is the wrapped value regardless)."""
+
     op: str = "add"
     lhs: Value = None  # type: ignore[assignment]
     rhs: Value = None  # type: ignore[assignment]
+    site: int = -1
 
     def operands(self) -> tuple[Value, ...]:
         return (self.lhs, self.rhs)
@@ -384,7 +388,9 @@ class Param:
 class Site:
     """A runtime check location: what is checked and where, for the error message."""
 
-    kind: str  # "bounds" (an ndarray/field index), "matrix_bounds" (a vector/matrix index) or "assert"
+    # "bounds" (an ndarray/field index), "matrix_bounds" (a vector/matrix index), "assert", or "overflow" (a
+    # debug-mode integer overflow: not an error, the launcher warns)
+    kind: str
     loc: SourceLoc | None
     detail: str = ""  # ndarray name for bounds checks, message for asserts
     owner: str = ""  # "" in the kernel, else the func's "module:qualname": where the line is found again

@@ -74,6 +74,8 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
             return f"{lhs} = coord {n(s.loop)}, {s.dim} : {t}"
         if isinstance(s, ir.NdShape):
             return f"{lhs} = shape {n(s.arr)}, {s.dim} : {t}"
+        if isinstance(s, ir.Binary) and s.site >= 0:
+            return f"{lhs} = {s.op} {ops} : {t} !overflow site {s.site}"
         if isinstance(s, (ir.Binary, ir.Unary)):
             return f"{lhs} = {s.op} {ops} : {t}"
         if isinstance(s, ir.Cast):

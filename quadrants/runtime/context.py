@@ -15,6 +15,7 @@ class RuntimeContext(ctypes.Structure):
         ("extent", ctypes.c_int64),
         ("result", ctypes.c_void_p),
         ("regions", ctypes.c_void_p),  # base addresses of the field memory regions
+        ("warned", ctypes.c_void_p),  # one byte per check site: set by a non-fatal check (debug-mode overflow)
     ]
 
 

@@ -46,6 +46,9 @@ class CudaLauncher(Launcher):
         self._temps = device.zeros(8 * max(1, self.plan.temps))
         self.ctx.result = self._result_mem.ctypes.data
         self.ctx.regions = regions_table
+        self.overflow_sites = tuple(k for k, s in enumerate(abi.sites) if s.kind == "overflow")
+        self._warned = device.zeros(len(abi.sites)) if self.overflow_sites else None  # flags, one byte a site
+        self.ctx.warned = self._warned.ctypes.data if self._warned is not None else None
         self.ctx_addr = self._ctx_mem.ctypes.data
         self.results = self._results_reader(self.result, make_matrix)
         self._grids = [device.grid(t) for t in self.plan.tasks]
@@ -96,12 +99,14 @@ class CudaLauncher(Launcher):
         try:
             for fn, (grid, block) in zip(self.functions, self._grids):
                 self.device.launch(fn, grid, block, params)
-            if packed or copies or self.abi.rets or self.check_errors or self.abi.has_print:
+            if packed or copies or self.abi.rets or self.check_errors or self.abi.has_print or self.overflow_sites:
                 self.device.sync()  # (printf output is flushed at a sync)
         except QuadrantsRuntimeError as e:
             raise type(e)(f"kernel {self.abi.symbol}: {e}") from None
         for host, dev in copies:
             host[...] = dev
+        if self._warned is not None:
+            self.report_overflows(self._warned)
         if self.check_errors and self.ctx.error:
             self.raise_error(self.ctx.error, self.ctx)
         return self.results()

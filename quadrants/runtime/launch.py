@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsAssertionError, QuadrantsIndexError, QuadrantsRuntimeTypeError, SourceLoc
-from quadrants.runtime.abi import CTYPES, KernelABI, packs_args
+from quadrants.runtime.abi import CTYPES, KernelABI, SiteABI, packs_args
 from quadrants.runtime.context import ERROR_BOUNDS, RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.leaves import (
     ElementLeaf,
@@ -50,13 +50,15 @@ _PROTOTYPES: dict[tuple[Any, ...], Any] = {}  # ctypes function types by argumen
 class CallState:
     """One calling thread's runtime context and result slots, and the reader of its return value."""
 
-    __slots__ = ("ctx", "ctx_addr", "result", "results")
+    __slots__ = ("ctx", "ctx_addr", "result", "results", "warned")
 
-    def __init__(self, ctx: RuntimeContext, ctx_addr: int, result: ctypes.Array, results: Callable[[], Any]) -> None:  # type: ignore[type-arg]
+    def __init__(self, ctx: RuntimeContext, ctx_addr: int, result: ctypes.Array, results: Callable[[], Any],  # type: ignore[type-arg]
+                 warned: Any = None) -> None:  # fmt: skip
         self.ctx = ctx
         self.ctx_addr = ctx_addr
         self.result = result
         self.results = results
+        self.warned = warned  # the flags of the non-fatal check sites (ctx.warned points here), or None
 
 
 class Launcher:
@@ -79,6 +81,7 @@ class Launcher:
         self._num_threads = num_threads
         self._regions = regions_table
         self._make_matrix = make_matrix
+        self.overflow_sites = tuple(k for k, s in enumerate(abi.sites) if s.kind == "overflow")
         self._owner = threading.get_ident()
         self._local = threading.local()
         self.main = self._new_state()
@@ -90,7 +93,10 @@ class Launcher:
         ctx.regions = self._regions
         result = ctypes.create_string_buffer(max(1, len(self.abi.rets)) * RESULT_SLOT_BYTES)
         ctx.result = ctypes.addressof(result)
-        return CallState(ctx, ctypes.addressof(ctx), result, self._results_reader(result, self._make_matrix))
+        warned = (ctypes.c_uint8 * len(self.abi.sites))() if self.overflow_sites else None
+        ctx.warned = ctypes.addressof(warned) if warned is not None else None
+        reader = self._results_reader(result, self._make_matrix)
+        return CallState(ctx, ctypes.addressof(ctx), result, reader, warned)
 
     def state(self) -> CallState:
         """The calling thread's context and result slots."""
@@ -151,9 +157,30 @@ class Launcher:
         rc = self.cfunc(*call_args)
         for orig, tmp in writeback:
             orig[...] = tmp
+        if st.warned is not None:
+            self.report_overflows(st.warned)
         if rc:
             self.raise_error(rc, st.ctx)
         return st.results()
+
+    def site_loc(self, site: SiteABI) -> SourceLoc:
+        """Where a check site's line is now (found again in this process), else where it was compiled."""
+        loc = self.locate(site) if self.locate is not None else None
+        if loc is None:
+            loc = SourceLoc(site.filename, site.lineno, site.col, site.lineno, site.end_col, site.line_text,
+                            site.func_name)  # fmt: skip
+        return loc
+
+    def report_overflows(self, warned: Any = None) -> None:
+        """Print Quadrants' warning for each overflow site a launch flagged in `warned` (one byte per site; the
+        owner thread's by default) and clear the flags. Printed to stdout, as the kernel's own printf would."""
+        warned = warned if warned is not None else self.main.warned
+        for k in self.overflow_sites:
+            if warned[k]:
+                warned[k] = 0
+                site = self.abi.sites[k]
+                sys.stdout.write(f"{site.detail} overflow detected in {self.site_loc(site).render()}\n\n")
+        sys.stdout.flush()
 
     def raise_error(self, rc: int, ctx: RuntimeContext | None = None) -> None:
         """Raise the error the kernel reported in `ctx` (the owner thread's by default)."""
@@ -161,12 +188,7 @@ class Launcher:
         site_index, index, dim, extent = ctx.site, ctx.index, ctx.dim, ctx.extent
         ctx.error = 0
         site = self.abi.sites[site_index] if 0 <= site_index < len(self.abi.sites) else None
-        loc = None
-        if site is not None:
-            loc = self.locate(site) if self.locate is not None else None
-            if loc is None:
-                loc = SourceLoc(site.filename, site.lineno, site.col, site.lineno, site.end_col, site.line_text,
-                                site.func_name)  # fmt: skip
+        loc = self.site_loc(site) if site is not None else None
         if rc == ERROR_BOUNDS:
             what = f"'{site.detail}'" if site is not None else "an ndarray"
             raise QuadrantsIndexError(
@@ -190,7 +212,8 @@ class Launcher:
                                "ArgumentError": ctypes.ArgumentError, "StructError": struct.error, "FLUSH": sys.stdout.flush,
                                "FLAT": _flatten, "RESULTS": self.main.results, "TID": threading.get_ident,
                                "OWNER": self._owner, "OTHER": lambda *a: self.call(list(a), leaves),
-                               "SEED": self.rand.seed, "LAUNCH": self.rand.next_launch}  # fmt: skip
+                               "SEED": self.rand.seed, "LAUNCH": self.rand.next_launch,
+                               "WARNED": self.report_overflows}  # fmt: skip
         checks: list[str] = []
         pre: list[str] = []
         ranges: list[str] = []  # integer arguments within their type's range (else the general path explains)
@@ -258,6 +281,7 @@ class Launcher:
             *self._call_lines(call, env),
             "    except (ArgumentError, StructError):",
             "        return MISS",
+            *(["    WARNED()"] if self.overflow_sites else []),
             "    if rc:",
             "        RAISE(rc)",
             "    return RESULTS()",

@@ -1,5 +1,6 @@
 """`qd.types`: dtypes and parameter annotations."""
 
+from quadrants.types import primitive_types  # noqa: F401
 from quadrants.types.annotations import NDArray, NdarrayType, RefType, Template, ndarray, ref, template  # noqa: F401
 from quadrants.types.compound import MatrixType, matrix, vector  # noqa: F401
 from quadrants.types.dtypes import (  # noqa: F401
@@ -21,7 +22,6 @@ from quadrants.types.dtypes import (  # noqa: F401
     u32,
     u64,
 )  # fmt: skip
-from quadrants.types import primitive_types  # noqa: F401
 from quadrants.types.struct import StructType, struct  # noqa: F401
 
 float16, float32, float64 = f16, f32, f64

@@ -77,3 +77,40 @@ def test_an_offline_hit_reports_where_the_kernel_is_now(project: Project) -> Non
     lines = _write(project, "app.py", fast=False, inside="# a comment: the same IR, other line numbers\n    pass")
     again = project.run("0").out
     assert again["offline_hits"] >= 1 and again["line"] == _expect(lines, "r = a[i]")
+
+
+OVERFLOW_PROGRAM = (
+    """
+import io, contextlib
+import quadrants as qd
+qd.init(arch=qd.cpu, debug=True)
+"""
+    + REPORT
+    + """
+{ABOVE}
+@qd.kernel(fastcache=True)
+def add(x: qd.i32, y: qd.i32) -> qd.i32:
+    return x + y
+
+buf = io.StringIO()
+with contextlib.redirect_stdout(buf):
+    r = add(2**31 - 1, 1)
+report(result=r, printed=buf.getvalue())
+"""
+)
+
+
+@pytest.mark.slow
+def test_an_overflow_warning_from_a_fastcache_hit_names_the_line_where_it_is_now(project: Project) -> None:
+    """The warning is printed by the launcher from the check site, not baked into the code: a cached kernel
+    moved down the file reports its new line."""
+    project.write("app.py", OVERFLOW_PROGRAM.replace("{ABOVE}", ""))
+    first = project.run().out
+    lines = (project.root / "app.py").read_text().splitlines()
+    assert first["result"] == -(2**31) and f"line {_expect(lines, 'return x + y')}," in first["printed"]
+    project.write("app.py", OVERFLOW_PROGRAM.replace("{ABOVE}", "\n" * 5))
+    moved = project.run().out
+    lines = (project.root / "app.py").read_text().splitlines()
+    assert moved["add"] == LOADED
+    assert "Addition overflow detected" in moved["printed"] and "return x + y" in moved["printed"]
+    assert f"line {_expect(lines, 'return x + y')}," in moved["printed"]

@@ -1,3 +1,4 @@
+# ruff: noqa: UP032, F523, F525  (the kernels exercise str.format as programs write it)
 """In-kernel `print` with f-strings and `str.format`: printf specs, positional and keyword fields, vectors.
 
 The expected lines are what Quadrants 1.3.3 printed for the same kernels (run side by side while writing

@@ -37,7 +37,7 @@ body:
   store i64 %".17", ptr %".28"
   %".30" = getelementptr {ptr, ptr, i64, i64, i64, i64}, ptr %"frame", i32 0, i32 5
   store i64 %".18", ptr %".30"
-  %".32" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr}, ptr %".1", i32 0, i32 0
+  %".32" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".33" = load i32, ptr %".32"
   call void @"qd_rt2_parallel_for"(void (ptr, i64, i64)* @"qd_control_HASH.task1", ptr %"frame", i64 0, i64 %".19", i32 %".33", i64 54, ptr %".1")
   %".35" = load i32, ptr %"c"
@@ -50,7 +50,7 @@ body:
   %".42" = add i32 %".41", 2
   store i32 %".42", ptr %"c"
   %".44" = load i32, ptr %"c"
-  %".45" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr}, ptr %".1", i32 0, i32 6
+  %".45" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 6
   %".46" = load ptr, ptr %".45"
   %".47" = getelementptr i8, ptr %".46", i64 0
   store i32 %".44", ptr %".47"

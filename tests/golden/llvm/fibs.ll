@@ -18,7 +18,7 @@ body:
   store ptr %".4", ptr %".10"
   %".12" = getelementptr {ptr, ptr, i64}, ptr %"frame", i32 0, i32 2
   store i64 %".6", ptr %".12"
-  %".14" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr}, ptr %".1", i32 0, i32 0
+  %".14" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".15" = load i32, ptr %".14"
   %".16" = sext i32 0 to i64
   %".17" = sext i32 %".7" to i64

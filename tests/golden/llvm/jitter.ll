@@ -45,7 +45,7 @@ body:
   store ptr %".30", ptr %".38"
   %".40" = getelementptr {ptr, i64, ptr, i64}, ptr %"frame", i32 0, i32 3
   store i64 %".32", ptr %".40"
-  %".42" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr}, ptr %".1", i32 0, i32 0
+  %".42" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".43" = load i32, ptr %".42"
   %".44" = sext i32 0 to i64
   %".45" = sext i32 %".33" to i64
@@ -64,7 +64,7 @@ body:
   %".58" = fmul double %".57", 0x3ca0000000000000
   %".59" = add i32 %".48", 1
   store i32 %".59", ptr %"rand.counter"
-  %".61" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr}, ptr %".1", i32 0, i32 6
+  %".61" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 6
   %".62" = load ptr, ptr %".61"
   %".63" = getelementptr i8, ptr %".62", i64 0
   store double %".58", ptr %".63"

@@ -24,7 +24,7 @@ body:
   store i64 %".6", ptr %".13"
   %".15" = getelementptr {ptr, ptr, i64, ptr}, ptr %"frame", i32 0, i32 3
   store ptr %"c", ptr %".15"
-  %".17" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr}, ptr %".1", i32 0, i32 0
+  %".17" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".18" = load i32, ptr %".17"
   %".19" = sext i32 0 to i64
   %".20" = sext i32 %".8" to i64
@@ -41,13 +41,13 @@ body:
   store ptr %".4", ptr %".30"
   %".32" = getelementptr {ptr, ptr, ptr, i64}, ptr %"frame.1", i32 0, i32 3
   store i64 %".6", ptr %".32"
-  %".34" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr}, ptr %".1", i32 0, i32 0
+  %".34" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".35" = load i32, ptr %".34"
   %".36" = sext i32 0 to i64
   %".37" = sext i32 %".25" to i64
   call void @"qd_rt2_parallel_for"(void (ptr, i64, i64)* @"qd_phases_HASH.task2", ptr %"frame.1", i64 %".36", i64 %".37", i32 %".35", i64 10922, ptr %".1")
   %".39" = load i32, ptr %"m"
-  %".40" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr}, ptr %".1", i32 0, i32 6
+  %".40" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 6
   %".41" = load ptr, ptr %".40"
   %".42" = getelementptr i8, ptr %".41", i64 0
   store i32 %".39", ptr %".42"

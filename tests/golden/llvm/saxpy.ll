@@ -27,7 +27,7 @@ body:
   store ptr %".9", ptr %".21"
   %".23" = getelementptr {ptr, ptr, i64, float, ptr, i64}, ptr %"frame", i32 0, i32 5
   store i64 %".11", ptr %".23"
-  %".25" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr}, ptr %".1", i32 0, i32 0
+  %".25" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".26" = load i32, ptr %".25"
   %".27" = sext i32 0 to i64
   %".28" = sext i32 %".12" to i64

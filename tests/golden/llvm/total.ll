@@ -33,13 +33,13 @@ body:
   store ptr %".14", ptr %".25"
   %".27" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 6
   store ptr %"acc", ptr %".27"
-  %".29" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr}, ptr %".1", i32 0, i32 0
+  %".29" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".30" = load i32, ptr %".29"
   %".31" = sext i32 0 to i64
   %".32" = sext i32 %".12" to i64
   call void @"qd_rt2_parallel_for"(void (ptr, i64, i64)* @"qd_total_HASH.task1", ptr %"frame", i64 %".31", i64 %".32", i32 %".30", i64 2978, ptr %".1")
   %".34" = load float, ptr %"acc"
-  %".35" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr}, ptr %".1", i32 0, i32 6
+  %".35" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 6
   %".36" = load ptr, ptr %".35"
   %".37" = getelementptr i8, ptr %".36", i64 0
   store float %".34", ptr %".37"

@@ -23,7 +23,7 @@ body:
   store i64 %".6", ptr %".15"
   %".17" = getelementptr {ptr, ptr, i64, i64}, ptr %"frame", i32 0, i32 3
   store i64 %".8", ptr %".17"
-  %".19" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr}, ptr %".1", i32 0, i32 0
+  %".19" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".20" = load i32, ptr %".19"
   %".21" = sext i32 0 to i64
   %".22" = sext i32 %".9" to i64
