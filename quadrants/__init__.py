@@ -66,6 +66,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     max,
     min,
     ndrange,
+    one,
     popcnt,
     pow,
     randn,
@@ -82,6 +83,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     static_print,
     tan,
     tanh,
+    zero,
 )  # fmt: skip
 from quadrants.lang import exception as _exception  # noqa: F401  - `qd.lang.exception`, as in Quadrants
 from quadrants.lang.compat import Extension as extension  # noqa: F401
@@ -94,7 +96,7 @@ from quadrants.lang.perf_dispatch import perf_dispatch  # noqa: F401
 from quadrants.lang.program import init, reset, sync  # noqa: F401
 from quadrants.lang.struct import Struct, StructField  # noqa: F401
 from quadrants.lang.tensor import Backend, Tensor, ndarray, tensor, wrap  # noqa: F401
-from quadrants.math_linalg import eig, make_spd, polar_decompose, svd, sym_eig  # noqa: F401
+from quadrants.math_linalg import eig, make_spd, polar_decompose, solve, svd, sym_eig  # noqa: F401
 from quadrants.runtime.ndarray import MatrixNdarray, Ndarray, ScalarNdarray, VectorNdarray  # noqa: F401
 from quadrants.types.annotations import Template, ref, template  # noqa: F401
 from quadrants.types.dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401

@@ -19,6 +19,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     clz,
     cos,
     exp,
+    ffs,
     floor,
     log,
     max,
@@ -32,11 +33,14 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     tan,
     tanh,
 )  # fmt: skip
+from quadrants.frontend.intrinsics import static as _static
 from quadrants.lang.matrix import Matrix as _Matrix
 from quadrants.types.annotations import template
 from quadrants.types.compound import matrix as _matrix
 from quadrants.types.compound import vector as _vector
 from quadrants.types.dtypes import default_uint as _uint
+from quadrants.types.dtypes import i32 as _i32
+from quadrants.types.dtypes import u32 as _u32
 
 vec2, vec3, vec4 = _vector(2, float), _vector(3, float), _vector(4, float)
 ivec2, ivec3, ivec4 = _vector(2, int), _vector(3, int), _vector(4, int)
@@ -281,3 +285,26 @@ def csqrt(z):  # type: ignore[no-untyped-def]
 def eye(n: template()):  # type: ignore[no-untyped-def,valid-type]
     """The n x n identity matrix (of the default float type)."""
     return _Matrix.identity(float, n)
+
+
+_NOT_FOUND = 0xFFFFFFFF
+
+
+@func
+def fns(mask, base, offset):  # type: ignore[no-untyped-def]
+    """The position of the |offset|-th set bit of the 32-bit `mask`, counting from bit `base` (included) upward
+    for offset > 0 and downward for offset < 0; for offset == 0, `base` itself when that bit is set. 0xFFFFFFFF
+    where there is no such bit (CUDA's `__nv_fns`). Unrolled over the 32 positions with selects: no branch."""
+    m = _u32(mask)
+    b = _u32(base)
+    o = _i32(offset)
+    up = o > 0
+    n = _abs(o)
+    found = _u32(_NOT_FOUND)
+    for i in _static(range(32)):
+        pos = select(up, _u32(i), _u32(31 - i))
+        wanted = select(up, pos >= b, pos <= b) & (((m >> pos) & _u32(1)) != _u32(0))
+        n -= select(wanted, 1, 0)
+        found = select(wanted & (n == 0) & (found == _u32(_NOT_FOUND)), pos, found)
+    at_base = (b < _u32(32)) & (((m >> b) & _u32(1)) != _u32(0))
+    return select(o == 0, select(at_base, b, _u32(_NOT_FOUND)), found)

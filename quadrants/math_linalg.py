@@ -1,4 +1,5 @@
-"""Small dense decompositions for kernels: `qd.svd`, `qd.polar_decompose`, `qd.sym_eig`, `qd.make_spd`, `qd.eig`.
+"""Small dense decompositions for kernels: `qd.svd`, `qd.polar_decompose`, `qd.sym_eig`, `qd.make_spd`, `qd.eig`,
+and the linear solve `qd.solve`.
 
 Consumes a frontend `Matrix` (a 2x2 or 3x3 matrix, up to 6x6 for `sym_eig`) and produces matrices of the
 `dt` given (the program's default float type when None); the input is cast to `dt` first, so `dt` decides the
@@ -26,6 +27,11 @@ Algorithms:
   semi-definite. The SVD diagonalizes P with one Jacobi rotation: V is a rotation, U = R V (det U = sgn det A),
   S is non-negative and descending - Quadrants' conventions.
 - **3x3 polar**: from the SVD, U = U_svd V^T (a rotation) and P = V S V^T (indefinite when det A < 0).
+- **solve** (`qd.solve(A, b)`, n x n with 2 <= n <= 6; Quadrants has 2x2 and 3x3): Gaussian elimination
+  with partial pivoting on [A | b], fully unrolled. The pivot of column i is found by comparing row i with each
+  later row and swapping the two whenever the later one is larger in magnitude (element-wise selects: no runtime
+  row index), which leaves the largest entry on the diagonal; back substitution follows. A zero pivot is a
+  debug-mode assertion with Quadrants' words ("Matrix is singular in linear solve.").
 - **2x2 eig** (general real matrix): lambda = tr/2 +- sqrt(disc), the root with + first, complex pairs as
   (re, im) rows; eigenvector j is (lambda_j - d, c) normalized, as in Quadrants. Where that vector is zero
   (a diagonal or scalar matrix, where Quadrants returns NaN) we use (b, lambda_j - a), else e_j.
@@ -383,3 +389,57 @@ def eig(A, dt=None):  # type: ignore[no-untyped-def]
     vectors is 4x2, column j is eigenvector j as (re, im) pairs of its two components, of unit length."""
     static(_check_shape(A.shape, (2,), "Eigen solver only supports 2×2 matrices."))
     return _eig2(A, static(_float_type(dt)))
+
+
+def _check_solve(a_shape, b_shape):  # type: ignore[no-untyped-def]
+    """Quadrants' errors for operands `qd.solve` cannot take (an n x n matrix and an n-vector, 2 <= n <= 6)."""
+    if len(a_shape) != 2 or a_shape[0] != a_shape[1]:
+        raise Exception("Only square matrix is supported")
+    if not 2 <= a_shape[0] <= 6:
+        raise Exception("Only 2×2 to 6×6 matrices are supported")
+    if b_shape != (a_shape[0],):
+        raise Exception("Matrix and Vector dimension dismatch")
+
+
+@func
+def _pivot(Ab, i, j):  # type: ignore[no-untyped-def]
+    """Ab with rows i and j swapped when row j's entry in column i is larger in magnitude."""
+    swap = abs(Ab[j, i]) > abs(Ab[i, i])
+    X = Ab
+    for k in static(range(Ab.m)):
+        hi = Ab[i, k]
+        lo = Ab[j, k]
+        X[i, k] = select(swap, lo, hi)
+        X[j, k] = select(swap, hi, lo)
+    return X
+
+
+@func
+def solve(A, b, dt=None):  # type: ignore[no-untyped-def]
+    """x with A @ x == b for an n x n matrix A and an n-vector b (2 <= n <= 6), computed in `dt` (default: the
+    default float type) by Gaussian elimination with partial pivoting."""
+    static(_check_solve(A.shape, b.shape))
+    t = static(_float_type(dt))
+    n = static(A.n)
+    Ab = Matrix.zero(t, n, n + 1)
+    for i in static(range(n)):
+        for j in static(range(n)):
+            Ab[i, j] = A[i, j]
+        Ab[i, n] = b[i]
+    for i in static(range(n)):
+        for j in static(range(i + 1, n)):
+            Ab = _pivot(Ab, i, j)
+        assert Ab[i, i] != 0.0, "Matrix is singular in linear solve."
+        for j in static(range(i + 1, n)):
+            scale = Ab[j, i] / Ab[i, i]
+            Ab[j, i] = 0.0
+            for k in static(range(i + 1, n + 1)):
+                Ab[j, k] -= Ab[i, k] * scale
+    x = Vector.zero(t, n)
+    for ii in static(range(n)):
+        i = static(n - 1 - ii)
+        r = Ab[i, n]
+        for k in static(range(i + 1, n)):
+            r -= Ab[i, k] * x[k]
+        x[i] = r / Ab[i, i]
+    return x

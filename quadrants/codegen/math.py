@@ -147,6 +147,12 @@ class MathLowering:
             return b.call(intrinsic(self.m, "llvm.ctpop", ty, [ty]), [x])
         if op == "clz":
             return b.call(intrinsic(self.m, "llvm.ctlz", ty, [ty, I1]), [x, ll.Constant(I1, 0)])
+        if op == "ffs":
+            zero = ll.Constant(ty, 0)
+            pos = b.add(b.call(intrinsic(self.m, "llvm.cttz", ty, [ty, I1]), [x, ll.Constant(I1, 0)]), ll.Constant(ty, 1))
+            pos = b.select(b.icmp_unsigned("==", x, zero), zero, pos)
+            i32 = ll.IntType(32)
+            return pos if ty.width == 32 else (b.trunc(pos, i32) if ty.width > 32 else b.zext(pos, i32))
         if op == "rsqrt":
             root = self.float_call("llvm.sqrt", [x], t)
             return b.fdiv(ll.Constant(ty, 1.0), root, flags=self.flags)

@@ -69,7 +69,7 @@ def _grouped(fb: FrontendBuilder, node: ast.Call, name: str, x: Any) -> Any:
 
 
 UNARY_MATH = ("sin", "cos", "tan", "asin", "acos", "atan", "tanh", "sqrt", "rsqrt", "exp", "log", "abs",
-              "popcnt", "clz")  # fmt: skip
+              "popcnt", "clz", "ffs")  # fmt: skip
 
 
 def _unary_math(fb: FrontendBuilder, node: ast.Call, name: str, x: Any) -> Any:
@@ -146,6 +146,26 @@ def _filled(fb: FrontendBuilder, node: ast.Call, name: str, dt: Any, n: int, m: 
     else:
         vals = [1 if name.endswith("one") else 0] * size
     return make_matrix(fb, shape, vals, t, node)
+
+
+def _diag(fb: FrontendBuilder, node: ast.Call, name: str, dim: int, val: Any) -> Any:
+    """`qd.Matrix.diag(dim, val)`: val on the diagonal of a dim x dim matrix, zeros of its type elsewhere."""
+    zero = binary(fb, "mul", val, 0, node)
+    return matrix_from_rows(fb, [[val if i == j else zero for j in range(dim)] for i in range(dim)], None, node)
+
+
+def _unit(fb: FrontendBuilder, node: ast.Call, name: str, n: int, i: int, dt: Any = None) -> Any:
+    """`qd.Vector.unit(n, i, dt)`: the i-th unit vector (integers by default, as in Quadrants)."""
+    if not 0 <= i < n:
+        raise fb.error(node, f"unit vector index {i} is out of range for a {n}-vector")
+    t = resolve_dt(fb, dt if dt is not None else int)
+    return make_matrix(fb, (n,), [1 if k == i else 0 for k in range(n)], t, node)
+
+
+def _zero_one(fb: FrontendBuilder, node: ast.Call, name: str, x: Any) -> Any:
+    """`qd.zero(x)` / `qd.one(x)`: zeros (ones) of x's type and shape."""
+    z = binary(fb, "mul", x, 0, node)
+    return z if name == "zero" else binary(fb, "add", z, 1, node)
 
 
 def _rows_cols(fb: FrontendBuilder, node: ast.Call, name: str, items: Any) -> Any:
@@ -381,5 +401,6 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     "select": _select, "Vector": _vector, "Matrix": _matrix,
     "Vector.zero": _filled, "Vector.one": _filled, "Matrix.zero": _filled, "Matrix.one": _filled,
     "Matrix.identity": _filled, "Matrix.rows": _rows_cols, "Matrix.cols": _rows_cols,
+    "Matrix.diag": _diag, "Matrix.unit": _unit, "Vector.unit": _unit, "zero": _zero_one, "one": _zero_one,
     "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn,
 }  # fmt: skip

@@ -16,7 +16,7 @@ from quadrants.errors import QuadrantsNegativeExponentError, QuadrantsTypeError,
 from quadrants.ir import nodes as ir
 from quadrants.ir.builder import Builder
 from quadrants.types import dtypes
-from quadrants.types.dtypes import PrimitiveType, u1
+from quadrants.types.dtypes import PrimitiveType, i32, u1
 from quadrants.types.promotion import float_type, promote, truediv_type
 
 # Python operator symbols, for error messages.
@@ -118,11 +118,14 @@ class TypedOps:
         t = va.type
         assert isinstance(t, PrimitiveType)
         with self.b.at(loc):
+            if op in ("invert", "lnot", "popcnt", "clz", "ffs") and t.is_float:
+                shown = "not" if op == "lnot" else op
+                raise QuadrantsTypeError(f"'{shown}' takes integral inputs only, however '{t}' is provided", loc)
             if op == "lnot":
                 zero = self.b.const(0, t)
                 return self.b.emit(ir.Binary(op="eq", lhs=va, rhs=zero, type=u1))
-            if op in ("invert", "popcnt", "clz") and t.is_float:
-                raise QuadrantsTypeError(f"'{op}' takes integral inputs only, however '{t}' is provided", loc)
+            if op == "ffs":  # the 1-based position of the lowest set bit (0 for 0), as an i32 for any width
+                return self.b.emit(ir.Unary(op=op, operand=va, type=i32))
             if op in ("floor", "ceil", "round") and not t.is_float:
                 raise QuadrantsTypeError(f"'{op}' takes real inputs only, however '{t}' is provided", loc)
             if op in ir.FLOAT_ONLY_UNARY:

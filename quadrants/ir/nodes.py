@@ -106,7 +106,7 @@ BINARY_OPS = ARITH_OPS | BIT_OPS | CMP_OPS
 UNARY_OPS = frozenset(
     {
         "neg", "invert", "lnot", "abs", "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan",
-        "tanh", "exp", "log", "floor", "ceil", "round", "popcnt", "clz",
+        "tanh", "exp", "log", "floor", "ceil", "round", "popcnt", "clz", "ffs",
     }
 )  # fmt: skip
 FLOAT_ONLY_UNARY = frozenset(

@@ -7,7 +7,7 @@ the compiler, never in user code: user errors are reported by the frontend with 
 from __future__ import annotations
 
 from quadrants.ir import nodes as ir
-from quadrants.types.dtypes import PrimitiveType, u1, u32, u64
+from quadrants.types.dtypes import PrimitiveType, i32, u1, u32, u64
 
 
 class IRVerifyError(AssertionError):
@@ -69,6 +69,8 @@ class _Verifier:
         elif isinstance(s, ir.Unary):
             if s.op == "lnot":
                 _expect(s.type is u1, "lnot must give u1", s)
+            elif s.op == "ffs":
+                _expect(_integral(s.operand.type) and s.type is i32, "ffs takes an integer and gives an i32", s)
             else:
                 _expect(s.operand.type is s.type, f"{s.op} {s.operand.type} -> {s.type}", s)
         elif isinstance(s, ir.Select):

@@ -242,6 +242,18 @@ class Matrix:
         return Matrix(np.eye(n), dt)
 
     @staticmethod
+    @_intrinsic("Matrix.diag")
+    def diag(dim: int, val: Any) -> Matrix:
+        return Matrix(np.eye(dim) * val)
+
+    @staticmethod
+    @_intrinsic("Matrix.unit")
+    def unit(n: int, i: int, dt: Any = None) -> Matrix:
+        if not 0 <= i < n:
+            raise IndexError(f"unit vector index {i} is out of range for a {n}-vector")
+        return Vector(np.eye(n)[i], dt if dt is not None else int)
+
+    @staticmethod
     @_intrinsic("Matrix.rows")
     def rows(rows: Any) -> Matrix:
         return Matrix([list(np.asarray(r).reshape(-1)) for r in rows])
@@ -293,6 +305,11 @@ class Vector(Matrix):
     @_intrinsic("Vector.zero")
     def zero(dt: Any, n: int, m: int | None = None) -> Matrix:
         return Vector(np.zeros(n), dt)
+
+    @staticmethod
+    @_intrinsic("Vector.unit")
+    def unit(n: int, i: int, dt: Any = None) -> Matrix:  # type: ignore[override]
+        return Matrix.unit(n, i, dt)
 
     @staticmethod
     @_intrinsic("Vector.one")
