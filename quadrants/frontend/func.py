@@ -21,6 +21,7 @@ class Func:
         self.fn = fn
         self.def_locals = def_locals or {}  # for string annotations naming locals of the defining function
         self.is_real = False  # a qd.real_func: translated once per signature and called (frontend/real_funcs.py)
+        self.requires_top_level = False  # @qd.func(requires_top_level=True): callable at the kernel's top level only
         self._source: FunctionSource | None = None
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 
@@ -56,7 +57,16 @@ class BoundFunc:
         return self.func(*args, **kwargs)
 
 
-def func(fn: Callable[..., Any]) -> Func:
-    """Decorator: `@qd.func`."""
+def func(fn: Callable[..., Any] | None = None, *, requires_top_level: bool = False) -> Any:
+    """Decorator: `@qd.func`, or `@qd.func(requires_top_level=True)` for a func whose top-level loops must stay
+    top-level (parallel) loops of the kernel: calling it inside a runtime `for`, `if` or `while`, directly or
+    through other funcs, is a compile error (inside `qd.static` loops it is fine)."""
     frame = sys._getframe(1)
-    return Func(fn, dict(frame.f_locals) if frame.f_code.co_name != "<module>" else None)
+    def_locals = dict(frame.f_locals) if frame.f_code.co_name != "<module>" else None
+
+    def make(f: Callable[..., Any]) -> Func:
+        made = Func(f, def_locals)
+        made.requires_top_level = bool(requires_top_level)
+        return made
+
+    return make if fn is None else make(fn)

@@ -42,6 +42,11 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
     src = func.source
     if any(fr.source is src for fr in fb.frames):
         raise fb.error(node, f"qd.func {src.name!r} calls itself: recursion is not supported")
+    if func.requires_top_level and fb.runtime_depth != 0:
+        raise fb.error(node, f"qd.func {src.name!r} is declared with requires_top_level=True: call it at the "
+                             "kernel's top level, not inside a runtime for, if or while (directly or through "
+                             "other funcs; a qd.static loop is fine), where its loops would no longer run in "
+                             "parallel")  # fmt: skip
     fb.funcs_seen.setdefault(id(src), src)
     hints = getattr(src.fn, "__annotations__", {})
     closure = closure_of(src.fn)

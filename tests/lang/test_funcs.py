@@ -314,3 +314,41 @@ def test_real_func_needs_annotated_parameters_and_return_value() -> None:
     with pytest.raises(qd.QuadrantsCompilationError, match="return value must be annotated"):
         run()
     assert run_annotated() == 32
+
+
+def test_requires_top_level_funcs_run_at_the_top_level_and_refuse_nesting() -> None:
+    """`@qd.func(requires_top_level=True)`: its loops stay parallel top-level loops; a call under a runtime
+    for/if/while (also through another func) is a compile error naming the func, a qd.static loop is fine."""
+
+    @qd.func(requires_top_level=True)
+    def bump(x: qd.template(), n):
+        for i in range(n):
+            x[i] = x[i] + 1
+
+    @qd.func
+    def helper(x: qd.template(), n):
+        bump(x, n)
+
+    @qd.kernel
+    def ok(x: qd.types.NDArray[qd.i32, 1], n: qd.i32):
+        for _ in qd.static(range(2)):
+            helper(x, n)
+
+    @qd.kernel
+    def nested_if(x: qd.types.NDArray[qd.i32, 1], n: qd.i32):
+        if n > 0:
+            helper(x, n)
+
+    @qd.kernel
+    def nested_while(x: qd.types.NDArray[qd.i32, 1], n: qd.i32):
+        k = n
+        while k > 0:
+            bump(x, n)
+            k -= 1
+
+    x = np.zeros(8, np.int32)
+    ok(x, 8)
+    np.testing.assert_array_equal(x, 2)
+    for k in (nested_if, nested_while):
+        with pytest.raises(qd.QuadrantsSyntaxError, match=r"bump' is declared with requires_top_level=True"):
+            k(x, 8)
