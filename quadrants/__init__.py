@@ -122,11 +122,16 @@ def stats() -> dict:  # type: ignore[type-arg]
 
 
 def __getattr__(name: str) -> object:
-    """`qd.cfg`: the active program's settings (None before the first qd.init), as in Quadrants."""
+    """`qd.cfg`: the active program's settings (None before the first qd.init), as in Quadrants; `qd.algorithms`
+    is imported on first use (its kernels are not on the start-up path)."""
     if name == "cfg":
         from quadrants.lang.program import current_config
 
         return current_config()
+    if name == "algorithms":
+        import importlib
+
+        return importlib.import_module("quadrants.algorithms")
     raise AttributeError(f"module 'quadrants' has no attribute {name!r}")
 
 
