@@ -87,7 +87,8 @@ def precompile_report(out: Console, report: Any) -> None:
         out.print(f"[yellow]note[/yellow]: {note}")
     for error in report.errors:
         out.print(f"[red]error[/red]: {error}")
-    out.print(f"done in {report.seconds:.2f} s", highlight=False)
+    out.print(f"done in {report.seconds:.2f} s; the cache is {report.cache_dir} (start the program with "
+              f"QD_CACHE_DIR={report.cache_dir})", highlight=False)  # fmt: skip
 
 
 # ---- qd audit ---------------------------------------------------------------------------------------------
@@ -112,6 +113,8 @@ def record_summary(out: Console, output: str, summary: Any, rc: int) -> None:
               f"{summary.added_signatures} signature(s) added, {summary.known_signatures} already there", highlight=False)  # fmt: skip
     if summary.added_modules:
         out.print("modules added: " + ", ".join(summary.added_modules), highlight=False)
+    if summary.cache_dir is not None:
+        out.print(f"cache_dir = {summary.cache_dir!r} added (relative to {output}): qd precompile fills it", highlight=False)
     for msg in summary.skipped:
         out.print(f"[yellow]skipped[/yellow] {msg}", highlight=False)
     if summary.not_fastcache:
