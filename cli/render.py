@@ -81,6 +81,10 @@ def precompile_report(out: Console, report: Any) -> None:
         shard = f"shard {report.shard[0]}/{report.shard[1]} ({report.other_shards} signatures in other shards); " \
             if report.shard else ""
         out.print(f"{shard}remote cache: {pulled} pulled, {report.pushed} entries pushed", highlight=False)
+    damaged = [i for i in report.items if i.damaged]
+    if damaged:
+        out.print(f"[yellow]rebuilt {len(damaged)} damaged[/yellow] signature(s) (their cache entries failed the "
+                  "checksum and were replaced): " + ", ".join(f"{i.kernel} #{i.index + 1}" for i in damaged))  # fmt: skip
     for target, path in report.bundles.items():
         out.print(f"bundle for {target}: {path}", highlight=False)
     for note in report.notes:
@@ -197,13 +201,29 @@ def cache_import(out: Console, done: Any) -> None:
               "already there", highlight=False)  # fmt: skip
 
 
-def cache_verify(out: Console, checked: int, damaged: list[Any], dangling: list[str]) -> None:
-    """`qd cache verify`: each damaged or dangling entry, then the counts."""
-    for e in damaged:
-        out.print(f"[red]damaged[/red] {e.path}: {e.problem}")
-    for d in dangling:
-        out.print(f"[yellow]dangling[/yellow] {d}")
-    out.print(f"{checked} entries checked, {len(damaged)} damaged, {len(dangling)} dangling")
+def cache_verify(out: Console, found: Any, repair: bool) -> None:
+    """quadrants.aot.inventory.Verified: each damaged or dangling entry (its kernel and signature), the counts,
+    and what --repair deleted."""
+    for e in found.damaged:
+        what = _entry_name(e) if e.kind != "bookkeeping" else "bookkeeping file"
+        out.print(f"[red]damaged[/red] {e.kind} entry of {escape(what)}: {escape(e.problem or '')}\n  {escape(e.path)}")
+    for e in found.dangling:
+        out.print(f"[yellow]dangling[/yellow] {escape(_entry_name(e))}: its compiled code is gone")
+    out.print(f"{found.checked} entries checked, {len(found.damaged)} damaged, {len(found.dangling)} dangling")
+    if repair:
+        kept = len(found.damaged) + len(found.dangling) - len(found.removed)
+        out.print(f"repaired: {len(found.removed)} deleted" + (f", {kept} untrusted or undeletable left" if kept else "")
+                  + "; the next run or `qd precompile` builds them again")  # fmt: skip
+    elif found.damaged or found.dangling:
+        out.print("`qd cache verify --repair` deletes them; then `qd precompile` builds them again")
+
+
+def _entry_name(e: Any) -> str:
+    """An inventory.EntryInfo as `app.k:add (ndarray[f32, 1], f32; target host)`, or what is known of it."""
+    if not e.name:
+        return "an unknown kernel (its metadata is unreadable and no entry points to it)"
+    extra = "; ".join(x for x in (short_signature(e.signature), e.target and f"target {e.target}") if x)
+    return f"{e.name} ({extra})" if extra else e.name
 
 
 def explanation(out: Console, r: Any) -> None:

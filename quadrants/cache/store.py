@@ -387,6 +387,14 @@ class CacheStore:
             STATS.count("evicted")
         return total
 
+    def drop(self, kind: str, key: str) -> None:
+        """Delete one entry wherever it is (a fastcache entry whose code was damaged: compiled again)."""
+        for root in self.roots():
+            try:
+                os.unlink(self.path(kind, key, root))
+            except OSError:
+                pass
+
     def clear(self) -> int:
         """Delete every entry (all kinds) of this format version; returns how many."""
         n = 0
