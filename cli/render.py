@@ -20,18 +20,26 @@ AUDIT_COLORS = {"violation": "red", "fallback": "yellow", "not_fastcache": "cyan
 
 
 class Progress:
-    """A rich progress bar over the compile tasks (probes are instant and not shown)."""
+    """A rich progress bar over the compile tasks (probes are instant and not shown). Where the output is not a
+    terminal (CI logs, pipes) a bar shows nothing, so each finished task is one line instead: a long build step
+    shows life."""
 
     def __init__(self, out: Console, enabled: bool) -> None:
         self.out, self.enabled = out, enabled
         self.bar: Any = None
         self.task: Any = None
+        self.total = 0  # compile tasks planned; lines are printed for them when there is no bar
+        self.done = 0
 
     def __enter__(self) -> Progress:
         return self
 
     def plan(self, n: int) -> None:
         if not self.enabled or n == 0:
+            return
+        if not self.out.is_terminal:
+            self.total = n
+            self.out.print(f"compiling {n} signature(s)", highlight=False)
             return
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bar
@@ -44,6 +52,10 @@ class Progress:
     def advance(self, item: Any) -> None:
         if self.bar is not None:  # only compile tasks report after plan()
             self.bar.update(self.task, advance=1, description=item.kernel)
+        elif self.total:
+            self.done += 1
+            self.out.print(f"[{self.done}/{self.total}] {item.status} {item.kernel} (signature #{item.index + 1}, "
+                           f"target {item.target}) {item.seconds:.2f} s", highlight=False, markup=False)  # fmt: skip
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:

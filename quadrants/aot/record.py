@@ -202,7 +202,8 @@ def _merge_one(root: Any, rec: dict[str, Any], summary: MergeSummary) -> None:
         summary.added_kernels.append(name)
     sig = _object_refs(root, rec["params"])
     if not sig:
-        summary.known_signatures += 1  # all parameters fixed by annotations: the kernel entry is enough
+        if name not in summary.added_kernels:  # added now: new, not "already there"
+            summary.known_signatures += 1  # all parameters fixed by annotations: the kernel entry is enough
         return
     existing = entry.get("signatures")
     if existing is None:
