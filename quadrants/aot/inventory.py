@@ -15,6 +15,7 @@ from typing import Any
 from quadrants.cache import bookkeeping, trust
 from quadrants.cache.store import KIND_CODES, TRAILER, CacheStore, CorruptEntry, decode
 
+LISTED_KINDS = ("fastcache", "offline", "bundle", "runtime")  # the kinds of `qd cache ls` rows (and stats)
 MAX_ENTRY_BYTES = 1 << 31  # `verify` reads no more than this of one file (a real entry is far smaller)
 
 
@@ -135,12 +136,15 @@ def listing(store: CacheStore) -> Listing:
 
 def totals(store: CacheStore) -> dict[str, Any]:
     """`qd cache stats`: entries and bytes per kind, the size bound's ledger, and the hit/miss counters that
-    processes recorded at exit."""
+    processes recorded at exit. The kinds are the rows of `qd cache ls` (the same names and counts: fastcache
+    signatures with the size of their code, offline kernels, bundles, runtimes, and damaged entries by their
+    file kind); the entries and bytes are the files'."""
     entries = scan(store, read=False)
-    per_kind = {k: {"entries": 0, "bytes": 0} for k in KIND_CODES}
-    for e in entries:
-        per_kind[e.kind]["entries"] += 1
-        per_kind[e.kind]["bytes"] += e.size
+    per_kind = {k: {"entries": 0, "bytes": 0} for k in LISTED_KINDS}
+    for row in listing(store).rows:
+        kind = per_kind.setdefault(row["kind"], {"entries": 0, "bytes": 0})
+        kind["entries"] += 1
+        kind["bytes"] += row["size"]
     return {
         "root": store.root,
         "entries": len(entries),

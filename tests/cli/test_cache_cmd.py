@@ -46,7 +46,10 @@ def test_ls_lists_kernels_signatures_and_targets(built: Proj) -> None:
 
 def test_stats_counts_entries_and_records_hits(built: Proj) -> None:
     rc, before = cache_json(built, "stats")
-    assert rc == 0 and before["kinds"]["fast"]["entries"] == SIGNATURES - 1 and before["bytes"] > 0
+    assert rc == 0 and before["kinds"]["fastcache"]["entries"] == SIGNATURES - 1 and before["bytes"] > 0
+    _, listed = cache_json(built, "ls")  # the same kinds, by the same names, as qd cache ls
+    kinds = [r["kind"] for r in listed["entries"]]
+    assert {k: v["entries"] for k, v in before["kinds"].items() if v["entries"]} == {k: kinds.count(k) for k in set(kinds)}
     check_results(built.main())
     _, after = cache_json(built, "stats")
     assert after["recorded"]["fastcache_hits"] >= SIGNATURES - 1 and after["recorded"]["processes"] >= 1
