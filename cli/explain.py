@@ -13,11 +13,12 @@ from quadrants_cli.common import CACHE_DIR_HELP, console, fail_usage
 
 @click.command("explain")
 @click.argument("kernel")
-@click.option("-m", "--manifest", "manifest_path", type=click.Path(dir_okay=False))
+@click.option("-m", "--manifest", "manifest_path", type=click.Path(dir_okay=False),
+              help="qd.toml or pyproject.toml with the kernel's signatures (default: found from the current folder)")
 @click.option("--signature", help='one signature as a TOML inline table, e.g. \'{ x = "ndarray[f32, 1]" }\'')
 @click.option("--target", default=None, help="CPU target (default: the manifest's first, else host)")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help=CACHE_DIR_HELP)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="print the explanation as JSON")
 def explain(kernel: str, manifest_path: str | None, signature: str | None, target: str | None,
             cache_dir: str | None, as_json: bool) -> None:  # fmt: skip
     """Show KERNEL's (module:qualname) fastcache key part by part, and for a miss, what differs from the closest

@@ -6,9 +6,12 @@ import click
 
 from quadrants._version import __version__
 
+DISTRIBUTION = "quadrants-fastcache"  # the name pip installs (pyproject.toml), not the import name
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", "-V", prog_name="qd", message="%(prog)s (quadrants) %(version)s")
+@click.version_option(__version__, "--version", "-V", prog_name="qd", message=f"%(prog)s ({DISTRIBUTION}, import "
+                      "quadrants) %(version)s")  # fmt: skip
 def main() -> None:
     """quadrants: compile kernels ahead of time and manage their caches."""
     from quadrants._config import check_environment

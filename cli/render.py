@@ -20,18 +20,26 @@ AUDIT_COLORS = {"violation": "red", "fallback": "yellow", "not_fastcache": "cyan
 
 
 class Progress:
-    """A rich progress bar over the compile tasks (probes are instant and not shown)."""
+    """A rich progress bar over the compile tasks (probes are instant and not shown). Where the output is not a
+    terminal (CI logs, pipes) a bar shows nothing, so each finished task is one line instead: a long build step
+    shows life."""
 
     def __init__(self, out: Console, enabled: bool) -> None:
         self.out, self.enabled = out, enabled
         self.bar: Any = None
         self.task: Any = None
+        self.total = 0  # compile tasks planned; lines are printed for them when there is no bar
+        self.done = 0
 
     def __enter__(self) -> Progress:
         return self
 
     def plan(self, n: int) -> None:
         if not self.enabled or n == 0:
+            return
+        if not self.out.is_terminal:
+            self.total = n
+            self.out.print(f"compiling {n} signature(s)", highlight=False)
             return
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as Bar
@@ -44,6 +52,10 @@ class Progress:
     def advance(self, item: Any) -> None:
         if self.bar is not None:  # only compile tasks report after plan()
             self.bar.update(self.task, advance=1, description=item.kernel)
+        elif self.total:
+            self.done += 1
+            self.out.print(f"[{self.done}/{self.total}] {item.status} {item.kernel} (signature #{item.index + 1}, "
+                           f"target {item.target}) {item.seconds:.2f} s", highlight=False, markup=False)  # fmt: skip
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
@@ -81,13 +93,18 @@ def precompile_report(out: Console, report: Any) -> None:
         shard = f"shard {report.shard[0]}/{report.shard[1]} ({report.other_shards} signatures in other shards); " \
             if report.shard else ""
         out.print(f"{shard}remote cache: {pulled} pulled, {report.pushed} entries pushed", highlight=False)
+    damaged = [i for i in report.items if i.damaged]
+    if damaged:
+        out.print(f"[yellow]rebuilt {len(damaged)} damaged[/yellow] signature(s) (their cache entries failed the "
+                  "checksum and were replaced): " + ", ".join(f"{i.kernel} #{i.index + 1}" for i in damaged))  # fmt: skip
     for target, path in report.bundles.items():
         out.print(f"bundle for {target}: {path}", highlight=False)
     for note in report.notes:
         out.print(f"[yellow]note[/yellow]: {note}")
     for error in report.errors:
         out.print(f"[red]error[/red]: {error}")
-    out.print(f"done in {report.seconds:.2f} s", highlight=False)
+    out.print(f"done in {report.seconds:.2f} s; the cache is {report.cache_dir} (start the program with "
+              f"QD_CACHE_DIR={report.cache_dir})", highlight=False)  # fmt: skip
 
 
 # ---- qd audit ---------------------------------------------------------------------------------------------
@@ -112,6 +129,8 @@ def record_summary(out: Console, output: str, summary: Any, rc: int) -> None:
               f"{summary.added_signatures} signature(s) added, {summary.known_signatures} already there", highlight=False)  # fmt: skip
     if summary.added_modules:
         out.print("modules added: " + ", ".join(summary.added_modules), highlight=False)
+    if summary.cache_dir is not None:
+        out.print(f"cache_dir = {summary.cache_dir!r} added (relative to {output}): qd precompile fills it", highlight=False)
     for msg in summary.skipped:
         out.print(f"[yellow]skipped[/yellow] {msg}", highlight=False)
     if summary.not_fastcache:
@@ -194,13 +213,29 @@ def cache_import(out: Console, done: Any) -> None:
               "already there", highlight=False)  # fmt: skip
 
 
-def cache_verify(out: Console, checked: int, damaged: list[Any], dangling: list[str]) -> None:
-    """`qd cache verify`: each damaged or dangling entry, then the counts."""
-    for e in damaged:
-        out.print(f"[red]damaged[/red] {e.path}: {e.problem}")
-    for d in dangling:
-        out.print(f"[yellow]dangling[/yellow] {d}")
-    out.print(f"{checked} entries checked, {len(damaged)} damaged, {len(dangling)} dangling")
+def cache_verify(out: Console, found: Any, repair: bool) -> None:
+    """quadrants.aot.inventory.Verified: each damaged or dangling entry (its kernel and signature), the counts,
+    and what --repair deleted."""
+    for e in found.damaged:
+        what = _entry_name(e) if e.kind != "bookkeeping" else "bookkeeping file"
+        out.print(f"[red]damaged[/red] {e.kind} entry of {escape(what)}: {escape(e.problem or '')}\n  {escape(e.path)}")
+    for e in found.dangling:
+        out.print(f"[yellow]dangling[/yellow] {escape(_entry_name(e))}: its compiled code is gone")
+    out.print(f"{found.checked} entries checked, {len(found.damaged)} damaged, {len(found.dangling)} dangling")
+    if repair:
+        kept = len(found.damaged) + len(found.dangling) - len(found.removed)
+        out.print(f"repaired: {len(found.removed)} deleted" + (f", {kept} untrusted or undeletable left" if kept else "")
+                  + "; the next run or `qd precompile` builds them again")  # fmt: skip
+    elif found.damaged or found.dangling:
+        out.print("`qd cache verify --repair` deletes them; then `qd precompile` builds them again")
+
+
+def _entry_name(e: Any) -> str:
+    """An inventory.EntryInfo as `app.k:add (ndarray[f32, 1], f32; target host)`, or what is known of it."""
+    if not e.name:
+        return "an unknown kernel (its metadata is unreadable and no entry points to it)"
+    extra = "; ".join(x for x in (short_signature(e.signature), e.target and f"target {e.target}") if x)
+    return f"{e.name} ({extra})" if extra else e.name
 
 
 def explanation(out: Console, r: Any) -> None:

@@ -4,6 +4,10 @@ Session-wide checks: every kernel the suite compiles is verified after every pas
 it off) and, where ptxas is installed, also compiled to PTX and assembled (`--no-ptx-check` turns it off).
 `golden` compares text with tests/golden/ (`--update-golden` rewrites it). A test that starts a Python process
 must be marked `slow` (the `slow_marker_guard` fixture fails it otherwise), so `-m "not slow"` leaves none.
+
+Tests never touch the user's files: the controller points HOME and XDG_CACHE_HOME at a temporary folder before
+anything starts (workers and every child process inherit it, also those whose environment drops the `QD_*`
+variables); tests/test_isolation.py fails when a process of the suite writes into the real user cache.
 """
 
 from __future__ import annotations
@@ -47,6 +51,25 @@ def qd_init(**kwargs: Any) -> None:
 
 
 PTX_ARCHS = "sm_80,sm_90"
+REAL_HOME = "QUADRANTS_TESTS_REAL_HOME"  # the user's HOME before the guard replaced it (not a QD_* variable: kept)
+GUARD_HOME = "QUADRANTS_TESTS_GUARD_HOME"
+
+
+
+def _guard_user_files() -> None:
+    """HOME and XDG_CACHE_HOME of this session (and all its children): a fresh temporary folder, removed at
+    the end (`pytest_sessionfinish`)."""
+    if GUARD_HOME in os.environ:
+        return  # a pytest run inside a test: already guarded
+    real = os.path.expanduser("~")
+    guard = tempfile.mkdtemp(prefix="qd-test-home-")
+    os.environ[REAL_HOME], os.environ[GUARD_HOME] = real, guard
+    os.environ["HOME"] = guard
+    os.environ["XDG_CACHE_HOME"] = os.path.join(guard, ".cache")
+    GUARDED.append(guard)
+
+
+GUARDED: list[str] = []  # the guard folder this process made (the controller's)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -59,6 +82,7 @@ def pytest_configure(config: pytest.Config) -> None:
     BACKEND["name"] = config.getoption("--backend")
     if hasattr(config, "workerinput"):
         return  # xdist workers inherit the environment set up by the controller
+    _guard_user_files()
     if not config.getoption("--no-verify-passes"):
         os.environ.setdefault("QD_VERIFY_PASSES", "1")
     if not config.getoption("--no-ptx-check") and ptxas_path() is not None and "QD_PTX_CHECK" not in os.environ:
@@ -67,6 +91,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    for guard in GUARDED:
+        shutil.rmtree(guard, ignore_errors=True)
     folder = os.environ.get("QD_TEST_PTX_DIR")
     if folder and os.path.isdir(folder):
         from quadrants._stats import STATS

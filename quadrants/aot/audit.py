@@ -6,6 +6,12 @@ For every kernel in the given modules:
   or "warning" for UPPERCASE constants and `qd.static(global)`   (allowed, re-checked at every lookup)
 - a fastcache kernel that would step aside                      -> "fallback": a Python function called at
   compile time, a field parameter (`qd.Tensor`), unreadable source
+- any kernel (or a func a fastcache kernel calls) written with    -> "violation" at `file:line:col`, with the
+  Python the frontend has no translation for (try, import,          compiler's own message: the constructs are
+  lambda, dict, ...)                                                the frontend's dispatch tables' complement
+
+A violation is certain to fail at the kernel's first call, so it makes the exit status 1 even without
+`--strict` (which makes every finding count).
 
 The reads are found statically, from each kernel's and func's syntax tree and the values its names have after
 importing the modules, and judged by the same rules as the compiler (`driver/purity.py`). When the manifest
@@ -18,6 +24,7 @@ import ast
 import builtins
 import dataclasses
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +32,7 @@ from quadrants.aot import project
 from quadrants.aot.opened import current_folder_on_path, import_kernels, open_project
 from quadrants.driver.purity import PurityReport, judge, pure_callee
 from quadrants.errors import QuadrantsCompilationError, SourceLoc
+from quadrants.frontend.dispatch import EXPRESSIONS, STATEMENTS
 from quadrants.frontend.records import Capture
 from quadrants.frontend.source import FunctionSource, read_function
 from quadrants.types.compound import MatrixType
@@ -51,7 +59,8 @@ class AuditReport:
         return sum(1 for f in self.findings if f.kind == kind)
 
     def exit_code(self, strict: bool) -> int:
-        return 1 if strict and self.findings else 0
+        """1 for a violation (the kernel cannot run), or under `strict` for any finding."""
+        return 1 if self.count("violation") or (strict and self.findings) else 0
 
     def to_json(self, strict: bool = False) -> dict[str, Any]:
         return {
@@ -91,25 +100,34 @@ def audit(modules: list[Any], signatures: dict[str, list[list[Any]]] | None = No
     for name, f in found.items():
         k = f.kernel
         if not k.fastcache:
+            _audit_constructs(name, k, report)
             report.findings.append(Finding(name, "not_fastcache", f.where, "not marked fastcache=True: it is "
                                            "parsed and compiled (or looked up by its IR) at every process start"))  # fmt: skip
             continue
         _audit_kernel(name, k, report)
         for args in (signatures or {}).get(name, []):
             _audit_signature(name, f, args, report)
-    report.findings.sort(key=lambda x: (x.where.rsplit(":", 1)[0], _line(x.where), KINDS.index(x.kind)))
+    report.findings.sort(key=lambda x: (_file(x.where), _line(x.where), KINDS.index(x.kind)))
     return report
 
 
+def _file(where: str) -> str:
+    """The file of `file:line` or `file:line:col`."""
+    return re.sub(r"(:\d+){1,2}$", "", where)
+
+
 def _line(where: str) -> int:
-    tail = where.rsplit(":", 1)[-1]
-    return int(tail) if tail.isdigit() else 0
+    """The line of `file:line` or `file:line:col`."""
+    parts = where.split(":")
+    numbers = [int(p) for p in parts[-2:] if p.isdigit()]
+    return numbers[0] if numbers else 0
 
 
-def _where(loc: SourceLoc | None, fallback: str) -> str:
+def _where(loc: SourceLoc | None, fallback: str, column: bool = False) -> str:
+    """`file:line` (`file:line:col` as the compiler's errors, for `column`)."""
     if loc is None:
         return fallback
-    return f"{_display(loc.filename)}:{loc.lineno}"
+    return f"{_display(loc.filename)}:{loc.lineno}" + (f":{loc.col + 1}" if column else "")
 
 
 def _display(path: str) -> str:
@@ -119,7 +137,7 @@ def _display(path: str) -> str:
 
 def _audit_kernel(name: str, kernel: Any, report: AuditReport) -> None:
     here = f"{_display(kernel.fn.__code__.co_filename)}:{kernel.fn.__code__.co_firstlineno}"
-    purity = PurityReport()
+    purity = _Scan()
     seen_funcs: set[Any] = set()
     try:
         _scan(read_function(kernel.fn, "kernel"), kernel.fn, "kernel", purity, seen_funcs)
@@ -128,7 +146,7 @@ def _audit_kernel(name: str, kernel: Any, report: AuditReport) -> None:
         return
     seen = set()
     for message, loc in purity.errors:
-        key = (message, _where(loc, here))
+        key = (message, _where(loc, here, column=message in purity.syntax))
         if key not in seen:
             seen.add(key)
             report.findings.append(Finding(name, "violation", key[1], message))
@@ -154,10 +172,18 @@ def _audit_signature(name: str, f: project.Found, args: list[Any], report: Audit
 # ---- the static scan --------------------------------------------------------------------------------------
 
 
-def _scan(src: FunctionSource, fn: Any, owner: str, purity: PurityReport, seen_funcs: set[Any]) -> None:
+@dataclass
+class _Scan(PurityReport):
+    syntax: set[str] = field(default_factory=set)  # errors that are unsupported constructs: located to the column
+
+
+def _scan(src: FunctionSource, fn: Any, owner: str, purity: _Scan, seen_funcs: set[Any]) -> None:
     """Judge every outside value `fn`'s body reads, and every Python function it calls at compile time; then
-    the same for the qd.funcs it calls."""
+    the same for the qd.funcs it calls. Constructs the frontend cannot translate are purity errors too."""
     tree = src.tree
+    for message, loc in unsupported_constructs(src):
+        purity.errors.append((message, loc))
+        purity.syntax.add(message)
     local = _local_names(tree)
     closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
@@ -197,6 +223,67 @@ def _scan(src: FunctionSource, fn: Any, owner: str, purity: PurityReport, seen_f
             continue
         capture = Capture(node.id, value, where, fn, src.loc(node), _in_static(top, parents, fn), tuple(chain))
         judge(capture, owner, purity)
+
+
+def _audit_constructs(name: str, kernel: Any, report: AuditReport) -> None:
+    """A kernel that is not fastcache=True: only the constructs its body is written with."""
+    try:
+        src = read_function(kernel.fn, "kernel")
+    except QuadrantsCompilationError:
+        return  # unreadable source: the compiler reports it at first call
+    for message, loc in unsupported_constructs(src):
+        report.findings.append(Finding(name, "violation", _where(loc, "", column=True), message))
+
+
+_NOT_LOOKED_INTO = ("targets", "target", "annotation")  # lvalues and compile-time annotations
+
+
+def unsupported_constructs(src: FunctionSource) -> list[tuple[str, SourceLoc]]:
+    """The statements and expressions of a kernel or func body that the frontend has no translation for (not
+    in `frontend.dispatch`), with the compiler's message and location. Conservative: what Python evaluates at
+    compile time (call arguments, annotations, f-string parts, `if qd.static(...)` branches) and assignment
+    targets are not looked into, so everything reported is certain to fail."""
+    found: list[tuple[str, SourceLoc]] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.stmt):
+            if isinstance(node, ast.FunctionDef):
+                found.append(("nested function definitions are not supported in kernels; use a qd.func", src.loc(node)))
+                return
+            if type(node) not in STATEMENTS:
+                found.append((f"{type(node).__name__} statements are not supported in kernels", src.loc(node)))
+                return
+            if isinstance(node, ast.If) and _static_test(node.test):
+                return
+        elif isinstance(node, ast.expr):
+            if type(node) not in EXPRESSIONS:
+                found.append((f"{type(node).__name__} expressions are not supported in kernels", src.loc(node)))
+                return
+            if isinstance(node, (ast.Call, ast.JoinedStr)):
+                if isinstance(node, ast.Call):
+                    visit(node.func)
+                return
+        for name, child in ast.iter_fields(node):
+            if name in _NOT_LOOKED_INTO:
+                continue
+            for c in child if isinstance(child, list) else [child]:
+                starred = isinstance(c, ast.Starred) and isinstance(node, (ast.Tuple, ast.List))  # unpacked there
+                if isinstance(c, ast.AST) and not starred:
+                    visit(c)
+
+    for stmt in src.tree.body:
+        visit(stmt)
+    return found
+
+
+def _static_test(test: ast.expr) -> bool:
+    """`if qd.static(...)`: a branch the compiler may leave out, so not checked."""
+    for n in ast.walk(test):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if (f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else "") == "static":
+                return True
+    return False
 
 
 def _local_names(tree: ast.FunctionDef) -> set[str]:

@@ -5,14 +5,17 @@ data; the CLI prints.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import struct
 from dataclasses import dataclass, field
 from typing import Any
 
 from quadrants.cache import bookkeeping, trust
-from quadrants.cache.store import KIND_CODES, CacheStore, CorruptEntry, decode
+from quadrants.cache.store import KIND_CODES, TRAILER, CacheStore, CorruptEntry, decode
 
+LISTED_KINDS = ("fastcache", "offline", "bundle", "runtime")  # the kinds of `qd cache ls` rows (and stats)
 MAX_ENTRY_BYTES = 1 << 31  # `verify` reads no more than this of one file (a real entry is far smaller)
 
 
@@ -133,12 +136,15 @@ def listing(store: CacheStore) -> Listing:
 
 def totals(store: CacheStore) -> dict[str, Any]:
     """`qd cache stats`: entries and bytes per kind, the size bound's ledger, and the hit/miss counters that
-    processes recorded at exit."""
+    processes recorded at exit. The kinds are the rows of `qd cache ls` (the same names and counts: fastcache
+    signatures with the size of their code, offline kernels, bundles, runtimes, and damaged entries by their
+    file kind); the entries and bytes are the files'."""
     entries = scan(store, read=False)
-    per_kind = {k: {"entries": 0, "bytes": 0} for k in KIND_CODES}
-    for e in entries:
-        per_kind[e.kind]["entries"] += 1
-        per_kind[e.kind]["bytes"] += e.size
+    per_kind = {k: {"entries": 0, "bytes": 0} for k in LISTED_KINDS}
+    for row in listing(store).rows:
+        kind = per_kind.setdefault(row["kind"], {"entries": 0, "bytes": 0})
+        kind["entries"] += 1
+        kind["bytes"] += row["size"]
     return {
         "root": store.root,
         "entries": len(entries),
@@ -149,10 +155,20 @@ def totals(store: CacheStore) -> dict[str, Any]:
     }
 
 
-def verify(store: CacheStore) -> tuple[int, list[EntryInfo], list[str]]:
-    """Checksums (and trust) of every entry, and the shape of the bookkeeping files: (entries checked, damaged
-    ones, dangling references). Dangling: a fastcache entry whose artifact is gone (a miss and a recompile, not
-    an error)."""
+@dataclass
+class Verified:
+    """`qd cache verify`: entries checked, the damaged (or untrusted) ones, named by kernel and signature where
+    anything tells (their own metadata, read without the checksum, or a fastcache entry pointing at them), and the
+    dangling fastcache entries (their code is gone: a miss and a recompile, not an error)."""
+
+    checked: int
+    damaged: list[EntryInfo]
+    dangling: list[EntryInfo]
+    removed: list[str] = field(default_factory=list)  # paths `repair` deleted
+
+
+def verify(store: CacheStore) -> Verified:
+    """Checksums (and trust) of every entry, and the shape of the bookkeeping files."""
     entries = scan(store)
     damaged = [e for e in entries if e.problem]
     for name in (bookkeeping.USAGE, bookkeeping.TARGETS, bookkeeping.STATS_FILE):
@@ -164,8 +180,58 @@ def verify(store: CacheStore) -> tuple[int, list[EntryInfo], list[str]]:
     for e in entries:
         if e.kind == "fast" and not e.problem and ("artifact", e.meta.get("artifact")) not in present:
             if not e.meta.get("bundle") or ("bundle", e.meta["bundle"]) not in present:
-                dangling.append(f"{e.name or e.key[:12]}: its compiled code is gone")
-    return len(entries), damaged, dangling
+                dangling.append(e)
+    _name_damaged(entries, damaged)
+    return Verified(len(entries), damaged, dangling)
+
+
+def _name_damaged(entries: list[EntryInfo], damaged: list[EntryInfo]) -> None:
+    """Fill in what is known of each damaged entry: its own metadata when the bytes still hold it (a damaged body
+    leaves the JSON readable), and for code, the kernel and signature of the fastcache entry pointing at it."""
+    pointing: dict[str, EntryInfo] = {}
+    for e in entries:
+        if e.kind == "fast" and not e.problem:
+            pointing.setdefault(e.meta.get("artifact", ""), e)
+    for e in damaged:
+        if e.kind not in KIND_CODES:
+            continue
+        e.meta = _salvaged_meta(e.path)
+        ref = pointing.get(e.key)
+        if ref is not None:
+            e.meta = {**e.meta, "name": ref.name, "target": ref.target, "parts": ref.meta.get("parts", {})}
+
+
+def _salvaged_meta(path: str) -> dict[str, Any]:
+    """The metadata of a damaged entry file, trusting its trailer's sizes but not its checksum; {} when even
+    that is unreadable. Only for naming the entry in a report: nothing read here is used to load code."""
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or not TRAILER.size <= st.st_size <= MAX_ENTRY_BYTES:
+            return {}
+        with open(path, "rb") as f:
+            data = f.read()
+        _, _, _, _, body_size, meta_size, _, _ = TRAILER.unpack_from(data, len(data) - TRAILER.size)
+        meta = json.loads(data[body_size : body_size + meta_size])
+    except (OSError, ValueError, struct.error):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def repair(store: CacheStore, found: Verified) -> Verified:
+    """Delete the damaged entries and bookkeeping files and the dangling fastcache entries, so that the next
+    run or `qd precompile` builds them again. Untrusted files (another user's, or writable by others) are left
+    alone: they are reported, not ours to delete."""
+    for e in found.damaged + found.dangling:
+        if e.problem and e.problem.startswith("untrusted"):
+            continue
+        try:
+            os.unlink(e.path)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            continue
+        found.removed.append(e.path)
+    return found
 
 
 def gc(store: CacheStore, max_bytes: int) -> tuple[int, int]:

@@ -52,6 +52,7 @@ class Item:
     fastcache: bool = True
     fast_key: str | None = None
     pulled: bool = False  # found on the remote cache, not locally
+    damaged: bool = False  # the probe found (and removed) a damaged entry of it: rebuilt, never "already cached"
     pushed: int = 0  # entries a worker pushed to the remote cache after compiling this one
 
 
@@ -93,6 +94,7 @@ class Report:
             "failed": self.count("failed"),
             "missing": self.count("missing"),
             "pulled": sum(1 for i in self.items if i.pulled),
+            "rebuilt_damaged": sum(1 for i in self.items if i.damaged),
             "pushed": self.pushed,
             "shard": f"{self.shard[0]}/{self.shard[1]}" if self.shard else None,
             "other_shards": self.other_shards,
@@ -123,6 +125,7 @@ def precompile(
     with running(opened.environment):
         from quadrants._config import cache_root
         from quadrants._stats import STATS
+        from quadrants.cache.fastcache import CODE_DAMAGED
         from quadrants.driver import Driver
         from quadrants.errors import QuadrantsError, QuadrantsRuntimeTypeError
         from quadrants.lang import program
@@ -157,6 +160,7 @@ def precompile(
                     item = Item(entry.name, index, target, _where(m, path), fastcache=kernel.fastcache)
                     report.items.append(item)
                     pulled_before = STATS.cache.get("remote_hits", 0)
+                    corrupt_before = STATS.cache.get("corrupt_entries", 0)
                     try:
                         item.fast_key, reason = kernel.probe(tuple(args), {}, cache)
                     except (QuadrantsRuntimeTypeError, ValueError, TypeError) as e:  # the example does not fit
@@ -165,6 +169,7 @@ def precompile(
                         item.status, item.detail = "failed", str(e).strip()
                         reason = None
                     item.pulled = STATS.cache.get("remote_hits", 0) > pulled_before
+                    item.damaged = STATS.cache.get("corrupt_entries", 0) > corrupt_before
                     if item.status == "failed":
                         pass
                     elif reason is None:
@@ -172,6 +177,8 @@ def precompile(
                     elif check:
                         item.status, item.detail = "missing", reason
                     else:
+                        if reason == CODE_DAMAGED and cache.store is not None and item.fast_key:  # rebuilt whole
+                            cache.store.drop("fast", item.fast_key)
                         tasks.append(item)
                     if item.status != "pending" and progress:
                         progress(item)
@@ -179,6 +186,9 @@ def precompile(
             planned(len(tasks))
         if tasks:
             _run_tasks(m, tasks, jobs, progress)
+        for item in tasks:  # a damaged entry written again counts as compiled, even when its code was intact
+            if item.damaged and item.status == "cached":
+                item.status = "compiled"
         report.pushed = sum(i.pushed for i in report.items)
         if not check and shard is None:  # a shard links nothing: the run without --shard links everything
             for target in m.targets:

@@ -105,6 +105,10 @@ def import_paths_or_modules(specs: list[str]) -> list[Any]:
         try:
             with project_code(f"importing {name}"):
                 out.append(importlib.import_module(name))
+        except ModuleNotFoundError as e:
+            if e.name and name.startswith(e.name):  # the module itself, not one it imports: as precompile says it
+                raise ProjectError(f"module {name!r} not found (from the current folder {os.getcwd()})") from None
+            raise ProjectError(f"importing {name}: {_short_tb()}") from None
         except ProjectError:
             raise
         except Exception:  # noqa: BLE001 - the project's own error, with its traceback

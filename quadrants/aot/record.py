@@ -6,7 +6,10 @@ template value, an enum member name). Parameters whose annotation fixes their ty
 would. Values a manifest cannot spell (dataclass and data_oriented instances, fields, arbitrary objects) are
 marked; `merge` skips those signatures and says which factory to add.
 
-`merge` edits the manifest with tomlkit, so comments and layout survive.
+`merge` edits the manifest with tomlkit, so comments and layout survive. A manifest without `cache_dir` gets one,
+so that `qd precompile` fills a cache that travels with the project (a Docker or CI step that copies the folder):
+the folder the run used when it chose one (QD_CACHE_DIR, `offline_cache_file_path`), relative to the manifest
+when it lies inside the project, else `DEFAULT_CACHE_DIR` (never the user's own cache, a path of this machine).
 """
 
 from __future__ import annotations
@@ -27,18 +30,20 @@ from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 
 UNRECORDABLE = "__unrecordable__"
+DEFAULT_CACHE_DIR = ".qd-cache"  # what a recorded manifest precompiles into when the run used the user cache
 
 
-def record_call(path: str, kernel: Any, params: list[Any], values: list[Any]) -> None:
+def record_call(path: str, kernel: Any, params: list[Any], values: list[Any], cache_dir: str | None) -> None:
     """Append this call's signature to `path` (one JSON line; appends of one line are atomic enough for a few
-    processes writing at once)."""
+    processes writing at once). `cache_dir`: the cache folder the program chose, None for the user cache."""
     sig = {}
     for p, v in zip(params, values):
         described = describe(p, v)
         if described is not None:
             sig[p.name] = described
     module = stable_module(kernel.fn.__module__)  # a script: the manifest imports it by its file's module name
-    line = {"kernel": f"{module}:{kernel.fn.__qualname__}", "fastcache": kernel.fastcache, "params": sig}
+    line = {"kernel": f"{module}:{kernel.fn.__qualname__}", "fastcache": kernel.fastcache, "params": sig,
+            "cache_dir": os.path.abspath(cache_dir) if cache_dir else None}
     with open(path, "a") as f:
         f.write(json.dumps(line) + "\n")
 
@@ -92,6 +97,7 @@ class MergeSummary:
     added_modules: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # why a signature was not written
     not_fastcache: list[str] = field(default_factory=list)
+    cache_dir: str | None = None  # the cache_dir written into a manifest that had none
 
 
 def read_records(path: str) -> list[dict[str, Any]]:
@@ -138,11 +144,24 @@ def merge(manifest_path: str, records: list[dict[str, Any]]) -> MergeSummary:
         _merge_one(root, rec, summary)
     if not records:
         return summary
+    if "cache_dir" not in root:
+        summary.cache_dir = root["cache_dir"] = _cache_dir_for(manifest_path, records)
     text = tomlkit.dumps(doc)
     _validate(text, manifest_path)
     with replacing(manifest_path) as tmp, open(tmp, "w") as f:
         f.write(text)
     return summary
+
+
+def _cache_dir_for(manifest_path: str, records: list[dict[str, Any]]) -> str:
+    """The manifest's cache_dir: the folder the run used (relative to the manifest inside its folder), else the
+    project-relative default."""
+    used = next((r["cache_dir"] for r in records if r.get("cache_dir")), None)
+    if used is None:
+        return DEFAULT_CACHE_DIR
+    folder = os.path.dirname(os.path.abspath(manifest_path))
+    rel = os.path.relpath(used, folder)
+    return used if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
 
 
 def _merge_one(root: Any, rec: dict[str, Any], summary: MergeSummary) -> None:
@@ -183,7 +202,8 @@ def _merge_one(root: Any, rec: dict[str, Any], summary: MergeSummary) -> None:
         summary.added_kernels.append(name)
     sig = _object_refs(root, rec["params"])
     if not sig:
-        summary.known_signatures += 1  # all parameters fixed by annotations: the kernel entry is enough
+        if name not in summary.added_kernels:  # added now: new, not "already there"
+            summary.known_signatures += 1  # all parameters fixed by annotations: the kernel entry is enough
         return
     existing = entry.get("signatures")
     if existing is None:

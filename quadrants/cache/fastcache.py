@@ -24,6 +24,8 @@ from quadrants.cache import bundle
 from quadrants.cache.source import FuncRecord, func_unchanged, resolve_name
 from quadrants.cache.store import CacheStore, Entry
 
+CODE_DAMAGED = "the compiled code was damaged (removed; compiled again)"
+
 
 class FastEntries:
     """The fastcache entries of one store, and the bundle indexes this process has read."""
@@ -45,18 +47,23 @@ class FastEntries:
 
     def findable(self, fn: Callable[..., Any], fast_key: str) -> tuple[dict[str, Any] | None, str | None]:
         """(the entry, None) when a lookup would find its code, else (None, why not). Reads entries (checksums
-        included) and loads nothing."""
+        included; a damaged one is removed) and loads nothing. An artifact that is there must be intact even when
+        a whole bundle serves the kernel: a damaged one is rebuilt by precompile, not reported as already cached
+        (one evicted while its bundle stays is fine: the bundle serves it)."""
         entry = self.store.read("fast", fast_key)
         if entry is None:
             return None, "no fastcache entry"
         if not self.valid(fn, entry.meta):
             return None, "a func or a value the kernel reads changed since it was compiled"
         meta = entry.meta
+        okey = meta["artifact"]
+        if self.store.has("artifact", okey):
+            if self.store.read("artifact", okey) is None:
+                return None, CODE_DAMAGED
+            return meta, None
         if "bundle" in meta and self.bundle_whole(meta["bundle"]):
             return meta, None
-        if self.store.read("artifact", meta["artifact"]) is None:
-            return None, "the compiled code is missing or damaged"
-        return meta, None
+        return None, "the compiled code is missing or damaged"
 
     def bundle_whole(self, bkey: str) -> bool:
         ok = self._bundles_whole.get(bkey)

@@ -387,8 +387,17 @@ class CacheStore:
             STATS.count("evicted")
         return total
 
+    def drop(self, kind: str, key: str) -> None:
+        """Delete one entry wherever it is (a fastcache entry whose code was damaged: compiled again)."""
+        for root in self.roots():
+            try:
+                os.unlink(self.path(kind, key, root))
+            except OSError:
+                pass
+
     def clear(self) -> int:
-        """Delete every entry (all kinds) of this format version; returns how many."""
+        """Delete every entry (all kinds) of this format version, the size ledger and the recorded counters
+        (a cleared cache reports zeros); returns how many entries."""
         n = 0
         for root in self.roots():
             for _, _, path in self._entries(root):
@@ -397,10 +406,11 @@ class CacheStore:
                     n += 1
                 except OSError:
                     pass
-            try:
-                os.unlink(os.path.join(root, "usage.json"))
-            except OSError:
-                pass
+            for name in (bookkeeping.USAGE, bookkeeping.STATS_FILE):
+                try:
+                    os.unlink(os.path.join(root, name))
+                except OSError:
+                    pass
         return n
 
 

@@ -156,7 +156,7 @@ class Kernel:
             if config.record:
                 from quadrants.aot.record import record_call  # `qd record` is running this program
 
-                record_call(config.record, self, self.params, values)
+                record_call(config.record, self, self.params, values, config.offline_cache_file_path)
             _warn_dataclass_templates(self, values)
             entry = self._compile(spec, prog)
             self._launchers[spec.key] = entry

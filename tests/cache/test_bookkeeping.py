@@ -30,7 +30,7 @@ def _file(project: Project, name: str) -> Path:
 @pytest.mark.parametrize(("name", "text"), CASES)
 def test_a_compiling_process_survives_damaged_bookkeeping(warm: Project, name: str, text: str) -> None:
     _file(warm, name).write_text(text)
-    _, damaged, _ = verify(open_store(str(warm.cache)))
+    damaged = verify(open_store(str(warm.cache))).damaged
     assert [d.key for d in damaged] == [name]
     run = warm.run("5")  # a new template value: compiles, writes an entry, records counters at exit
     assert_correct(run, 5)
@@ -39,7 +39,7 @@ def test_a_compiling_process_survives_damaged_bookkeeping(warm: Project, name: s
     assert_correct(again, 7)
     if name != "targets.json":  # rewritten by the processes; targets.json only by qd precompile
         assert "damaged" not in again.stderr
-        assert verify(open_store(str(warm.cache)))[1] == []
+        assert verify(open_store(str(warm.cache))).damaged == []
 
 
 def test_damaged_stats_do_not_stop_the_session_bundle(project: Project) -> None:
@@ -58,5 +58,5 @@ def test_verify_does_not_block_on_a_fifo_in_place_of_a_bookkeeping_file(warm: Pr
     ledger = _file(warm, "usage.json")
     ledger.unlink(missing_ok=True)
     os.mkfifo(ledger)
-    _, damaged, _ = verify(open_store(str(warm.cache)))
+    damaged = verify(open_store(str(warm.cache))).damaged
     assert [(d.key, d.problem) for d in damaged] == [("usage.json", "not a regular file")]

@@ -65,7 +65,7 @@ def test_random_damage_never_changes_a_result(warm: Project) -> None:
         again = warm.run(str(scale))
         assert_correct(again, scale)
     trust.forget()
-    _, damaged, _ = verify(open_store(str(warm.cache)))
+    damaged = verify(open_store(str(warm.cache))).damaged
     # entries no run needed (a kernel served by the bundle) stay damaged until read; verify names only those
     assert {d.path for d in damaged} <= damaged_paths
 
@@ -95,7 +95,7 @@ def test_cold_starts_killed_at_random_leave_a_usable_cache(project: Project) -> 
         assert_correct(run, scale)
         assert "Traceback" not in run.stderr
     trust.forget()
-    _, damaged, _ = verify(open_store(str(project.cache)))
+    damaged = verify(open_store(str(project.cache))).damaged
     assert damaged == []
 
 
@@ -127,5 +127,5 @@ def test_precompile_killed_at_random_then_run_again_completes(project: Project) 
     check = subprocess.run(cmd + ["--check"], cwd=project.root, env=env, capture_output=True, text=True, timeout=600)
     assert check.returncode == 0, check.stdout
     trust.forget()
-    _, damaged, _ = verify(open_store(str(project.root / "cache")))
+    damaged = verify(open_store(str(project.root / "cache"))).damaged
     assert damaged == []

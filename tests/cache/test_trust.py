@@ -81,7 +81,8 @@ def test_verify_reports_untrusted_entries(warm: Project) -> None:
     victim = entries(warm.cache, "artifact")[0]
     words = _foreign(victim)
     trust.forget()
-    checked, damaged, _ = verify(open_store(str(warm.cache)))
+    found = verify(open_store(str(warm.cache)))
+    checked, damaged = found.checked, found.damaged
     assert checked == len(entries(warm.cache)) and [d.path for d in damaged] == [str(victim)]
     assert damaged[0].problem.startswith("untrusted") and words in damaged[0].problem
 
@@ -94,7 +95,8 @@ def test_verify_does_not_open_fifos_or_follow_symlinks(warm: Project, tmp_path: 
     outside.write_bytes(b"x" * 100)
     (folder / ("e" * 64 + ".qd")).symlink_to(outside)
     trust.forget()
-    checked, damaged, _ = verify(open_store(str(warm.cache)))  # returns: the FIFO was not opened
+    found = verify(open_store(str(warm.cache)))
+    checked, damaged = found.checked, found.damaged  # returns: the FIFO was not opened
     problems = sorted(d.problem for d in damaged)
     assert problems == ["not a regular file (a symlink, FIFO or device)"] * 2
 

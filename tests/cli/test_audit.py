@@ -128,7 +128,7 @@ def findings_by_kernel(report: dict) -> dict[str, set[str]]:
 @pytest.mark.parametrize("target", ["apkg/k.py", "apkg", "apkg.k"])
 def test_findings_per_kernel_with_locations(pkg: Path, target: str) -> None:
     proc = run(pkg, "audit", "--json", target)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # violations: those kernels cannot run
     report = json.loads(proc.stdout)
     got = findings_by_kernel(report)
     assert {k: got.get(k, set()) for k in EXPECTED} == EXPECTED
@@ -144,7 +144,11 @@ def test_findings_per_kernel_with_locations(pkg: Path, target: str) -> None:
 
 
 def test_strict_exit_codes_and_human_output(pkg: Path) -> None:
-    assert run(pkg, "audit", "apkg").returncode == 0
+    assert run(pkg, "audit", "apkg").returncode == 1  # a violation fails at the first call: never exit 0
+    (pkg / "warns.py").write_text("import quadrants as qd\nLIMIT = 3\n\n@qd.kernel(fastcache=True)\n"
+                                  "def k(x: qd.types.NDArray[qd.f32, 1]):\n    x[0] = LIMIT\n")  # fmt: skip
+    assert run(pkg, "audit", "warns.py").returncode == 0  # only a warning: findings count under --strict
+    assert run(pkg, "audit", "--strict", "warns.py").returncode == 1
     strict = run(pkg, "audit", "--strict", "apkg")
     assert strict.returncode == 1
     assert "violation" in strict.stdout and "apkg/k.py:" in strict.stdout and "8 kernels" in strict.stdout
@@ -161,6 +165,11 @@ def test_usage_errors_exit_2(pkg: Path) -> None:
     broken.write_text("raise ValueError('boom at import')\n")
     proc = run(pkg, "audit", "broken.py")
     assert proc.returncode == 2 and "boom at import" in proc.stderr
+    for args in (("nosuchmod",), ("--json", "nosuchmod")):  # one line, as qd precompile says it; no traceback
+        proc = run(pkg, "audit", *args)
+        out = proc.stdout if "--json" in args else proc.stderr
+        assert proc.returncode == 2 and "module 'nosuchmod' not found" in out and "Traceback" not in proc.stderr
+        assert len(out.strip().splitlines()) == 1, out
 
 
 def test_manifest_signatures_reveal_field_parameters(pkg: Path) -> None:
@@ -168,7 +177,7 @@ def test_manifest_signatures_reveal_field_parameters(pkg: Path) -> None:
     (pkg / "qd.toml").write_text('modules = ["apkg.k"]\n\n[[kernel]]\nname = "apkg.k:takes_tensor"\n'
                                  'factory = "apkg.factories:tensor_args"\n')  # fmt: skip
     proc = run(pkg, "audit", "--json")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # apkg.k has violations
     got = findings_by_kernel(json.loads(proc.stdout))
     assert got["takes_tensor"] == {"fallback"}
 
@@ -221,3 +230,78 @@ def test_the_audit_agrees_with_the_compiler(pkg: Path) -> None:
             assert kinds == {"violation"} or "violation" in kinds, (name, kinds, want)  # stops at the first error
         else:
             assert kinds == want, (name, kinds, want)
+
+
+UNSUPPORTED = """
+import quadrants as qd
+
+
+@qd.kernel(fastcache=True)
+def k_try(x: qd.types.NDArray[qd.f32, 1]):
+    for i in range(x.shape[0]):
+        try:
+            x[i] = 1.0
+        except Exception:
+            pass
+
+
+@qd.kernel
+def k_dict(x: qd.types.NDArray[qd.f32, 1]):
+    d = {"a": 1}
+    x[0] = 1.0
+
+
+@qd.kernel(fastcache=True)
+def k_lambda(x: qd.types.NDArray[qd.f32, 1]):
+    f = lambda v: v + 1  # noqa: E731
+    x[0] = 1.0
+
+
+@qd.func
+def imports(v):
+    import math
+    return v
+
+
+@qd.kernel(fastcache=True)
+def k_import(x: qd.types.NDArray[qd.f32, 1]):
+    x[0] = imports(1.0)
+
+
+@qd.kernel(fastcache=True)
+def k_ok(x: qd.types.NDArray[qd.f32, 1], n: qd.template()):
+    for i in range(x.shape[0]):
+        v = qd.math.vec3(*[1.0, 2.0, 3.0])
+        if qd.static(n > 1):
+            x[i] = v[0] + len([j for j in range(3)]) + qd.static({"a": 2}["a"])
+        print(f"{i} {x[i]}")
+"""
+
+
+def test_unsupported_python_is_a_violation_where_the_compiler_reports_it(tmp_path: Path) -> None:
+    """try / dict / lambda / import in a kernel or a func: a violation at the compiler's file:line:col, found
+    without compiling; valid code evaluated at compile time (call arguments, qd.static) is not reported."""
+    (tmp_path / "unsup.py").write_text(UNSUPPORTED)
+    proc = run(tmp_path, "audit", "--json", "unsup.py")
+    assert proc.returncode == 1, proc.stderr  # no --strict needed
+    audited = {f["kernel"].split(":")[1]: (f["where"], f["message"]) for f in json.loads(proc.stdout)["findings"]
+               if f["kind"] == "violation"}  # fmt: skip
+    script = textwrap.dedent('''
+        import json, numpy as np, quadrants as qd, unsup
+        qd.init(arch=qd.cpu, offline_cache=False)
+        out = {}
+        for name in ("k_try", "k_dict", "k_lambda", "k_import"):
+            try:
+                getattr(unsup, name)(np.zeros(4, np.float32))
+            except qd.QuadrantsCompilationError as e:
+                out[name] = (f"unsup.py:{e.loc.lineno}:{e.loc.col + 1}", e.message)
+        unsup.k_ok(np.zeros(4, np.float32), 2)
+        print(json.dumps(out))
+    ''')
+    (tmp_path / "call.py").write_text(script)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QD_")}
+    called = subprocess.run([sys.executable, "call.py"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert called.returncode == 0, called.stderr
+    compiled = {k: tuple(v) for k, v in json.loads(called.stdout.strip().splitlines()[-1]).items()}
+    assert set(compiled) == {"k_try", "k_dict", "k_lambda", "k_import"}
+    assert audited == compiled

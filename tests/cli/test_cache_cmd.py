@@ -46,7 +46,10 @@ def test_ls_lists_kernels_signatures_and_targets(built: Proj) -> None:
 
 def test_stats_counts_entries_and_records_hits(built: Proj) -> None:
     rc, before = cache_json(built, "stats")
-    assert rc == 0 and before["kinds"]["fast"]["entries"] == SIGNATURES - 1 and before["bytes"] > 0
+    assert rc == 0 and before["kinds"]["fastcache"]["entries"] == SIGNATURES - 1 and before["bytes"] > 0
+    _, listed = cache_json(built, "ls")  # the same kinds, by the same names, as qd cache ls
+    kinds = [r["kind"] for r in listed["entries"]]
+    assert {k: v["entries"] for k, v in before["kinds"].items() if v["entries"]} == {k: kinds.count(k) for k in set(kinds)}
     check_results(built.main())
     _, after = cache_json(built, "stats")
     assert after["recorded"]["fastcache_hits"] >= SIGNATURES - 1 and after["recorded"]["processes"] >= 1
@@ -72,6 +75,51 @@ def test_verify_finds_damage_and_dangling_entries(built: Proj) -> None:
         b.unlink()
     rc, data = cache_json(built, "verify")
     assert rc == 0 and len(data["dangling"]) == 1
+
+
+def _damage(path: Path, at: int) -> None:
+    raw = bytearray(path.read_bytes())
+    raw[at] ^= 0xFF
+    path.write_bytes(bytes(raw))
+
+
+def test_damaged_entries_are_named_repaired_and_rebuilt(built: Proj) -> None:
+    """verify names the kernel and signature of a damaged entry (its code, or its fastcache entry); --repair
+    deletes it; precompile rebuilds damaged entries instead of calling them already cached."""
+    fast = {p: decode(p.read_bytes(), "fast", p.stem)[1] for p in entries(built) if p.parent.parent.name == "fast"}
+    by_artifact = {m["artifact"]: m for m in fast.values()}
+    code = next(p for p in entries(built) if p.parent.parent.name == "artifact" and p.stem in by_artifact)
+    fast_victim, fast_meta = next((p, m) for p, m in fast.items() if m["artifact"] != code.stem)
+    _damage(code, 100)  # in the shared object: the checksum fails, the metadata is still readable
+    _damage(fast_victim, -60)  # in the trailer's key: the metadata is found through the trailer's sizes
+    rc, data = cache_json(built, "verify")
+    assert rc == 1
+    named = {d["path"]: (d["kind"], d["kernel"], d["signature"]) for d in data["damaged"]}
+    want = by_artifact[code.stem]
+    assert named == {str(code): ("artifact", want["name"], want["parts"]["signature"]),
+                     str(fast_victim): ("fast", fast_meta["name"], fast_meta["parts"]["signature"])}  # fmt: skip
+    human = built.qd("cache", "verify")
+    assert f"damaged artifact entry of {want['name']} (" in human.stdout.replace("\n", " ")
+
+    rc, report = built.precompile()  # rebuilds both, and says so
+    assert rc == 0 and report["rebuilt_damaged"] == 2 and report["cached"] == SIGNATURES - 2, report
+    rc, data = cache_json(built, "verify")
+    assert rc == 0 and data["damaged"] == [] and data["dangling"] == []
+    assert built.main()["stats"]["compiles"] == 0
+
+    _damage(code, 100)
+    rc, data = cache_json(built, "verify", "--repair")
+    assert rc == 0 and data["removed"] == [str(code)] and not code.exists()
+    rc, data = cache_json(built, "verify")
+    assert rc == 0 and data["damaged"] == []
+
+
+def test_a_cache_dir_that_does_not_exist_is_a_usage_error(built: Proj) -> None:
+    for sub in (("ls",), ("stats",), ("verify",), ("export", "-o", "x.tar")):
+        proc = built.qd("cache", *sub, "--cache-dir", "no/such/folder")
+        assert proc.returncode == 2 and "no/such/folder: no such folder" in proc.stderr, (sub, proc.stderr)
+    rc, data = cache_json(built, "verify", "--cache-dir", "no/such/folder")
+    assert rc == 2 and "no such folder" in data["error"]
 
 
 def test_gc_keeps_the_cache_under_a_size_and_the_program_still_runs(built: Proj) -> None:

@@ -168,3 +168,30 @@ def test_an_update_that_would_be_invalid_is_not_written(proj: Proj) -> None:  # 
     cmd = proj.qd("record", "-o", "qd.toml", "--", sys.executable, "main.py", env={"QD_CACHE_DIR": str(proj.root / "c0")})
     assert cmd.returncode == 1 and "would be invalid" in cmd.stderr and "qd.toml:2" in cmd.stderr
     assert (proj.root / "qd.toml").read_text() == before
+
+
+def test_a_recorded_manifest_precompiles_into_the_cache_the_run_used(proj: Proj, tmp_path) -> None:  # noqa: F811
+    """A manifest written by qd record names its cache_dir: the folder the run chose (relative to the manifest
+    inside the project), else a project-relative default; never the user cache of the recording machine."""
+    (proj.root / "qd.toml").unlink()
+    env = {"QD_CACHE_DIR": str(proj.root / "build" / "cache")}
+    rec = proj.qd("record", "-o", "qd.toml", "--", sys.executable, "main.py", env=env)
+    assert rec.returncode == 0, rec.stderr
+    assert "cache_dir = 'build/cache' added" in rec.stdout
+    assert ", 0 already there" in rec.stdout  # a new manifest: every kernel is new, none "already there"
+    assert manifest.load(str(proj.root / "qd.toml")).cache_dir == "build/cache"
+    user_cache = tmp_path / "xdg"  # where a precompile without cache_dir would go (QD_* are stripped)
+    pc = proj.qd("precompile", env={"XDG_CACHE_HOME": str(user_cache)})
+    assert pc.returncode == 0, pc.stdout + pc.stderr
+    assert f"the cache is {proj.root / 'build' / 'cache'}" in pc.stdout
+    assert not user_cache.exists()
+    assert proj.main()["stats"]["compiles"] == 0  # the program, pointed at build/cache, compiles nothing
+
+    (proj.root / "qd.toml").unlink()
+    rec = proj.qd("record", "-o", "qd.toml", "--", sys.executable, "main.py", env={"XDG_CACHE_HOME": str(user_cache)})
+    assert rec.returncode == 0, rec.stderr
+    assert manifest.load(str(proj.root / "qd.toml")).cache_dir == ".qd-cache"  # record.DEFAULT_CACHE_DIR
+    pc = proj.qd("precompile", env={"XDG_CACHE_HOME": str(user_cache)})  # stdout is a pipe, as in CI
+    assert pc.returncode == 0 and f"the cache is {proj.root / '.qd-cache'}" in pc.stdout, pc.stdout + pc.stderr
+    lines = [ln for ln in pc.stdout.splitlines() if ln.startswith("[") and f"/{SIGNATURES}] compiled " in ln]
+    assert len(lines) == SIGNATURES, pc.stdout  # one line per compiled signature: a CI log shows progress
