@@ -172,6 +172,19 @@ def wrap(impl: Any) -> Tensor:
     return Tensor(impl)
 
 
+def with_layout(arr: Any, layout: Any) -> Any:
+    """`quadrants._tensor._with_layout(nd, layout)`: an ndarray allocated at its physical shape, tagged as
+    stored in `layout` order (its `shape` becomes canonical), with its `.grad`."""
+    nd = arr._unwrap() if isinstance(arr, Tensor) else arr
+    if not isinstance(nd, Ndarray):
+        raise TypeError(f"_with_layout takes an ndarray, not {type(nd).__name__}")
+    nd._set_layout(layout)
+    grad = getattr(nd, "grad", None)
+    if isinstance(grad, Ndarray) and grad.layout != nd.layout:
+        grad._set_layout(layout)
+    return nd
+
+
 def _element_type(impl: Any) -> Any:
     es = tuple(getattr(impl, "element_shape", ()) or ())
     return MatrixType(es, impl.dtype) if es else impl.dtype

@@ -111,6 +111,16 @@ class Ndarray:
         self._desc = ctypes.addressof(self._desc_buf)
         self._spec = nd_type(prim, len(self.shape), elem_shape, lay)
 
+    def _set_layout(self, layout: Any) -> None:
+        """Re-read this ndarray's memory as stored in `layout` order: its current shape becomes the physical
+        one (what `quadrants._tensor._with_layout` does to an ndarray allocated at its physical shape)."""
+        phys = host_views.physical_shape(self.shape, self._spec.layout)
+        lay = host_views.check_layout(layout, len(phys), "ndarray")
+        inv = host_views.inverse(lay) if lay else tuple(range(len(phys)))
+        self.shape = tuple(phys[inv[k]] for k in range(len(phys)))
+        self._view = host_views.canonical_view(self._arr, lay)
+        self._spec = nd_type(self._spec.dtype, self._spec.ndim, self._spec.elem_shape, lay)
+
     @property
     def layout(self) -> tuple[int, ...] | None:
         """The `qd.tensor(layout=)` permutation, None for the identity (as Quadrants reports it)."""
@@ -119,6 +129,10 @@ class Ndarray:
     @property
     def _qd_layout(self) -> tuple[int, ...] | None:  # Quadrants' attribute name, which programs read
         return self._spec.layout or None
+
+    @_qd_layout.setter
+    def _qd_layout(self, layout: Any) -> None:  # Quadrants' way to tag an ndarray of the physical shape
+        self._set_layout(layout)
 
     @property
     def _physical_shape(self) -> tuple[int, ...]:

@@ -9,7 +9,10 @@ from tests.cache.conftest import LOADED, REPORT, STORED
 
 pytestmark = pytest.mark.slow  # every test runs its program in fresh processes
 
-APP = "import sys\nimport numpy as np\nimport quadrants as qd\n" + REPORT + '''
+APP = (
+    "import sys\nimport numpy as np\nimport quadrants as qd\n"
+    + REPORT
+    + """
 qd.init(arch=qd.cpu)
 
 @qd.kernel(fastcache=True)
@@ -21,7 +24,8 @@ layout = tuple(int(c) for c in sys.argv[1])
 t = qd.tensor(qd.i32, shape=(3, 4), layout=layout)
 fill(t)
 report(canonical=t.to_numpy().tolist(), storage=t._unwrap()._arr.reshape(-1).tolist())
-'''
+"""
+)
 
 
 def test_a_layout_tensor_in_a_fastcache_kernel_loads_in_a_new_process(project) -> None:
