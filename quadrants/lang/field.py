@@ -80,14 +80,18 @@ class Field:
 
     def to_numpy(self, dtype: Any = None, *, copy: bool | None = True) -> np.ndarray:
         """A copy, or with `copy=False` / `None` the field's memory itself (runtime/host_views.py)."""
-        return host_views.to_numpy(self._memory(), program.get().fields.memory, dtype, copy)
+        return host_views.to_numpy(self._memory(), program.get().fields.memory, dtype, copy, self._zero_d_ok())
 
     def from_numpy(self, arr: Any) -> None:
         host_views.from_numpy(self._memory(), program.get().fields.memory, arr)
 
     def to_torch(self, device: Any = None, *, copy: bool | None = True) -> Any:
         """A torch tensor holding a copy of the field (on `device`, default the CPU), or over its memory."""
-        return host_views.to_torch(self._memory(), program.get().fields.memory, device, copy)
+        return host_views.to_torch(self._memory(), program.get().fields.memory, device, copy, self._zero_d_ok())
+
+    def _zero_d_ok(self) -> bool:
+        """Quadrants shares a 0-d field's memory only when its element is a vector/matrix."""
+        return bool(self.shape or self.element_shape)
 
     def from_torch(self, arr: Any) -> None:
         """Copy a torch tensor of the field's shape in (any device; converted to the field's dtype)."""

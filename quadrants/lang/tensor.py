@@ -186,11 +186,14 @@ def with_layout(arr: Any, layout: Any) -> Any:
 
 
 def _element_type(impl: Any) -> Any:
+    """The element as pickle can carry it: the scalar dtype, or (element shape, dtype)."""
     es = tuple(getattr(impl, "element_shape", ()) or ())
-    return MatrixType(es, impl.dtype) if es else impl.dtype
+    return (es, impl.dtype) if es else impl.dtype
 
 
 def _rebuild(backend: int, dtype: Any, shape: tuple[int, ...], layout: Any, data: Any) -> Tensor:
+    if isinstance(dtype, tuple):
+        dtype = MatrixType(dtype[0], dtype[1])
     t = tensor(dtype, shape, backend=Backend(backend), layout=layout) if layout else _alloc(dtype, shape, backend)
     t.from_numpy(data)
     return t

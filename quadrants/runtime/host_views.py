@@ -62,18 +62,36 @@ def canonical_view(phys: np.ndarray, layout: tuple[int, ...]) -> np.ndarray:
     return phys.transpose(inverse(layout) + tuple(range(len(layout), phys.ndim)))
 
 
+# What Quadrants 1.3.3 shares through DLPack (its `copy=False` raises for anything else, f16 included): kept
+# so that a program's copy=False behaves the same here.
+_ZERO_COPY_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64, np.bool_))
+
+
+def _refusal(view: np.ndarray, mem: Any, zero_d_ok: bool) -> str | None:
+    """Why the memory cannot be shared, or None."""
+    if view.dtype not in _ZERO_COPY_DTYPES:
+        return f"Zero-copy not available for dtype={view.dtype}"
+    if not zero_d_ok and view.ndim == 0:
+        return "Zero-copy not available for a 0-d scalar field"
+    return None
+
+
 def _np_dtype(dtype: Any) -> Any:
     return getattr(dtype, "np_dtype", None) or np.dtype(dtype)
 
 
-def to_numpy(view: np.ndarray, mem: Any, dtype: Any = None, copy: bool | None = True) -> np.ndarray:
+def to_numpy(view: np.ndarray, mem: Any, dtype: Any = None, copy: bool | None = True,
+             zero_d_ok: bool = True) -> np.ndarray:  # fmt: skip
     """`copy=True`: an independent array; `copy=False`: the memory itself (a ValueError where it cannot be,
-    as Quadrants raises: GPU memory, a dtype conversion); `copy=None`: the memory where it can be."""
+    as Quadrants raises: GPU memory, a dtype conversion, a dtype it does not share, a 0-d field unless
+    `zero_d_ok`); `copy=None`: the memory where it can be."""
     mem.host_access()
     want = None if dtype is None else _np_dtype(dtype)
     if copy is not True:
-        reason = None
-        if mem is not device.HOST:
+        reason = _refusal(view, mem, zero_d_ok)
+        if reason is not None:
+            pass
+        elif mem is not device.HOST:
             reason = "Zero-copy numpy requires a CPU backend (numpy arrays cannot reference GPU memory)"
         elif want is not None and want != view.dtype:
             reason = f"copy=False is incompatible with dtype conversion ({view.dtype} -> {want})"
@@ -85,15 +103,18 @@ def to_numpy(view: np.ndarray, mem: Any, dtype: Any = None, copy: bool | None = 
     return out if want is None or want == out.dtype else out.astype(want)
 
 
-def to_torch(view: np.ndarray, mem: Any, device_: Any = None, copy: bool | None = True) -> Any:
+def to_torch(view: np.ndarray, mem: Any, device_: Any = None, copy: bool | None = True,
+             zero_d_ok: bool = True) -> Any:  # fmt: skip
     """A torch tensor of the canonical view: a copy, or (`copy=False` / `None`) a tensor over the memory itself
-    when it is host memory and `device_` is the CPU."""
+    when it is host memory and `device_` is the CPU (refusals as `to_numpy`'s)."""
     import torch
 
     mem.host_access()
     if copy is not True:
-        reason = None
-        if mem is not device.HOST:
+        reason = _refusal(view, mem, zero_d_ok)
+        if reason is not None:
+            pass
+        elif mem is not device.HOST:
             reason = "Zero-copy torch is not available for a GPU's managed memory here"
         elif device_ is not None and torch.device(device_).type != "cpu":
             reason = f"copy=False is incompatible with device transfer (data on cpu, requested {device_})"

@@ -112,3 +112,12 @@ def test_vector_and_matrix_tensors_wrap_their_element_shapes(backend: qd.Backend
     assert isinstance(qd.wrap(v._unwrap()), qd.VectorTensor)
     with pytest.raises(TypeError):
         qd.Tensor(v)  # no double wrapping
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_pickled_vector_tensor_keeps_its_elements(backend: qd.Backend) -> None:
+    v = qd.Vector.tensor(3, qd.f32, shape=(4,), backend=backend)
+    v.from_numpy(np.arange(12, dtype=np.float32).reshape(4, 3))
+    r = pickle.loads(pickle.dumps(v))
+    assert isinstance(r, qd.VectorTensor) and r.element_shape == (3,) and r.backend is backend
+    np.testing.assert_array_equal(r.to_numpy(), v.to_numpy())

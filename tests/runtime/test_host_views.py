@@ -47,3 +47,13 @@ def test_to_torch_copy_false_shares_memory_and_from_torch_copies_in(kind: str) -
     np.testing.assert_array_equal(t.to_numpy(), np.arange(6, dtype=np.float32).reshape(2, 3))
     dl = torch.utils.dlpack.from_dlpack(t.to_dlpack())
     assert tuple(dl.shape) == (2, 3) and dl[1, 2] == 5.0
+
+
+def test_copy_false_of_a_dtype_quadrants_does_not_share_raises_and_copy_none_copies() -> None:
+    f = qd.field(qd.f16, shape=(4,))
+    f.fill(1.0)
+    with pytest.raises(ValueError, match="Zero-copy not available"):
+        f.to_numpy(copy=False)
+    out = f.to_numpy(copy=None)
+    out[0] = 5.0
+    assert f[0] == 1.0  # a copy, not the field's memory
