@@ -194,7 +194,7 @@ class Ndarray:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Ndarray:
         """`copy.deepcopy(x)`: a new ndarray of the same type and shape holding a copy of the data."""
-        out = Ndarray(None if self._elem is not None else self.dtype, self.shape, self._elem, self._spec.layout)
+        out = Ndarray(None if self._elem is not None else self.dtype, self.shape, self._elem, self._spec.layout or None)
         out.copy_from(self)
         memo[id(self)] = out
         return out
