@@ -95,7 +95,7 @@ from quadrants.lang.matrix import Matrix, Vector  # noqa: F401
 from quadrants.lang.perf_dispatch import perf_dispatch  # noqa: F401
 from quadrants.lang.program import init, reset, sync  # noqa: F401
 from quadrants.lang.struct import Struct, StructField  # noqa: F401
-from quadrants.lang.tensor import Backend, Tensor, ndarray, tensor, wrap  # noqa: F401
+from quadrants.lang.tensor import Backend, MatrixTensor, Tensor, VectorTensor, ndarray, tensor, wrap  # noqa: F401
 from quadrants.math_linalg import eig, make_spd, polar_decompose, solve, svd, sym_eig  # noqa: F401
 from quadrants.runtime.ndarray import MatrixNdarray, Ndarray, ScalarNdarray, VectorNdarray  # noqa: F401
 from quadrants.types.annotations import Template, ref, template  # noqa: F401

@@ -38,7 +38,7 @@ def _ndarray_view(nd: Any) -> np.ndarray:
     if isinstance(nd, Tensor):
         nd = nd._unwrap()
     nd._mem.host_access()
-    return nd._arr
+    return nd._view  # canonical, whatever the layout
 
 
 def tensor_to_ext_arr(tensor: Any, arr: Any) -> None:

@@ -3,6 +3,10 @@
 An ndarray argument is an IR value of `NdType`; a field is a Python object whose `__qd_field__()` names a region
 and offset, baked into the kernel as one `GlobalNd` handle per field (inserted after the arguments). Indexing
 makes one `ExtPtr` per scalar of the element, with a bounds-check site.
+
+A `qd.tensor(layout=)` array or field keeps its axes in storage order (its `NdType.layout`); kernels index and
+read `shape` canonically, and this module maps canonical indices to physical ones (physical axis p takes
+canonical index `layout[p]`), so no later stage knows about layouts.
 """
 
 from __future__ import annotations
@@ -39,8 +43,9 @@ def ndarray_handle(fb: FrontendBuilder, v: Any) -> ir.Value:
     if handle is None:
         from quadrants.runtime.ndarray import nd_type
 
+        layout = tuple(getattr(v, "_qd_layout", None) or ())
         handle = ir.GlobalNd(region=region, offset=offset, shape=tuple(shape),
-                             type=nd_type(dtype, len(shape), tuple(elem_shape)))  # fmt: skip
+                             type=nd_type(dtype, len(shape), tuple(elem_shape), layout))  # fmt: skip
         fb.globals_block.stmts.insert(fb.global_insert_pos, handle)
         fb.global_insert_pos += 1
         fb.fields_used[key] = handle
@@ -60,9 +65,10 @@ def ndarray_attribute(fb: FrontendBuilder, arr: ir.Value, attr: str, node: ast.A
     t = arr.type
     assert isinstance(t, ir.NdType)
     if attr == "shape":
+        dims = _inverse(t.layout) if t.layout else tuple(range(t.ndim))  # canonical axis k is stored at dims[k]
         if isinstance(arr, ir.GlobalNd):
-            return arr.shape  # fields have compile-time shapes
-        return tuple(fb.b.emit(ir.NdShape(arr=arr, dim=d, type=i32)) for d in range(t.ndim))
+            return tuple(arr.shape[d] for d in dims)  # fields have compile-time shapes
+        return tuple(fb.b.emit(ir.NdShape(arr=arr, dim=d, type=i32)) for d in dims)
     if attr == "dtype":
         return t.dtype
     if attr == "ndim":
@@ -111,6 +117,8 @@ def element_ptrs_at(fb: FrontendBuilder, arr: ir.Value, values: list[ir.Value], 
         raise QuadrantsSyntaxError(f"this ndarray has {t.ndim} dimension(s) but is indexed with {len(values)}", loc)
     if id(arr) in fb.field_offsets:  # a field with `offset=`: its first element is at the offset
         values = [fb.ops.binary("sub", v, o, loc) if o else v for v, o in zip(values, fb.field_offsets[id(arr)])]
+    if t.layout:  # canonical indices to storage order
+        values = [values[a] for a in t.layout]
     if id(arr) in fb.clamped:
         values = _clamped(fb, arr, values, loc)
     site = len(fb.kernel.sites)
@@ -142,6 +150,13 @@ def _indices(fb: FrontendBuilder, node: ast.Subscript) -> list[Any]:
         else:
             out.append(py_value(it))
     return out
+
+
+def _inverse(layout: tuple[int, ...]) -> tuple[int, ...]:
+    inv = [0] * len(layout)
+    for p, a in enumerate(layout):
+        inv[a] = p
+    return tuple(inv)
 
 
 def _element_indices(shape: tuple[int, ...]) -> list[tuple[int, ...]]:

@@ -11,15 +11,21 @@ from quadrants.types.dtypes import PrimitiveType
 @dataclass(frozen=True, slots=True)
 class NdType:
     """An ndarray handle: `dtype` scalars, `ndim` indexed dimensions, then a fixed element shape
-    (`()` for scalars, `(n,)` for vectors, `(n, m)` for matrices)."""
+    (`()` for scalars, `(n,)` for vectors, `(n, m)` for matrices).
+
+    `layout` is a `qd.tensor(layout=)` permutation (the canonical axis stored at each memory level, outermost
+    first; `()` is the identity): kernels index canonically and the frontend permutes the indices to the
+    physical ones, so the layout is part of the type (and of every key built from it)."""
 
     dtype: PrimitiveType
     ndim: int
     elem_shape: tuple[int, ...] = ()
+    layout: tuple[int, ...] = ()
 
     def __repr__(self) -> str:
         el = "" if not self.elem_shape else ", elem=" + "x".join(map(str, self.elem_shape))
-        return f"ndarray[{self.dtype}, {self.ndim}{el}]"
+        lay = "" if not self.layout else ", layout=" + "".join(map(str, self.layout))
+        return f"ndarray[{self.dtype}, {self.ndim}{el}{lay}]"
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ from quadrants.frontend.records import ParamSpec, SpecKind
 from quadrants.ir.types import NdType
 from quadrants.lang._fast_caching import FIELD_METADATA_CACHE_VALUE
 from quadrants.lang.data_oriented import is_data_oriented
+from quadrants.lang.tensor import Tensor
 from quadrants.runtime.launch import external_array
 from quadrants.runtime.leaves import (
     ArrayLeaf,
@@ -188,6 +189,10 @@ class Specializer:
                 "Ndarray shouldn't be passed in via `qd.template()`, please annotate your kernel using "
                 "`qd.types.ndarray(...)` instead"
             )
+        impl = v._unwrap() if isinstance(v, Tensor) else None
+        if impl is not None and getattr(impl, "__qd_field__", None) is not None:  # a wrapped field: the field
+            sp.add_guard(Guard(path, GuardKind.IDENTITY, v, via_tensor=True))
+            return ParamSpec(name, SpecKind.TEMPLATE, value=impl)
         return self._compile_time(name, v, path, sp)
 
     def _compile_time(self, name: str, v: Any, path: Path, sp: Specialization) -> ParamSpec:

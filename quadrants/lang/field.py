@@ -12,6 +12,7 @@ import numpy as np
 
 from quadrants.errors import QuadrantsIndexError, QuadrantsRuntimeError
 from quadrants.lang import program
+from quadrants.runtime import host_views
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 
@@ -30,8 +31,9 @@ def with_companions(value: Any, make: Any, needs_grad: bool = False, needs_dual:
 
 class Field:
     def __init__(self, dtype: PrimitiveType, shape: tuple[int, ...], element: MatrixType | None,
-                 offset: tuple[int, ...] = ()) -> None:  # fmt: skip
+                 offset: tuple[int, ...] = (), layout: tuple[int, ...] = ()) -> None:  # fmt: skip
         prog = program.get()
+        self._layout = layout  # storage order of the axes (runtime/host_views.py); Python scope sees canonical
         self.offset = offset  # the index of the first element per dimension (`offset=`), () when all zero
         self._generation = prog.generation
         self._prim = dtype
@@ -50,43 +52,55 @@ class Field:
     def ndim(self) -> int:
         return len(self.shape)
 
+    @property
+    def layout(self) -> tuple[int, ...] | None:
+        """The storage order of the axes (`qd.tensor(layout=)`, `qd.field(order=)`), None for the identity."""
+        return self._layout or None
+
+    @property
+    def _qd_layout(self) -> tuple[int, ...] | None:  # Quadrants' attribute name, which the frontend reads too
+        return self._layout or None
+
     def __qd_field__(self) -> tuple[int, int, PrimitiveType, tuple[int, ...], tuple[int, ...]]:
+        """Where a kernel finds the field: region, offset, dtype, the *physical* shape (storage order) and the
+        element shape; `_qd_layout` maps canonical indices onto it."""
         self._memory()  # a kernel uses it: the region must exist
-        return self._region, self._offset, self._prim, self.shape, self.element_shape
+        return self._region, self._offset, self._prim, host_views.physical_shape(self.shape, self._layout), \
+            self.element_shape  # fmt: skip
 
     def _memory(self) -> np.ndarray:
+        """The canonical view of the field's memory (a numpy view)."""
         prog = program.get()
         if prog.generation != self._generation:
             raise QuadrantsRuntimeError("this field belongs to a program that qd.reset() or qd.init() ended")
         prog.fields.memory.host_access()
-        return prog.fields.view(self._region, self._offset, self._prim.np_dtype, self.shape + self.element_shape)
+        phys = host_views.physical_shape(self.shape, self._layout) + self.element_shape
+        return host_views.canonical_view(prog.fields.view(self._region, self._offset, self._prim.np_dtype, phys),
+                                         self._layout)  # fmt: skip
 
-    def to_numpy(self, dtype: Any = None) -> np.ndarray:
-        out = self._memory().copy()
-        return out if dtype is None else out.astype(_np_type(dtype))
+    def to_numpy(self, dtype: Any = None, *, copy: bool | None = True) -> np.ndarray:
+        """A copy, or with `copy=False` / `None` the field's memory itself (runtime/host_views.py)."""
+        return host_views.to_numpy(self._memory(), program.get().fields.memory, dtype, copy, self._zero_d_ok())
 
     def from_numpy(self, arr: Any) -> None:
-        a = np.asarray(arr)
-        mem = self._memory()
-        if a.shape != mem.shape:
-            raise ValueError(f"from_numpy: shape {a.shape} does not match the field's {mem.shape}")
-        np.copyto(mem, a, casting="unsafe")
+        host_views.from_numpy(self._memory(), program.get().fields.memory, arr)
 
-    def to_torch(self, device: Any = None) -> Any:
-        """A torch tensor holding a copy of the field (on `device`, default the CPU)."""
-        import torch
+    def to_torch(self, device: Any = None, *, copy: bool | None = True) -> Any:
+        """A torch tensor holding a copy of the field (on `device`, default the CPU), or over its memory."""
+        return host_views.to_torch(self._memory(), program.get().fields.memory, device, copy, self._zero_d_ok())
 
-        return torch.from_numpy(self.to_numpy()).to(device)
+    def _zero_d_ok(self) -> bool:
+        """Quadrants shares a 0-d field's memory only when its element is a vector/matrix."""
+        return bool(self.shape or self.element_shape)
 
     def from_torch(self, arr: Any) -> None:
         """Copy a torch tensor of the field's shape in (any device; converted to the field's dtype)."""
-        self.from_numpy(arr.detach().cpu().numpy())
+        self.from_numpy(host_views.torch_to_numpy(arr))
 
-    def to_dlpack(self) -> Any:
+    def to_dlpack(self, versioned: bool = False) -> Any:
         """A DLPack capsule over the field's memory: `torch.from_dlpack(f.to_dlpack())` shares it (no copy),
         as in Quadrants. CPU backend only: a GPU's managed memory is not offered as device memory yet."""
-        view = self._memory()
-        return _dlpack(view, program.get().fields.memory)
+        return host_views.to_dlpack(self._memory(), program.get().fields.memory, versioned)
 
     def copy_from(self, other: Any) -> None:
         if not isinstance(other, Field):
@@ -139,18 +153,19 @@ class ScalarField(Field):
 
 
 class MatrixField(Field):
-    def to_numpy(self, dtype: Any = None, keep_dims: bool = False) -> np.ndarray:
+    def to_numpy(self, dtype: Any = None, keep_dims: bool = False, *, copy: bool | None = True) -> np.ndarray:
         """The elements as `shape + (n, m)`; a one-column matrix field gives `shape + (n,)` unless
         `keep_dims`, as in Quadrants."""
-        out = super().to_numpy(dtype)
+        out = super().to_numpy(dtype, copy=copy)
         if not keep_dims and len(self.element_shape) == 2 and self.m == 1:
             out = out.reshape(self.shape + (self.n,))
         return out
 
-    def to_torch(self, device: Any = None, keep_dims: bool = False) -> Any:
-        import torch
-
-        return torch.from_numpy(self.to_numpy(keep_dims=keep_dims)).to(device)
+    def to_torch(self, device: Any = None, keep_dims: bool = False, *, copy: bool | None = True) -> Any:
+        out = super().to_torch(device, copy=copy)
+        if not keep_dims and len(self.element_shape) == 2 and self.m == 1:
+            out = out.reshape(self.shape + (self.n,))
+        return out
 
     def from_numpy(self, arr: Any) -> None:
         a = np.asarray(arr)
@@ -167,34 +182,23 @@ class MatrixField(Field):
         return self.element_shape[1] if len(self.element_shape) == 2 else 1
 
 
-def _np_type(dtype: Any) -> Any:
-    return dtype.np_dtype if isinstance(dtype, PrimitiveType) else np.dtype(dtype)
-
-
-def _dlpack(view: np.ndarray, memory: Any) -> Any:
-    from quadrants.runtime import device
-
-    if memory is not device.HOST:
-        raise QuadrantsRuntimeError("to_dlpack() is supported on the CPU backend only (here, a GPU's managed "
-                                    "memory is not shared through DLPack yet): use to_numpy() / to_torch()")  # fmt: skip
-    return view.__dlpack__()
-
-
 def field(dtype: Any, shape: Any = (), order: Any = None, name: str = "", offset: Any = None,
           needs_grad: bool = False, needs_dual: bool = False, layout: Any = None, ndim: Any = None) -> Field:  # fmt: skip
     """`qd.field(qd.f32, shape=(n, m))`; `dtype` may be a vector/matrix type. `order` and `layout` choose a
     memory layout in Quadrants and are accepted (one layout here: results are the same). `offset` moves the
     field's index domain (`x[offset]` is its first element, in kernels and in Python scope). `needs_grad` /
-    `needs_dual` allocate `.grad` / `.dual` (see `with_companions`)."""
+    `needs_dual` allocate `.grad` / `.dual` (see `with_companions`). `order="ji"` stores the axes in that
+    order (outermost first), as `qd.tensor(layout=(1, 0))` does; indices stay canonical."""
     if needs_grad or needs_dual:
         return with_companions(field(dtype, shape, order, name, offset, layout=layout), lambda: field(
             dtype, shape, order, name, offset, layout=layout), needs_grad, needs_dual)  # fmt: skip
     shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in (shape or ()))
     off = domain_offset(offset, len(shape_t))
+    lay = host_views.order_layout(order, len(shape_t)) if isinstance(order, str) else ()
     if isinstance(dtype, MatrixType):
         prim = program.resolve_dtype(dtype.dtype)
-        return MatrixField(prim, shape_t, MatrixType(dtype.shape, prim), off)
-    return ScalarField(program.resolve_dtype(dtype), shape_t, None, off)
+        return MatrixField(prim, shape_t, MatrixType(dtype.shape, prim), off, lay)
+    return ScalarField(program.resolve_dtype(dtype), shape_t, None, off, lay)
 
 
 def domain_offset(offset: Any, ndim: int) -> tuple[int, ...]:

@@ -278,9 +278,9 @@ class Matrix:
 
     @staticmethod
     def tensor(n: int, m: int, dtype: Any, shape: Any, **kw: Any) -> Any:
-        from quadrants.lang.tensor import tensor
+        from quadrants.lang.tensor import matrix_tensor
 
-        return tensor(MatrixType((n, m), dtype), shape, **kw)
+        return matrix_tensor(n, m, dtype, shape, **kw)
 
 
 class Vector(Matrix):
@@ -330,9 +330,9 @@ class Vector(Matrix):
 
     @staticmethod
     def tensor(n: int, dtype: Any, shape: Any, **kw: Any) -> Any:  # type: ignore[override]
-        from quadrants.lang.tensor import tensor
+        from quadrants.lang.tensor import vector_tensor
 
-        return tensor(MatrixType((n,), dtype), shape, **kw)
+        return vector_tensor(n, dtype, shape, **kw)
 
 
 def construct(mtype: MatrixType, args: tuple[Any, ...]) -> Matrix:

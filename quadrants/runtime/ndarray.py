@@ -18,19 +18,22 @@ import numpy as np
 from quadrants._logging import warn
 from quadrants.errors import QuadrantsIndexError, QuadrantsRuntimeError
 from quadrants.ir.types import NdType
-from quadrants.runtime import device
+from quadrants.runtime import device, host_views
 from quadrants.types import dtypes
 from quadrants.types.dtypes import PrimitiveType
 
-_INTERNED: dict[tuple[PrimitiveType, int, tuple[int, ...]], NdType] = {}
+_INTERNED: dict[tuple[PrimitiveType, int, tuple[int, ...], tuple[int, ...]], NdType] = {}
 
 
-def nd_type(dtype: PrimitiveType, ndim: int, elem_shape: tuple[int, ...] = ()) -> NdType:
-    """The one NdType object for these parameters (launchers compare them by identity)."""
-    key = (dtype, ndim, elem_shape)
+def nd_type(dtype: PrimitiveType, ndim: int, elem_shape: tuple[int, ...] = (), layout: tuple[int, ...] = ()) -> NdType:
+    """The one NdType object for these parameters (launchers compare them by identity); an identity `layout`
+    is stored as `()`."""
+    if layout == tuple(range(len(layout))):
+        layout = ()
+    key = (dtype, ndim, elem_shape, layout)
     t = _INTERNED.get(key)
     if t is None:
-        t = _INTERNED[key] = NdType(dtype, ndim, elem_shape)
+        t = _INTERNED[key] = NdType(dtype, ndim, elem_shape, layout)
     return t
 
 
@@ -81,27 +84,59 @@ class Ndarray:
     As in Quadrants, an ndarray is a `ScalarNdarray`, a `VectorNdarray` or a `MatrixNdarray` (constructing an
     `Ndarray` gives the one its element type asks for)."""
 
-    __slots__ = ("_arr", "_desc_buf", "_desc", "_spec", "_mem", "_elem", "dtype", "shape", "__weakref__")
+    __slots__ = ("_arr", "_view", "_desc_buf", "_desc", "_spec", "_mem", "_elem", "dtype", "shape", "__weakref__")
 
-    def __new__(cls, dtype: Any, shape: Any, element_type: Any = None) -> Ndarray:
+    def __new__(cls, dtype: Any, shape: Any, element_type: Any = None, layout: Any = None) -> Ndarray:
         if cls is Ndarray:
             cls = ndarray_class(element_type.shape if element_type is not None else ())
         return object.__new__(cls)
 
-    def __init__(self, dtype: Any, shape: Any, element_type: Any = None) -> None:
-        """`dtype` is a scalar dtype; or None with `element_type` a vector/matrix type of a concrete dtype."""
+    def __init__(self, dtype: Any, shape: Any, element_type: Any = None, layout: Any = None) -> None:
+        """`dtype` is a scalar dtype; or None with `element_type` a vector/matrix type of a concrete dtype.
+        `shape` is canonical; a `layout` (runtime/host_views.py) stores the axes in its order: `_arr` is the
+        memory in storage order (what kernels get), `_view` its canonical view (what Python reads and writes)."""
         self._elem = element_type
         prim: PrimitiveType = element_type.dtype if element_type is not None else dtypes.to_dtype(dtype)
         elem_shape: tuple[int, ...] = element_type.shape if element_type is not None else ()
         self.dtype = prim  # the scalar type, also of a vector/matrix ndarray (as in Quadrants): see element_type
         self.shape = _shape(shape)
+        lay = host_views.check_layout(layout, len(self.shape))
         self._mem = device.current()  # host memory on the CPU, managed memory on a GPU
-        full = self.shape + elem_shape
+        phys = host_views.physical_shape(self.shape, lay)
+        full = phys + elem_shape
         nbytes = int(np.prod(full, dtype=np.int64)) * prim.itemsize if full else prim.itemsize
         self._arr = self._mem.zeros(nbytes)[:nbytes].view(prim.np_dtype).reshape(full)
-        self._desc_buf = descriptor(self._arr.ctypes.data, self.shape)
+        self._view = host_views.canonical_view(self._arr, lay)
+        self._desc_buf = descriptor(self._arr.ctypes.data, phys)
         self._desc = ctypes.addressof(self._desc_buf)
-        self._spec = nd_type(prim, len(self.shape), elem_shape)
+        self._spec = nd_type(prim, len(self.shape), elem_shape, lay)
+
+    def _set_layout(self, layout: Any) -> None:
+        """Re-read this ndarray's memory as stored in `layout` order: its current shape becomes the physical
+        one (what `quadrants._tensor._with_layout` does to an ndarray allocated at its physical shape)."""
+        phys = host_views.physical_shape(self.shape, self._spec.layout)
+        lay = host_views.check_layout(layout, len(phys), "ndarray")
+        inv = host_views.inverse(lay) if lay else tuple(range(len(phys)))
+        self.shape = tuple(phys[inv[k]] for k in range(len(phys)))
+        self._view = host_views.canonical_view(self._arr, lay)
+        self._spec = nd_type(self._spec.dtype, self._spec.ndim, self._spec.elem_shape, lay)
+
+    @property
+    def layout(self) -> tuple[int, ...] | None:
+        """The `qd.tensor(layout=)` permutation, None for the identity (as Quadrants reports it)."""
+        return self._spec.layout or None
+
+    @property
+    def _qd_layout(self) -> tuple[int, ...] | None:  # Quadrants' attribute name, which programs read
+        return self._spec.layout or None
+
+    @_qd_layout.setter
+    def _qd_layout(self, layout: Any) -> None:  # Quadrants' way to tag an ndarray of the physical shape
+        self._set_layout(layout)
+
+    @property
+    def _physical_shape(self) -> tuple[int, ...]:
+        return host_views.physical_shape(self.shape, self._spec.layout)
 
     @property
     def ndim(self) -> int:
@@ -128,34 +163,38 @@ class Ndarray:
         """Columns of a matrix element (1 for a vector)."""
         return self._spec.elem_shape[1] if len(self._spec.elem_shape) == 2 else 1
 
-    def to_numpy(self) -> np.ndarray:
-        self._mem.host_access()
-        return self._arr.copy()
+    def to_numpy(self, dtype: Any = None, *, copy: bool | None = True) -> np.ndarray:
+        """The canonical view as numpy: a copy, or with `copy=False` / `None` the memory itself
+        (runtime/host_views.py); `dtype` converts."""
+        return host_views.to_numpy(self._view, self._mem, dtype, copy)
 
-    def to_dlpack(self) -> Any:
-        """A DLPack capsule over the ndarray's memory: `torch.from_dlpack(x.to_dlpack())` shares it (no
-        copy), as in Quadrants. CPU backend only: a GPU's managed memory is not offered as device memory yet."""
-        if self._mem is not device.HOST:
-            raise QuadrantsRuntimeError("to_dlpack() is supported on the CPU backend only (here, a GPU's managed "
-                                        "memory is not shared through DLPack yet): use to_numpy()")  # fmt: skip
-        return self._arr.__dlpack__()
+    def to_torch(self, device: Any = None, *, copy: bool | None = True) -> Any:
+        """The canonical view as a torch tensor: a copy (on `device`), or over the memory itself (`copy=`)."""
+        return host_views.to_torch(self._view, self._mem, device, copy)
+
+    def from_torch(self, arr: Any) -> None:
+        self.from_numpy(host_views.torch_to_numpy(arr))
+
+    def to_dlpack(self, versioned: bool = False) -> Any:
+        """A DLPack capsule over the ndarray's memory, canonical shape with the layout's strides:
+        `torch.from_dlpack(x.to_dlpack())` shares it (no copy), as in Quadrants. CPU backend only: a GPU's
+        managed memory is not offered as device memory yet."""
+        return host_views.to_dlpack(self._view, self._mem, versioned)
 
     def from_numpy(self, arr: Any) -> None:
         a = np.asarray(arr)
-        self._mem.host_access()
-        if a.shape != self._arr.shape:
-            raise ValueError(f"from_numpy: shape {a.shape} does not match the ndarray's {self._arr.shape}")
         if a.dtype != self._arr.dtype:
             if not np.can_cast(a.dtype, self._arr.dtype, casting="safe"):
                 warn(f"from_numpy: converting {a.dtype} data to {self._arr.dtype}", tag="runtime")
-        np.copyto(self._arr, a, casting="unsafe")
+        host_views.from_numpy(self._view, self._mem, a)
 
     def copy_from(self, other: Ndarray) -> None:
-        self.from_numpy(other._arr)
+        other._mem.host_access()
+        self.from_numpy(other._view)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Ndarray:
         """`copy.deepcopy(x)`: a new ndarray of the same type and shape holding a copy of the data."""
-        out = Ndarray(None if self._elem is not None else self.dtype, self.shape, self._elem)
+        out = Ndarray(None if self._elem is not None else self.dtype, self.shape, self._elem, self._spec.layout or None)
         out.copy_from(self)
         memo[id(self)] = out
         return out
@@ -169,7 +208,7 @@ class Ndarray:
 
     def fill(self, value: Any) -> None:
         self._mem.host_access()
-        self._arr[...] = value
+        self._arr[...] = value  # the same value everywhere: storage order does not matter
 
     def __getitem__(self, index: Any) -> Any:
         """An element (`x[None]` or `x[()]` of a 0-d ndarray): a number, or a `qd.Vector`/`qd.Matrix` of a

@@ -1,0 +1,59 @@
+"""`to_numpy(dtype=, copy=)` / `to_torch(copy=)` of ndarrays and fields: `copy=False` aliases the memory (a write
+through it is what a kernel then reads), `copy=None` aliases where it can, `copy=True` is independent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import quadrants as qd
+from tests.helpers import define
+
+
+def _make(kind: str, layout: tuple | None = None) -> qd.Tensor:
+    return qd.tensor(qd.f32, shape=(2, 3), layout=layout,
+                     backend=qd.Backend.NDARRAY if kind == "ndarray" else qd.Backend.FIELD)  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["ndarray", "field"])
+@pytest.mark.parametrize("layout", [None, (1, 0)])
+def test_copy_false_aliases_and_copy_true_does_not(kind: str, layout: tuple | None) -> None:
+    ns = define("""
+        @qd.kernel
+        def read(x: qd.Tensor) -> qd.f32:
+            return x[1, 2]
+    """)
+    t = _make(kind, layout)
+    view, none_view, copied = t.to_numpy(copy=False), t.to_numpy(copy=None), t.to_numpy()
+    view[1, 2] = 5.0
+    assert ns["read"](t) == 5.0 and none_view[1, 2] == 5.0 and copied[1, 2] == 0.0
+    assert t.to_numpy(dtype=np.float64).dtype == np.float64
+    with pytest.raises(ValueError, match="dtype conversion"):
+        t.to_numpy(dtype=np.float64, copy=False)
+    assert t.to_numpy(dtype=np.float64, copy=None)[1, 2] == 5.0  # falls back to a converted copy
+
+
+@pytest.mark.parametrize("kind", ["ndarray", "field"])
+def test_to_torch_copy_false_shares_memory_and_from_torch_copies_in(kind: str) -> None:
+    torch = pytest.importorskip("torch")
+    t = _make(kind, (1, 0))
+    shared = t.to_torch(copy=False)
+    shared[0, 1] = 7.0
+    assert t.to_numpy()[0, 1] == 7.0 and tuple(shared.shape) == (2, 3)
+    independent = t.to_torch()
+    independent[0, 1] = 1.0
+    assert t.to_numpy()[0, 1] == 7.0
+    t.from_torch(torch.arange(6, dtype=torch.float32).reshape(2, 3))
+    np.testing.assert_array_equal(t.to_numpy(), np.arange(6, dtype=np.float32).reshape(2, 3))
+    dl = torch.utils.dlpack.from_dlpack(t.to_dlpack())
+    assert tuple(dl.shape) == (2, 3) and dl[1, 2] == 5.0
+
+
+def test_copy_false_of_a_dtype_quadrants_does_not_share_raises_and_copy_none_copies() -> None:
+    f = qd.field(qd.f16, shape=(4,))
+    f.fill(1.0)
+    with pytest.raises(ValueError, match="Zero-copy not available"):
+        f.to_numpy(copy=False)
+    out = f.to_numpy(copy=None)
+    out[0] = 5.0
+    assert f[0] == 1.0  # a copy, not the field's memory
