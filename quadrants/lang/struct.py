@@ -143,7 +143,7 @@ class StructField:
         from quadrants.lang.field import domain_offset, field
 
         shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in (shape or ()))
-        off = domain_offset(offset, len(shape_t))
+        off = domain_offset(offset, len(shape_t), shape)
         members: dict[str, Any] = {}
         for k, mt in t.members.items():
             members[k] = StructField(mt, shape_t, offset=off) if isinstance(mt, StructType) else field(mt, shape_t, offset=off)
