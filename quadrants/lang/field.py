@@ -144,9 +144,13 @@ class MatrixField(Field):
         """The elements as `shape + (n, m)`; a one-column matrix field gives `shape + (n,)` unless
         `keep_dims`, as in Quadrants."""
         out = super().to_numpy(dtype)
-        if not keep_dims and len(self.element_shape) == 2 and self.m == 1:
-            out = out.reshape(self.shape + (self.n,))
+        if self._vector_like():
+            out = out.reshape(self.shape + ((self.n, 1) if keep_dims else (self.n,)))
         return out
+
+    def _vector_like(self) -> bool:
+        """A vector field, or a one-column matrix field: Quadrants converts both as vectors."""
+        return len(self.element_shape) == 1 or self.element_shape[1] == 1
 
     def to_torch(self, device: Any = None, keep_dims: bool = False) -> Any:
         import torch
@@ -155,8 +159,10 @@ class MatrixField(Field):
 
     def from_numpy(self, arr: Any) -> None:
         a = np.asarray(arr)
-        if len(self.element_shape) == 2 and self.m == 1 and a.shape == self.shape + (self.n,):
-            a = a.reshape(self.shape + self.element_shape)  # a one-column matrix field takes vectors too
+        n = self.n
+        if self._vector_like() and a.shape in (self.shape + (n,), self.shape + (n, 1), self.shape + (1, n)):
+            # a vector's n values, as a flat vector, a column or a row (Quadrants takes all three)
+            a = a.reshape(self.shape + self.element_shape)
         super().from_numpy(a)
 
     @property

@@ -233,3 +233,17 @@ def test_bad_field_offsets_are_compilation_errors(make: Any, words: str) -> None
     """An offset that does not fit the shape: Quadrants' error type and words."""
     with pytest.raises(qd.QuadrantsCompilationError, match=words):
         make()
+
+
+@pytest.mark.parametrize("layout", [(3,), (3, 1), (1, 3)])
+def test_vector_fields_take_their_values_as_a_vector_column_or_row(layout: tuple[int, ...]) -> None:
+    """`from_numpy` of a vector field (and a one-column matrix field) takes each element's n values as a flat
+    vector, a column or a row; `to_numpy(keep_dims=True)` gives a column, as in Quadrants."""
+    src = np.arange(12, dtype=np.int32).reshape((4,) + layout)
+    expect = np.arange(12).reshape(4, 3).tolist()
+    for f in (qd.Vector.field(3, qd.i32, shape=4), qd.Matrix.field(3, 1, qd.i32, shape=4)):
+        f.from_numpy(src)
+        assert f.to_numpy().tolist() == expect and f[1].to_numpy().ravel().tolist() == [3, 4, 5]
+        assert f.to_numpy(keep_dims=True).shape == (4, 3, 1)
+    with pytest.raises(ValueError, match="does not match"):  # a matrix's rows and columns are not interchangeable
+        qd.Matrix.field(2, 3, qd.i32, shape=2).from_numpy(np.zeros((2, 3, 2), np.int32))
