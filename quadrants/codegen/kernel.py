@@ -11,7 +11,8 @@ the context). A parallel loop becomes `void @<symbol>.taskN(ptr frame, i64 lo, i
 from outside the loop travel in a frame struct on the entry function's stack, and the runtime's `parallel_for`
 runs it. The real functions the kernel calls are internal functions of the module (codegen/functions.py).
 
-The entry function lowers the shared statements (codegen/lower.py) plus the kernel's arguments and its parallel
+The entry function sets the thread's floating-point mode to flush denormal results to zero while the kernel
+runs (as Quadrants does; `runtime_ir.flush_to_zero_entry`) around `<symbol>.body`, which lowers the shared statements (codegen/lower.py) plus the kernel's arguments and its parallel
 loops (`ENTRY_DISPATCH`); a task function only the shared ones.
 """
 
@@ -50,7 +51,10 @@ def lower_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, target: T
     module.data_layout = target.data_layout
     params = [PTR] + [PTR if isinstance(p.type, ir.NdType) else abi(p.type) for p in kernel.params]
     packed = packs_args(len(kernel.params))
-    fn = ll.Function(module, ll.FunctionType(I32, [PTR, PTR] if packed else params), symbol)
+    fnty = ll.FunctionType(I32, [PTR, PTR] if packed else params)
+    fn = ll.Function(module, fnty, symbol + ".body")
+    fn.linkage = "internal"
+    runtime_ir.flush_to_zero_entry(module, fnty, symbol, fn)
     declare_functions(module, kernel)
     lw = EntryLowering(module, fn, opts, kernel, symbol)
     if packed:  # argument k is read from slot k of the buffer `fn.args[1]` points to

@@ -10,11 +10,13 @@ strategy (codegen/math.py); nothing here is changed after import.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
 from llvmlite import ir as ll
 
 from quadrants.codegen import runtime_ir
@@ -68,6 +70,16 @@ class Loop:
 # Lowers one statement: called as `f(lowering, stmt)`, where `lowering` is the FnLowering (or the backend's
 # subclass of it) that holds the table.
 StmtLowering = Callable[..., None]
+
+
+def flush_denormal(value: float, t: PrimitiveType) -> float:
+    """A constant as the kernel's flush-to-zero mode computes it (runtime_ir.FTZ_BITS): an f32/f64 value below
+    the type's smallest normal number is a zero of its sign, as in Quadrants (f16 keeps its denormals there)."""
+    if t.bits not in (32, 64) or value == 0.0 or value != value:
+        return value
+    tiny = 2.0**-126 if t.bits == 32 else 2.0**-1022
+    rounded = float(np.float32(value)) if t.bits == 32 else value
+    return math.copysign(0.0, value) if abs(rounded) < tiny else value
 
 
 def unpack_arg(b: ll.IRBuilder, buf: ll.Value, k: int, t: ll.Type) -> ll.Value:
@@ -175,6 +187,8 @@ class FnLowering:
         t = s.type
         assert isinstance(t, PrimitiveType)
         value: Any = float(s.value) if t.is_float else int(s.value)
+        if t.is_float:
+            value = flush_denormal(value, t)
         if t.is_integral and t.kind != "bool" and value < 0:
             value &= (1 << t.bits) - 1
         self.values[id(s)] = ll.Constant(reg(t), value)

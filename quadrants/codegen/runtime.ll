@@ -36,9 +36,15 @@ define internal void @futex_wake(ptr %addr, i32 %count) {
   ret void
 }
 
+; The kernels' floating-point mode on this thread: denormal results flush to zero (the target's
+; instructions, runtime_ir.py). Workers set it before each job (the launching thread's entry already has).
+define internal void @set_ftz() {
+{{SET_FTZ}}
+
 ; Take chunks until none are left or a check failed (ctx->error != 0).
 define internal void @run_chunks(ptr %job) {
 entry:
+  call void @set_ftz()
   %task.p = getelementptr %job, ptr %job, i32 0, i32 0
   %task = load ptr, ptr %task.p
   %frame.p = getelementptr %job, ptr %job, i32 0, i32 1

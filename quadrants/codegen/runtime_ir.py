@@ -11,6 +11,7 @@ computes it; `debug=True` kernels check the exponent first (the frontend's asser
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from llvmlite import ir as ll
@@ -59,6 +60,58 @@ def declare_record_error(module: ll.Module) -> ll.Function:
 FUTEX_SYSCALL = {"x86_64": 202, "aarch64": 98}
 
 
+# Quadrants runs kernels with denormal results flushed to zero (x86 MXCSR.FTZ, bit 15; aarch64 FPCR.FZ, bit 24)
+# and denormal inputs kept (no DAZ): a kernel's entry sets the mode for its call and restores the caller's, so
+# Python and numpy code between launches keeps IEEE results; the runtime's workers set it before each job.
+FTZ_BITS = {"x86_64": 1 << 15, "aarch64": 1 << 24}
+_SET_FTZ_IR = {
+    "x86_64": """  %p = alloca i32
+  call void @llvm.x86.sse.stmxcsr(ptr %p)
+  %old = load i32, ptr %p
+  %new = or i32 %old, 32768
+  store i32 %new, ptr %p
+  call void @llvm.x86.sse.ldmxcsr(ptr %p)
+  ret void
+}
+declare void @llvm.x86.sse.stmxcsr(ptr)
+declare void @llvm.x86.sse.ldmxcsr(ptr)""",
+    "aarch64": """  %old = call i64 @llvm.aarch64.get.fpcr()
+  %new = or i64 %old, 16777216
+  call void @llvm.aarch64.set.fpcr(i64 %new)
+  ret void
+}
+declare i64 @llvm.aarch64.get.fpcr()
+declare void @llvm.aarch64.set.fpcr(i64)""",
+}
+
+
+def flush_to_zero_entry(module: ll.Module, fnty: ll.FunctionType, symbol: str, body: ll.Function) -> ll.Function:
+    """The kernel's exported entry `symbol`: the caller's floating-point mode saved, flush-to-zero set, `body`
+    called, the mode restored (on every return: `body` returns here). Other targets call `body` only."""
+    fn = ll.Function(module, fnty, symbol)
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    arch = module.triple.split("-")[0]
+    restore: Callable[[], None] = lambda: None  # noqa: E731
+    if arch == "x86_64":
+        st = _declare(module, "llvm.x86.sse.stmxcsr", ll.FunctionType(VOID, [PTR]))
+        ld = _declare(module, "llvm.x86.sse.ldmxcsr", ll.FunctionType(VOID, [PTR]))
+        saved, mode = opaque_alloca(b, I32, name="mxcsr.caller"), opaque_alloca(b, I32, name="mxcsr.kernel")
+        b.call(st, [saved])
+        b.store(b.or_(b.load(saved, typ=I32), ll.Constant(I32, FTZ_BITS[arch])), mode)
+        b.call(ld, [mode])
+        restore = lambda: b.call(ld, [saved])  # noqa: E731
+    elif arch == "aarch64":
+        get = _declare(module, "llvm.aarch64.get.fpcr", ll.FunctionType(I64, []))
+        put = _declare(module, "llvm.aarch64.set.fpcr", ll.FunctionType(VOID, [I64]))
+        old = b.call(get, [])
+        b.call(put, [b.or_(old, ll.Constant(I64, FTZ_BITS[arch]))])
+        restore = lambda: b.call(put, [old])  # noqa: E731
+    result = b.call(body, list(fn.args))
+    restore()
+    b.ret(result)
+    return fn
+
+
 def runtime_module_text(triple: str, data_layout: str) -> str:
     """The runtime library's LLVM IR for `triple` (Linux: the pool sleeps on futexes)."""
     arch = triple.split("-")[0]
@@ -66,6 +119,7 @@ def runtime_module_text(triple: str, data_layout: str) -> str:
         raise NotImplementedError(f"the native runtime supports Linux on {sorted(FUTEX_SYSCALL)}, not {triple}")
     text = (Path(__file__).parent / "runtime.ll").read_text()
     text = text.replace("{{SYS_FUTEX}}", str(FUTEX_SYSCALL[arch])).replace("{{ABI}}", str(RUNTIME_ABI))
+    text = text.replace("{{SET_FTZ}}", _SET_FTZ_IR[arch])
     return f'target triple = "{triple}"\ntarget datalayout = "{data_layout}"\n' + text
 
 

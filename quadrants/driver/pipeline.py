@@ -104,11 +104,13 @@ class Driver:
     def obtain(self, req: CompileRequest) -> Outcome:
         config = self.config
         fast_key, inputs = None, None
-        if req.fastcache and config.src_ll_cache and self.fast is not None:
+        if req.fastcache and config.src_ll_cache:
+            # the key is made even without a disk cache (offline_cache=False), as in Quadrants: programs read
+            # `cache_key_generated` to see that a kernel is fastcache-able
             inputs = self.fast_inputs(req)
             if inputs is not None:
                 fast_key = keys.fastcache_digest(*inputs, config, self.device_key)
-                art = self._fast_lookup(req.fn, fast_key, inputs)  # 1
+                art = self._fast_lookup(req.fn, fast_key, inputs) if self.fast is not None else None  # 1
                 if art is not None:
                     return Outcome(art, key_generated=True, validated=True, loaded=True)
         elif not req.fastcache and config.print_non_pure:
@@ -134,7 +136,7 @@ class Driver:
 
             art = Artifact(dataclasses.replace(art.abi, sites=site_abis(fe.kernel)), art.loaded, okey)
         stored = False
-        if fast_key is not None and inputs is not None and report is not None:  # 5
+        if fast_key is not None and inputs is not None and report is not None and self.fast is not None:  # 5
             fallback = report.fallback or _unresolvable_owner(report.records)
             if fallback:
                 STATS.count("fastcache_fallbacks")

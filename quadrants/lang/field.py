@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from quadrants.errors import QuadrantsIndexError, QuadrantsRuntimeError
+from quadrants.errors import QuadrantsCompilationError, QuadrantsIndexError, QuadrantsRuntimeError
 from quadrants.lang import program
 from quadrants.runtime import host_views
 from quadrants.types.compound import MatrixType
@@ -120,13 +120,14 @@ class Field:
         if len(parts) != len(self.shape):
             raise QuadrantsIndexError(f"Slicing is not supported on qd.field: a {len(self.shape)}d field indexed with "
                                       f"{len(parts)} indices")  # fmt: skip
-        if self.offset:
-            key = tuple(int(p) - o for p, o in zip(parts, self.offset))
-            if any(not 0 <= k < n for k, n in zip(key, self.shape)):
-                raise QuadrantsIndexError(f"index {tuple(parts)} is outside the field's domain: offset {self.offset}, "
-                                          f"shape {self.shape}")  # fmt: skip
-            return key
-        return tuple(int(p) for p in parts)
+        key = tuple(int(p) - o for p, o in zip(parts, self.offset)) if self.offset else tuple(int(p) for p in parts)
+        if any(not 0 <= k < n for k, n in zip(key, self.shape)):
+            # checked whatever `debug` says: numpy would read x[-1] as the last element, Quadrants' x[-1] is
+            # outside the field (its debug mode raises this AssertionError, without it reads other memory)
+            where = f"offset {self.offset}, shape {self.shape}" if self.offset else f"shape {self.shape}"
+            raise QuadrantsIndexError(f"Accessing a field with indices {tuple(int(p) for p in parts)}: outside the "
+                                      f"field's domain ({where})")  # fmt: skip
+        return key
 
     def __iter__(self) -> Any:
         raise NotImplementedError("Struct for is only available in Quadrants scope (a Python loop over a qd.field)")
@@ -157,20 +158,26 @@ class MatrixField(Field):
         """The elements as `shape + (n, m)`; a one-column matrix field gives `shape + (n,)` unless
         `keep_dims`, as in Quadrants."""
         out = super().to_numpy(dtype, copy=copy)
-        if not keep_dims and len(self.element_shape) == 2 and self.m == 1:
-            out = out.reshape(self.shape + (self.n,))
+        if self._vector_like():
+            out = out.reshape(self.shape + ((self.n, 1) if keep_dims else (self.n,)))
         return out
+
+    def _vector_like(self) -> bool:
+        """A vector field, or a one-column matrix field: Quadrants converts both as vectors."""
+        return len(self.element_shape) == 1 or self.element_shape[1] == 1
 
     def to_torch(self, device: Any = None, keep_dims: bool = False, *, copy: bool | None = True) -> Any:
         out = super().to_torch(device, copy=copy)
-        if not keep_dims and len(self.element_shape) == 2 and self.m == 1:
-            out = out.reshape(self.shape + (self.n,))
+        if self._vector_like():
+            out = out.reshape(self.shape + ((self.n, 1) if keep_dims else (self.n,)))
         return out
 
     def from_numpy(self, arr: Any) -> None:
         a = np.asarray(arr)
-        if len(self.element_shape) == 2 and self.m == 1 and a.shape == self.shape + (self.n,):
-            a = a.reshape(self.shape + self.element_shape)  # a one-column matrix field takes vectors too
+        n = self.n
+        if self._vector_like() and a.shape in (self.shape + (n,), self.shape + (n, 1), self.shape + (1, n)):
+            # a vector's n values, as a flat vector, a column or a row (Quadrants takes all three)
+            a = a.reshape(self.shape + self.element_shape)
         super().from_numpy(a)
 
     @property
@@ -193,7 +200,7 @@ def field(dtype: Any, shape: Any = (), order: Any = None, name: str = "", offset
         return with_companions(field(dtype, shape, order, name, offset, layout=layout), lambda: field(
             dtype, shape, order, name, offset, layout=layout), needs_grad, needs_dual)  # fmt: skip
     shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in (shape or ()))
-    off = domain_offset(offset, len(shape_t))
+    off = domain_offset(offset, len(shape_t), shape)
     lay = host_views.order_layout(order, len(shape_t)) if isinstance(order, str) else ()
     if isinstance(dtype, MatrixType):
         prim = program.resolve_dtype(dtype.dtype)
@@ -201,11 +208,15 @@ def field(dtype: Any, shape: Any = (), order: Any = None, name: str = "", offset
     return ScalarField(program.resolve_dtype(dtype), shape_t, None, off, lay)
 
 
-def domain_offset(offset: Any, ndim: int) -> tuple[int, ...]:
-    """`offset=` as one integer per dimension; () when it is absent or all zero."""
+def domain_offset(offset: Any, ndim: int, shape: Any = ()) -> tuple[int, ...]:
+    """`offset=` as one integer per dimension; () when it is absent or all zero. `shape`: as the caller got it
+    (None is an error when an offset is given)."""
     if offset is None or (isinstance(offset, (tuple, list)) and not offset):
         return ()
+    if shape is None:  # Quadrants' words and error type
+        raise QuadrantsCompilationError("shape cannot be None when offset is set")
     off = tuple(int(o) for o in offset) if isinstance(offset, (tuple, list)) else (int(offset),) * ndim
     if len(off) != ndim:
-        raise ValueError(f"the field's offset {offset} has {len(off)} dimension(s), its shape {ndim}")
+        raise QuadrantsCompilationError(f"The dimensionality of shape and offset must be the same: the field's "
+                                        f"offset {offset} has {len(off)} dimension(s), its shape {ndim}")  # fmt: skip
     return off if any(off) else ()

@@ -2,8 +2,9 @@
 
 - `Struct`: a struct value (what `S(a=1, b=...)` makes outside kernels, what a kernel returns for a struct
   result, what a struct kernel argument reads its members from). Members are attributes; it prints as a dict.
-  As in Quadrants, Python scope keeps the values as given (no cast); vector/matrix members become `qd.Vector` /
-  `qd.Matrix`, and a member not given is zero.
+  `qd.Struct(...)` keeps the values as given; a struct type's `S(...)` converts each member to its type, as
+  Quadrants does (an integer member given 2.5 is 2); vector/matrix members become `qd.Vector` / `qd.Matrix`, and a
+  member not given is zero.
 - `StructField`: `S.field(shape=...)` / `qd.Struct.field({...}, shape=...)`: one field per member (nested
   structs give nested struct fields). `f.pos` is the member's field; `f[i]` is the element, whose members read
   and write the fields (`f[i].pos = ...`); `f[i] = S(...)` (or a dict) writes every member; `to_numpy()` /
@@ -122,11 +123,27 @@ def make_struct(t: StructType, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
         if isinstance(mt, StructType):
             v = make_struct(mt, (), v) if isinstance(v, dict) else v if v is not None else make_struct(mt, (), {})
         elif isinstance(mt, MatrixType):
-            v = _zeros(mt) if v is None else v
-        elif v is None:
-            v = 0.0 if mt is float or getattr(mt, "is_float", False) else 0
+            v = _zeros(mt) if v is None else _cast_matrix(mt, v)
+        else:
+            v = _cast_scalar(mt, 0 if v is None else v)
         values[k] = _python_value(v)
     return Struct._typed(t, values)
+
+
+def _cast_scalar(mt: Any, v: Any) -> Any:
+    """A scalar member as its type's Python number, as Quadrants converts it (`int(2.5)` is 2; no wrap)."""
+    if isinstance(v, (bool, int, float, np.generic)):
+        return float(v) if mt is float or getattr(mt, "is_float", False) else int(v)
+    return v
+
+
+def _cast_matrix(mt: MatrixType, v: Any) -> Any:
+    """A vector/matrix member with its type's elements (a float given to an integer member is truncated)."""
+    from quadrants.lang.matrix import Matrix
+
+    if isinstance(v, (list, tuple, np.ndarray, Matrix)):
+        return Matrix(v, mt.dtype)
+    return v
 
 
 def _zeros(t: MatrixType) -> Any:
@@ -143,7 +160,7 @@ class StructField:
         from quadrants.lang.field import domain_offset, field
 
         shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in (shape or ()))
-        off = domain_offset(offset, len(shape_t))
+        off = domain_offset(offset, len(shape_t), shape)
         members: dict[str, Any] = {}
         for k, mt in t.members.items():
             members[k] = StructField(mt, shape_t, offset=off) if isinstance(mt, StructType) else field(mt, shape_t, offset=off)

@@ -331,6 +331,35 @@ def test_observations_are_reset_by_a_new_program(tmp_path, capsys) -> None:  # t
     assert one._primal.src_ll_cache_observations.cache_key_generated
 
 
+
+def test_without_a_disk_cache_fastcache_kernels_still_report_their_key(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`offline_cache=False`: nothing is written, but a fastcache kernel (`qd.pure`, `fastcache=True`) still
+    makes its key and says so, and a plain one does not, as in Quadrants 1.3.3 (its key is made whatever
+    `offline_cache` says)."""
+    qd_init(offline_cache=False, offline_cache_file_path=str(tmp_path))
+
+    @qd.pure
+    @qd.kernel
+    def pure(a: qd.types.NDArray) -> None:
+        a[0] = 1
+
+    @qd.kernel(fastcache=True)
+    def fast(a: qd.types.NDArray) -> None:
+        a[1] = 2
+
+    @qd.kernel
+    def plain(a: qd.types.NDArray) -> None:
+        a[2] = 3
+
+    a = qd.ndarray(qd.i32, (3,))
+    for k in (pure, fast, plain):
+        k(a)
+    assert a.to_numpy().tolist() == [1, 2, 3]
+    for k, made in ((pure, True), (fast, True), (plain, False)):
+        obs = k._primal.src_ll_cache_observations
+        assert (obs.cache_key_generated, obs.cache_stored, obs.cache_loaded) == (made, False, False)
+    assert list(tmp_path.iterdir()) == []
+
 def test_print_non_pure_names_the_kernel_by_its_name(capsys) -> None:  # type: ignore[no-untyped-def]
     qd_init(print_non_pure=True)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -200,3 +202,48 @@ def test_needs_grad_allocates_companions_and_differentiation_is_refused() -> Non
     assert v.dual.to_numpy()[:, 2].tolist() == [5] * 4 and v.to_numpy().sum() == 0
     with pytest.raises(NotImplementedError, match="automatic differentiation"):
         seed.grad(a, a.grad)
+
+
+@pytest.mark.parametrize("index", [3, -1, 7, -4])
+def test_python_scope_index_outside_the_field_is_an_assertion_error(index: int) -> None:
+    """A Python-scope read or write outside a field raises `QuadrantsIndexError`, which is an AssertionError
+    (what Quadrants 1.3.3 raises under debug=True) and an IndexError; a negative index is outside the field too
+    (numpy alone would take x[-1] as the last element: that read and write went to element 2)."""
+    x = qd.field(qd.i32, shape=3)
+    x.fill(5)
+    for access in (lambda: x[index], lambda: x.__setitem__(index, 1)):
+        with pytest.raises(AssertionError, match=rf"indices \({index},\): outside the field's domain") as e:
+            access()
+        assert isinstance(e.value, IndexError) and isinstance(e.value, qd.QuadrantsIndexError)
+    assert x.to_numpy().tolist() == [5, 5, 5]
+    m = qd.Matrix.field(2, 2, qd.f32, shape=(2, 3))
+    with pytest.raises(qd.QuadrantsIndexError):
+        m[1, index]
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [(lambda: qd.field(qd.f32, shape=3, offset=(3, 4)), "The dimensionality of shape and offset must be the same"),
+     (lambda: qd.Matrix.field(2, 2, qd.i32, shape=(4, 2, 2), offset=(1, 1)), "The dimensionality of shape and offset"),
+     (lambda: qd.Vector.field(3, qd.f32, shape=None, offset=(3,)), "shape cannot be None when offset is set"),
+     (lambda: qd.field(qd.f32, shape=None, offset=(3, 4)), "shape cannot be None when offset is set"),
+     (lambda: qd.types.struct(a=qd.i32).field(shape=None, offset=2), "shape cannot be None when offset is set")],
+)  # fmt: skip
+def test_bad_field_offsets_are_compilation_errors(make: Any, words: str) -> None:
+    """An offset that does not fit the shape: Quadrants' error type and words."""
+    with pytest.raises(qd.QuadrantsCompilationError, match=words):
+        make()
+
+
+@pytest.mark.parametrize("layout", [(3,), (3, 1), (1, 3)])
+def test_vector_fields_take_their_values_as_a_vector_column_or_row(layout: tuple[int, ...]) -> None:
+    """`from_numpy` of a vector field (and a one-column matrix field) takes each element's n values as a flat
+    vector, a column or a row; `to_numpy(keep_dims=True)` gives a column, as in Quadrants."""
+    src = np.arange(12, dtype=np.int32).reshape((4,) + layout)
+    expect = np.arange(12).reshape(4, 3).tolist()
+    for f in (qd.Vector.field(3, qd.i32, shape=4), qd.Matrix.field(3, 1, qd.i32, shape=4)):
+        f.from_numpy(src)
+        assert f.to_numpy().tolist() == expect and f[1].to_numpy().ravel().tolist() == [3, 4, 5]
+        assert f.to_numpy(keep_dims=True).shape == (4, 3, 1)
+    with pytest.raises(ValueError, match="Mismatch shape"):  # a matrix's rows and columns are not interchangeable
+        qd.Matrix.field(2, 3, qd.i32, shape=2).from_numpy(np.zeros((2, 3, 2), np.int32))

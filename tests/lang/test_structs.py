@@ -255,3 +255,21 @@ def test_uvec_follows_the_default_integer_width() -> None:
     assert k() == 2**32 - 1
     qd_init(default_ip=qd.i64)
     assert k() == 2**63 - 1
+
+
+def test_python_scope_struct_values_take_their_member_types() -> None:
+    """`S(...)` in Python scope converts each member to its type, as a kernel does (and as Quadrants 1.3.3 does
+    in Python scope): a float for an integer member truncates toward zero, an int for a float member is a
+    float; `qd.Struct(...)` has no types and keeps what it is given."""
+    S = qd.types.struct(a=int, b=qd.types.vector(2, int), c=qd.f32, d=qd.types.vector(2, float))
+
+    @qd.kernel
+    def in_kernel() -> qd.f32:
+        s = S(2.5, (2.5, -1.5), 3, (1, 2))
+        return s.a + s.b[0] + s.b[1] + s.c + s.d[1]
+
+    s = S(2.5, (2.5, -1.5), 3, (1, 2))
+    assert (s.a, s.b.to_numpy().tolist(), s.c, s.d.to_numpy().tolist()) == (2, [2, -1], 3.0, [1.0, 2.0])
+    assert type(s.a) is int and type(s.c) is float and s.d.to_numpy().dtype.kind == "f"
+    assert s.a + s.b[0] + s.b[1] + s.c + s.d[1] == in_kernel() == 8.0
+    assert S(a=-2.7).a == -2 and qd.Struct(a=2.5).a == 2.5

@@ -2,7 +2,7 @@
 target triple = "HOST"
 target datalayout = "HOST"
 
-define i32 @"qd_control_HASH"(ptr %".1", ptr %".2")
+define internal i32 @"qd_control_HASH.body"(ptr %".1", ptr %".2")
 {
 entry:
   %"c" = alloca i32
@@ -39,7 +39,7 @@ body:
   store i64 %".18", ptr %".30"
   %".32" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".33" = load i32, ptr %".32"
-  call void @"qd_rt2_parallel_for"(void (ptr, i64, i64)* @"qd_control_HASH.task1", ptr %"frame", i64 0, i64 %".19", i32 %".33", i64 54, ptr %".1")
+  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_control_HASH.task1", ptr %"frame", i64 0, i64 %".19", i32 %".33", i64 54, ptr %".1")
   %".35" = load i32, ptr %"c"
   %".36" = add i32 %".35", 0
   store i32 %".36", ptr %"c"
@@ -58,6 +58,25 @@ body:
 dead:
   ret i32 0
 }
+
+define i32 @"qd_control_HASH"(ptr %".1", ptr %".2")
+{
+entry:
+  %"mxcsr.caller" = alloca i32
+  %"mxcsr.kernel" = alloca i32
+  call void @"llvm.x86.sse.stmxcsr"(ptr %"mxcsr.caller")
+  %".5" = load i32, ptr %"mxcsr.caller"
+  %".6" = or i32 %".5", 32768
+  store i32 %".6", ptr %"mxcsr.kernel"
+  call void @"llvm.x86.sse.ldmxcsr"(ptr %"mxcsr.kernel")
+  %".9" = call i32 @"qd_control_HASH.body"(ptr %".1", ptr %".2")
+  call void @"llvm.x86.sse.ldmxcsr"(ptr %"mxcsr.caller")
+  ret i32 %".9"
+}
+
+declare void @"llvm.x86.sse.stmxcsr"(ptr %".1")
+
+declare void @"llvm.x86.sse.ldmxcsr"(ptr %".1")
 
 declare i32 @"llvm.smax.i32"(i32 %".1", i32 %".2")
 
@@ -196,4 +215,4 @@ if.end.2:
   br label %"while"
 }
 
-declare void @"qd_rt2_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
+declare void @"qd_rt3_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")

@@ -2,7 +2,7 @@
 target triple = "HOST"
 target datalayout = "HOST"
 
-define i32 @"qd_fibs_HASH"(ptr %".1", ptr %".2")
+define internal i32 @"qd_fibs_HASH.body"(ptr %".1", ptr %".2")
 {
 entry:
   %"frame" = alloca {ptr, ptr, i64}
@@ -22,9 +22,28 @@ body:
   %".15" = load i32, ptr %".14"
   %".16" = sext i32 0 to i64
   %".17" = sext i32 %".7" to i64
-  call void @"qd_rt2_parallel_for"(void (ptr, i64, i64)* @"qd_fibs_HASH.task1", ptr %"frame", i64 %".16", i64 %".17", i32 %".15", i64 468, ptr %".1")
+  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_fibs_HASH.task1", ptr %"frame", i64 %".16", i64 %".17", i32 %".15", i64 468, ptr %".1")
   ret i32 0
 }
+
+define i32 @"qd_fibs_HASH"(ptr %".1", ptr %".2")
+{
+entry:
+  %"mxcsr.caller" = alloca i32
+  %"mxcsr.kernel" = alloca i32
+  call void @"llvm.x86.sse.stmxcsr"(ptr %"mxcsr.caller")
+  %".5" = load i32, ptr %"mxcsr.caller"
+  %".6" = or i32 %".5", 32768
+  store i32 %".6", ptr %"mxcsr.kernel"
+  call void @"llvm.x86.sse.ldmxcsr"(ptr %"mxcsr.kernel")
+  %".9" = call i32 @"qd_fibs_HASH.body"(ptr %".1", ptr %".2")
+  call void @"llvm.x86.sse.ldmxcsr"(ptr %"mxcsr.caller")
+  ret i32 %".9"
+}
+
+declare void @"llvm.x86.sse.stmxcsr"(ptr %".1")
+
+declare void @"llvm.x86.sse.ldmxcsr"(ptr %".1")
 
 define internal i32 @"qd_fibs_HASH_f0"(ptr %".1", i32 %".2", ptr %".3")
 {
@@ -111,4 +130,4 @@ error_exit:
   ret void
 }
 
-declare void @"qd_rt2_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
+declare void @"qd_rt3_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")

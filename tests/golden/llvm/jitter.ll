@@ -2,7 +2,7 @@
 target triple = "HOST"
 target datalayout = "HOST"
 
-define i32 @"qd_jitter_HASH"(ptr %".1", ptr %".2", i64 %".3", i64 %".4")
+define internal i32 @"qd_jitter_HASH.body"(ptr %".1", ptr %".2", i64 %".3", i64 %".4")
 {
 entry:
   %"frame" = alloca {ptr, i64, ptr, i64}
@@ -49,7 +49,7 @@ body:
   %".43" = load i32, ptr %".42"
   %".44" = sext i32 0 to i64
   %".45" = sext i32 %".33" to i64
-  call void @"qd_rt2_parallel_for"(void (ptr, i64, i64)* @"qd_jitter_HASH.task1", ptr %"frame", i64 %".44", i64 %".45", i32 %".43", i64 277, ptr %".1")
+  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_jitter_HASH.task1", ptr %"frame", i64 %".44", i64 %".45", i32 %".43", i64 277, ptr %".1")
   store i32 0, ptr %"rand.counter"
   %".48" = load i32, ptr %"rand.counter"
   %".49" = call {i32, i32} @"qd.philox4x32_10"(i64 %".29", i32 %".48", i32 0, i64 0)
@@ -72,6 +72,25 @@ body:
 dead:
   ret i32 0
 }
+
+define i32 @"qd_jitter_HASH"(ptr %".1", ptr %".2", i64 %".3", i64 %".4")
+{
+entry:
+  %"mxcsr.caller" = alloca i32
+  %"mxcsr.kernel" = alloca i32
+  call void @"llvm.x86.sse.stmxcsr"(ptr %"mxcsr.caller")
+  %".7" = load i32, ptr %"mxcsr.caller"
+  %".8" = or i32 %".7", 32768
+  store i32 %".8", ptr %"mxcsr.kernel"
+  call void @"llvm.x86.sse.ldmxcsr"(ptr %"mxcsr.kernel")
+  %".11" = call i32 @"qd_jitter_HASH.body"(ptr %".1", ptr %".2", i64 %".3", i64 %".4")
+  call void @"llvm.x86.sse.ldmxcsr"(ptr %"mxcsr.caller")
+  ret i32 %".11"
+}
+
+declare void @"llvm.x86.sse.stmxcsr"(ptr %".1")
+
+declare void @"llvm.x86.sse.ldmxcsr"(ptr %".1")
 
 define internal void @"qd_jitter_HASH.task1"(ptr %".1", i64 %".2", i64 %".3")
 {
@@ -299,4 +318,4 @@ entry:
   ret {i32, i32} %".171"
 }
 
-declare void @"qd_rt2_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
+declare void @"qd_rt3_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")

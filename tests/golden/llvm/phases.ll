@@ -2,7 +2,7 @@
 target triple = "HOST"
 target datalayout = "HOST"
 
-define i32 @"qd_phases_HASH"(ptr %".1", ptr %".2")
+define internal i32 @"qd_phases_HASH.body"(ptr %".1", ptr %".2")
 {
 entry:
   %"c" = alloca i32
@@ -28,7 +28,7 @@ body:
   %".18" = load i32, ptr %".17"
   %".19" = sext i32 0 to i64
   %".20" = sext i32 %".8" to i64
-  call void @"qd_rt2_parallel_for"(void (ptr, i64, i64)* @"qd_phases_HASH.task1", ptr %"frame", i64 %".19", i64 %".20", i32 %".18", i64 10922, ptr %".1")
+  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_phases_HASH.task1", ptr %"frame", i64 %".19", i64 %".20", i32 %".18", i64 10922, ptr %".1")
   %".22" = load i32, ptr %"c"
   %".23" = mul i32 %".22", 2
   store i32 %".23", ptr %"m"
@@ -45,7 +45,7 @@ body:
   %".35" = load i32, ptr %".34"
   %".36" = sext i32 0 to i64
   %".37" = sext i32 %".25" to i64
-  call void @"qd_rt2_parallel_for"(void (ptr, i64, i64)* @"qd_phases_HASH.task2", ptr %"frame.1", i64 %".36", i64 %".37", i32 %".35", i64 10922, ptr %".1")
+  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_phases_HASH.task2", ptr %"frame.1", i64 %".36", i64 %".37", i32 %".35", i64 10922, ptr %".1")
   %".39" = load i32, ptr %"m"
   %".40" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 6
   %".41" = load ptr, ptr %".40"
@@ -55,6 +55,25 @@ body:
 dead:
   ret i32 0
 }
+
+define i32 @"qd_phases_HASH"(ptr %".1", ptr %".2")
+{
+entry:
+  %"mxcsr.caller" = alloca i32
+  %"mxcsr.kernel" = alloca i32
+  call void @"llvm.x86.sse.stmxcsr"(ptr %"mxcsr.caller")
+  %".5" = load i32, ptr %"mxcsr.caller"
+  %".6" = or i32 %".5", 32768
+  store i32 %".6", ptr %"mxcsr.kernel"
+  call void @"llvm.x86.sse.ldmxcsr"(ptr %"mxcsr.kernel")
+  %".9" = call i32 @"qd_phases_HASH.body"(ptr %".1", ptr %".2")
+  call void @"llvm.x86.sse.ldmxcsr"(ptr %"mxcsr.caller")
+  ret i32 %".9"
+}
+
+declare void @"llvm.x86.sse.stmxcsr"(ptr %".1")
+
+declare void @"llvm.x86.sse.ldmxcsr"(ptr %".1")
 
 define internal void @"qd_phases_HASH.task1"(ptr %".1", i64 %".2", i64 %".3")
 {
@@ -97,7 +116,7 @@ for.next:
 
 declare i32 @"llvm.smax.i32"(i32 %".1", i32 %".2")
 
-declare void @"qd_rt2_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
+declare void @"qd_rt3_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
 
 define internal void @"qd_phases_HASH.task2"(ptr %".1", i64 %".2", i64 %".3")
 {

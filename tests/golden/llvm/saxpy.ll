@@ -2,7 +2,7 @@
 target triple = "HOST"
 target datalayout = "HOST"
 
-define i32 @"qd_saxpy_HASH"(ptr %".1", float %".2", ptr %".3", ptr %".4")
+define internal i32 @"qd_saxpy_HASH.body"(ptr %".1", float %".2", ptr %".3", ptr %".4")
 {
 entry:
   %"frame" = alloca {ptr, ptr, i64, float, ptr, i64}
@@ -31,9 +31,28 @@ body:
   %".26" = load i32, ptr %".25"
   %".27" = sext i32 0 to i64
   %".28" = sext i32 %".12" to i64
-  call void @"qd_rt2_parallel_for"(void (ptr, i64, i64)* @"qd_saxpy_HASH.task1", ptr %"frame", i64 %".27", i64 %".28", i32 %".26", i64 4096, ptr %".1")
+  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_saxpy_HASH.task1", ptr %"frame", i64 %".27", i64 %".28", i32 %".26", i64 4096, ptr %".1")
   ret i32 0
 }
+
+define i32 @"qd_saxpy_HASH"(ptr %".1", float %".2", ptr %".3", ptr %".4")
+{
+entry:
+  %"mxcsr.caller" = alloca i32
+  %"mxcsr.kernel" = alloca i32
+  call void @"llvm.x86.sse.stmxcsr"(ptr %"mxcsr.caller")
+  %".7" = load i32, ptr %"mxcsr.caller"
+  %".8" = or i32 %".7", 32768
+  store i32 %".8", ptr %"mxcsr.kernel"
+  call void @"llvm.x86.sse.ldmxcsr"(ptr %"mxcsr.kernel")
+  %".11" = call i32 @"qd_saxpy_HASH.body"(ptr %".1", float %".2", ptr %".3", ptr %".4")
+  call void @"llvm.x86.sse.ldmxcsr"(ptr %"mxcsr.caller")
+  ret i32 %".11"
+}
+
+declare void @"llvm.x86.sse.stmxcsr"(ptr %".1")
+
+declare void @"llvm.x86.sse.ldmxcsr"(ptr %".1")
 
 define internal void @"qd_saxpy_HASH.task1"(ptr %".1", i64 %".2", i64 %".3")
 {
@@ -79,4 +98,4 @@ for.next:
   br label %"for"
 }
 
-declare void @"qd_rt2_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
+declare void @"qd_rt3_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")

@@ -2,7 +2,7 @@
 target triple = "HOST"
 target datalayout = "HOST"
 
-define i32 @"qd_total_HASH"(ptr %".1", ptr %".2", ptr %".3")
+define internal i32 @"qd_total_HASH.body"(ptr %".1", ptr %".2", ptr %".3")
 {
 entry:
   %"acc" = alloca float
@@ -37,7 +37,7 @@ body:
   %".30" = load i32, ptr %".29"
   %".31" = sext i32 0 to i64
   %".32" = sext i32 %".12" to i64
-  call void @"qd_rt2_parallel_for"(void (ptr, i64, i64)* @"qd_total_HASH.task1", ptr %"frame", i64 %".31", i64 %".32", i32 %".30", i64 2978, ptr %".1")
+  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_total_HASH.task1", ptr %"frame", i64 %".31", i64 %".32", i32 %".30", i64 2978, ptr %".1")
   %".34" = load float, ptr %"acc"
   %".35" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 6
   %".36" = load ptr, ptr %".35"
@@ -47,6 +47,25 @@ body:
 dead:
   ret i32 0
 }
+
+define i32 @"qd_total_HASH"(ptr %".1", ptr %".2", ptr %".3")
+{
+entry:
+  %"mxcsr.caller" = alloca i32
+  %"mxcsr.kernel" = alloca i32
+  call void @"llvm.x86.sse.stmxcsr"(ptr %"mxcsr.caller")
+  %".6" = load i32, ptr %"mxcsr.caller"
+  %".7" = or i32 %".6", 32768
+  store i32 %".7", ptr %"mxcsr.kernel"
+  call void @"llvm.x86.sse.ldmxcsr"(ptr %"mxcsr.kernel")
+  %".10" = call i32 @"qd_total_HASH.body"(ptr %".1", ptr %".2", ptr %".3")
+  call void @"llvm.x86.sse.ldmxcsr"(ptr %"mxcsr.caller")
+  ret i32 %".10"
+}
+
+declare void @"llvm.x86.sse.stmxcsr"(ptr %".1")
+
+declare void @"llvm.x86.sse.ldmxcsr"(ptr %".1")
 
 define internal void @"qd_total_HASH.task1"(ptr %".1", i64 %".2", i64 %".3")
 {
@@ -106,4 +125,4 @@ for.next:
   br label %"for"
 }
 
-declare void @"qd_rt2_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
+declare void @"qd_rt3_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")

@@ -2,7 +2,7 @@
 target triple = "HOST"
 target datalayout = "HOST"
 
-define i32 @"qd_transform_HASH"(ptr %".1", ptr %".2")
+define internal i32 @"qd_transform_HASH.body"(ptr %".1", ptr %".2")
 {
 entry:
   %"frame" = alloca {ptr, ptr, i64, i64}
@@ -27,9 +27,28 @@ body:
   %".20" = load i32, ptr %".19"
   %".21" = sext i32 0 to i64
   %".22" = sext i32 %".9" to i64
-  call void @"qd_rt2_parallel_for"(void (ptr, i64, i64)* @"qd_transform_HASH.task1", ptr %"frame", i64 %".21", i64 %".22", i32 %".20", i64 537, ptr %".1")
+  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_transform_HASH.task1", ptr %"frame", i64 %".21", i64 %".22", i32 %".20", i64 537, ptr %".1")
   ret i32 0
 }
+
+define i32 @"qd_transform_HASH"(ptr %".1", ptr %".2")
+{
+entry:
+  %"mxcsr.caller" = alloca i32
+  %"mxcsr.kernel" = alloca i32
+  call void @"llvm.x86.sse.stmxcsr"(ptr %"mxcsr.caller")
+  %".5" = load i32, ptr %"mxcsr.caller"
+  %".6" = or i32 %".5", 32768
+  store i32 %".6", ptr %"mxcsr.kernel"
+  call void @"llvm.x86.sse.ldmxcsr"(ptr %"mxcsr.kernel")
+  %".9" = call i32 @"qd_transform_HASH.body"(ptr %".1", ptr %".2")
+  call void @"llvm.x86.sse.ldmxcsr"(ptr %"mxcsr.caller")
+  ret i32 %".9"
+}
+
+declare void @"llvm.x86.sse.stmxcsr"(ptr %".1")
+
+declare void @"llvm.x86.sse.ldmxcsr"(ptr %".1")
 
 define internal void @"qd_transform_HASH.task1"(ptr %".1", i64 %".2", i64 %".3")
 {
@@ -129,4 +148,4 @@ for.next:
   br label %"for"
 }
 
-declare void @"qd_rt2_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
+declare void @"qd_rt3_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
