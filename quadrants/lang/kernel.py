@@ -365,9 +365,10 @@ class BoundKernel:
 
 
 def kernel(fn: Callable[..., Any] | None = None, *, fastcache: bool = False, pure: bool | None = None,
-           gpu_graph: bool = False) -> Any:  # fmt: skip
-    """Decorator: `@qd.kernel` or `@qd.kernel(fastcache=True)`. `gpu_graph=True` (Quadrants captures such a
-    kernel's launches into a CUDA graph) is accepted and changes nothing here: its loops launch one by one."""
+           gpu_graph: bool = False, graph: bool = False) -> Any:  # fmt: skip
+    """Decorator: `@qd.kernel` or `@qd.kernel(fastcache=True)`. `graph=True` (and its older name `gpu_graph`:
+    Quadrants captures such a kernel's launches into a CUDA graph) is accepted and changes no code, so it is
+    in no cache key: its loops launch one by one, in order, on every backend (as 1.3.3 does on the CPU)."""
     if pure is not None:
         fastcache = fastcache or pure
     if fn is not None and getattr(fn, "is_pure", False):  # @qd.kernel over @qd.pure
