@@ -94,6 +94,28 @@ from quadrants.lang.kernel import kernel  # noqa: F401
 from quadrants.lang.matrix import Matrix, Vector  # noqa: F401
 from quadrants.lang.perf_dispatch import perf_dispatch  # noqa: F401
 from quadrants.lang.program import init, reset, sync  # noqa: F401
+from quadrants.lang.snode import (  # noqa: F401
+    FieldsBuilder,
+    SNode,
+    SNodeTree,
+    axes,
+    i,
+    ij,
+    ijk,
+    ijkl,
+    ijl,
+    ik,
+    ikl,
+    il,
+    j,
+    jk,
+    jkl,
+    jl,
+    k,
+    kl,
+    l,
+    root,
+)
 from quadrants.lang.struct import Struct, StructField  # noqa: F401
 from quadrants.lang.tensor import Backend, MatrixTensor, Tensor, VectorTensor, ndarray, tensor, wrap  # noqa: F401
 from quadrants.math_linalg import eig, make_spd, polar_decompose, solve, svd, sym_eig  # noqa: F401

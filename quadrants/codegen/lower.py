@@ -273,6 +273,9 @@ class FnLowering:
                 bad = b.icmp_unsigned(">=", i, n)
                 with b.if_then(bad, likely=False):
                     self.fail(ERROR_BOUNDS, s.site, i, d, n)
+        if isinstance(s.arr, ir.GlobalNd) and s.arr.terms:
+            self.values[id(s)] = self._tree_ptr(s.arr, idx, s.elem)
+            return
         linear = idx[0] if idx else ll.Constant(I64, 0)
         for d in range(1, len(idx)):
             linear = b.add(b.mul(linear, nd.shape[d]), idx[d])
@@ -283,6 +286,26 @@ class FnLowering:
                 offset = offset * n + e
             linear = b.add(b.mul(linear, ll.Constant(I64, count)), ll.Constant(I64, offset))
         self.values[id(s)] = b.gep(nd.data, [linear], inbounds=True, source_etype=mem(at.dtype))
+
+    def _tree_ptr(self, arr: ir.GlobalNd, idx: list[ll.Value], elem: tuple[int, ...]) -> ll.Value:
+        """An element of a field placed in an SNode tree: the byte offset of each nested level's digit of each
+        index (ir.GlobalNd.terms; unsigned: the indices were checked or are the program's promise), then the
+        component, contiguous within the cell."""
+        b = self.b
+        at = arr.type
+        assert isinstance(at, ir.NdType)
+        byte: ll.Value = ll.Constant(I64, 0)
+        for i, terms in zip(idx, arr.terms):
+            for div, mod, stride in terms:
+                digit = b.udiv(i, ll.Constant(I64, div)) if div != 1 else i
+                digit = b.urem(digit, ll.Constant(I64, mod)) if mod else digit
+                byte = b.add(byte, b.mul(digit, ll.Constant(I64, stride)))
+        component = 0
+        for e, n in zip(elem, at.elem_shape):
+            component = component * n + e
+        if component:
+            byte = b.add(byte, ll.Constant(I64, component * at.dtype.itemsize))
+        return b.gep(self.nd[id(arr)].data, [byte], inbounds=True, source_etype=I8)
 
     # ---- control flow -----------------------------------------------------------------------------------
 

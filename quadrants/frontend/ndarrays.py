@@ -44,7 +44,7 @@ def ndarray_handle(fb: FrontendBuilder, v: Any) -> ir.Value:
         from quadrants.runtime.ndarray import nd_type
 
         layout = tuple(getattr(v, "_qd_layout", None) or ())
-        handle = ir.GlobalNd(region=region, offset=offset, shape=tuple(shape),
+        handle = ir.GlobalNd(region=region, offset=offset, shape=tuple(shape), terms=getattr(v, "_terms", ()),
                              type=nd_type(dtype, len(shape), tuple(elem_shape), layout))  # fmt: skip
         fb.globals_block.stmts.insert(fb.global_insert_pos, handle)
         fb.global_insert_pos += 1

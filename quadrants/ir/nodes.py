@@ -78,11 +78,17 @@ class Arg(Value):
 @dataclass(eq=False, slots=True)
 class GlobalNd(Value):
     """A field: an ndarray handle at byte `offset` of memory region `region` (the runtime's region table is
-    passed to every launch), with a compile-time `shape`. Its type is an NdType."""
+    passed to every launch), with a compile-time `shape`. Its type is an NdType.
+
+    `terms` is empty for a flat field (row-major elements, components contiguous). A field placed in an SNode
+    tree (lang/snode.py) has, per index, the terms `(div, mod, stride)` of its nested dense levels: element `I`
+    is at byte `offset + sum((I[d] // div) % mod * stride)` (mod 0: no modulo, the outermost level), its
+    components contiguous from there."""
 
     region: int = 0
     offset: int = 0
     shape: tuple[int, ...] = ()
+    terms: tuple[tuple[tuple[int, int, int], ...], ...] = ()
 
 
 @dataclass(eq=False, slots=True)

@@ -67,7 +67,8 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
         if isinstance(s, ir.Const):
             return f"{lhs} = const {s.value!r} : {t}"
         if isinstance(s, ir.GlobalNd):
-            return f"{lhs} = field region {s.region} offset {s.offset} shape {s.shape} : {t}"
+            terms = f" terms {s.terms}" if s.terms else ""
+            return f"{lhs} = field region {s.region} offset {s.offset} shape {s.shape}{terms} : {t}"
         if isinstance(s, ir.Arg):
             return f"{lhs} = arg {s.index} {s.name} : {t}"
         if isinstance(s, ir.LoopCoord):

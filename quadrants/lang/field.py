@@ -30,7 +30,7 @@ def with_companions(value: Any, make: Any, needs_grad: bool = False, needs_dual:
 
 
 class Field:
-    def __init__(self, dtype: PrimitiveType, shape: tuple[int, ...], element: MatrixType | None,
+    def __init__(self, dtype: PrimitiveType, shape: tuple[int, ...] | None, element: MatrixType | None,
                  offset: tuple[int, ...] = (), layout: tuple[int, ...] = ()) -> None:  # fmt: skip
         prog = program.get()
         self._layout = layout  # storage order of the axes (runtime/host_views.py); Python scope sees canonical
@@ -38,10 +38,71 @@ class Field:
         self._generation = prog.generation
         self._prim = dtype
         self.element_type = element
-        self.shape = shape
         self.element_shape: tuple[int, ...] = element.shape if element is not None else ()
-        count = int(np.prod(shape + self.element_shape)) if (shape + self.element_shape) else 1
-        self._region, self._offset = prog.fields.place(count * dtype.itemsize)
+        # Declared without `shape=`: no memory until an SNode tree places it (lang/snode.py), which sets
+        # `_snode`, `_placement` (its terms) and `_tree`.
+        self._unplaced = shape is None
+        self._snode: Any = None
+        self._placement: Any = None
+        self._tree: Any = None
+        self.shape = shape if shape is not None else ()
+        if shape is not None:
+            count = int(np.prod(shape + self.element_shape)) if (shape + self.element_shape) else 1
+            self._region, self._offset = prog.fields.place(count * dtype.itemsize)
+
+    def _bind(self, tree: Any, region: int, offset: int, placement: Any, place_offset: Any) -> None:
+        """Its SNode tree was finalized: the field lives at `offset` of `region`, addressed by `placement`."""
+        self._tree, self._region, self._offset, self._placement = tree, region, offset, placement
+        self.shape = placement.shape
+        self.offset = domain_offset(place_offset, len(self.shape))
+
+    @property
+    def snode(self) -> Any:
+        """The field's place in its SNode tree (`.parent()`, `.shape`, `.id`)."""
+        if self._snode is None:
+            from quadrants.lang.snode import flat_snode
+
+            self._snode = flat_snode(self)
+        return self._snode
+
+    @property
+    def _terms(self) -> tuple[Any, ...]:
+        """The address terms kernels bake in (ir.GlobalNd.terms): () for a flat field."""
+        return self._placement.terms if self._placement is not None else ()
+
+    def _ready(self) -> None:
+        """Raise for a field without memory; finalize the tree of a placed field on its first use."""
+        primal = getattr(self, "_companion_of", None)
+        if self._unplaced and primal is not None:
+            primal._ready()  # finalizing the primal's tree places this companion beside it
+        if self._unplaced:
+            raise QuadrantsRuntimeError(f"{self!r} is not placed: declare it with shape= or place it in an SNode "
+                                        "tree (qd.root.dense(qd.i, n).place(x))")  # fmt: skip
+        if self._snode is not None and self._placement is None:
+            self._snode._builder.finalize()
+        if self._tree is not None and self._tree.destroyed:
+            raise QuadrantsRuntimeError("this field's SNode tree was destroyed (SNodeTree.destroy())")
+
+    def _split(self) -> np.ndarray:
+        """A writable view with one axis per (index, dense level) plus the element's: a placed field's cells
+        are strided, not one row-major block."""
+        mem = self._memory_flat() if self._placement is None else None
+        if mem is not None:
+            return mem
+        p = self._placement
+        buf = program.get().fields.materialize(self._region)
+        isz = self._prim.itemsize
+        shape = [t[1] or (s // max(t[0], 1)) for s, ts in zip(p.shape, p.terms) for t in ts]
+        strides = [t[2] for ts in p.terms for t in ts]
+        es = self.element_shape
+        estrides = [int(np.prod(es[n + 1 :])) * isz for n in range(len(es))]
+        return np.ndarray(tuple(shape) + es, self._prim.np_dtype, buffer=buf, offset=self._offset,
+                          strides=tuple(strides + estrides))  # fmt: skip
+
+    def _split_key(self, key: tuple[int, ...]) -> tuple[int, ...]:
+        if self._placement is None:
+            return key
+        return tuple((v // d) % m if m else v // d for v, ts in zip(key, self._placement.terms) for d, m, _ in ts)
 
     @property
     def dtype(self) -> Any:
@@ -69,7 +130,14 @@ class Field:
             self.element_shape  # fmt: skip
 
     def _memory(self) -> np.ndarray:
-        """The canonical view of the field's memory (a numpy view)."""
+        """The elements as `shape + element_shape`: a view of the memory (canonical indices over the storage
+        layout), or a copy for a field placed in an SNode tree (written through `_split`)."""
+        self._ready()
+        if self._placement is None:
+            return self._memory_flat()
+        return self._split().reshape(self.shape + self.element_shape)
+
+    def _memory_flat(self) -> np.ndarray:
         prog = program.get()
         if prog.generation != self._generation:
             raise QuadrantsRuntimeError("this field belongs to a program that qd.reset() or qd.init() ended")
@@ -80,13 +148,30 @@ class Field:
 
     def to_numpy(self, dtype: Any = None, *, copy: bool | None = True) -> np.ndarray:
         """A copy, or with `copy=False` / `None` the field's memory itself (runtime/host_views.py)."""
+        self._refuse_sharing(copy)
         return host_views.to_numpy(self._memory(), program.get().fields.memory, dtype, copy, self._zero_d_ok())
 
+    def _refuse_sharing(self, copy: bool | None) -> None:
+        """A field placed in an SNode tree is not one array in memory: `copy=False` cannot be honoured."""
+        self._ready()
+        if copy is False and self._placement is not None:
+            raise ValueError("copy=False: this field is placed in an SNode tree, whose cells interleave fields, "
+                             "so its memory is not one array; use copy=True")  # fmt: skip
+
     def from_numpy(self, arr: Any) -> None:
-        host_views.from_numpy(self._memory(), program.get().fields.memory, arr)
+        if self._placement is None:
+            host_views.from_numpy(self._memory(), program.get().fields.memory, arr)
+            return
+        a = np.asarray(arr)
+        want = self.shape + self.element_shape
+        if a.shape != want:
+            raise ValueError(f"Mismatch shape: {want} expected, but {a.shape} provided")
+        mem = self._split()
+        np.copyto(mem, a.reshape(mem.shape), casting="unsafe")
 
     def to_torch(self, device: Any = None, *, copy: bool | None = True) -> Any:
         """A torch tensor holding a copy of the field (on `device`, default the CPU), or over its memory."""
+        self._refuse_sharing(copy)
         return host_views.to_torch(self._memory(), program.get().fields.memory, device, copy, self._zero_d_ok())
 
     def _zero_d_ok(self) -> bool:
@@ -100,6 +185,7 @@ class Field:
     def to_dlpack(self, versioned: bool = False) -> Any:
         """A DLPack capsule over the field's memory: `torch.from_dlpack(f.to_dlpack())` shares it (no copy),
         as in Quadrants. CPU backend only: a GPU's managed memory is not offered as device memory yet."""
+        self._refuse_sharing(False)
         return host_views.to_dlpack(self._memory(), program.get().fields.memory, versioned)
 
     def copy_from(self, other: Any) -> None:
@@ -108,7 +194,8 @@ class Field:
         self.from_numpy(other.to_numpy())
 
     def fill(self, value: Any) -> None:
-        self._memory()[...] = value
+        self._ready()
+        self._split()[...] = value
 
     def _key(self, index: Any) -> tuple[int, ...]:
         """A whole element's index, as Quadrants accepts it in Python scope: one integer per dimension."""
@@ -133,7 +220,8 @@ class Field:
         raise NotImplementedError("Struct for is only available in Quadrants scope (a Python loop over a qd.field)")
 
     def __getitem__(self, index: Any) -> Any:
-        v = self._memory()[self._key(index)]
+        self._ready()
+        v = self._split()[self._split_key(self._key(index))]
         if isinstance(v, np.generic):
             return v.item()
         from quadrants.lang.matrix import Matrix
@@ -143,7 +231,8 @@ class Field:
         return v.copy()
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        self._memory()[self._key(index)] = np.asarray(value)
+        self._ready()
+        self._split()[self._split_key(self._key(index))] = np.asarray(value)
 
     def __repr__(self) -> str:
         return f"<qd.field {self.element_type or self._prim!r} shape={self.shape}>"
@@ -189,7 +278,7 @@ class MatrixField(Field):
         return self.element_shape[1] if len(self.element_shape) == 2 else 1
 
 
-def field(dtype: Any, shape: Any = (), order: Any = None, name: str = "", offset: Any = None,
+def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offset: Any = None,
           needs_grad: bool = False, needs_dual: bool = False, layout: Any = None, ndim: Any = None) -> Field:  # fmt: skip
     """`qd.field(qd.f32, shape=(n, m))`; `dtype` may be a vector/matrix type. `order` and `layout` choose a
     memory layout in Quadrants and are accepted (one layout here: results are the same). `offset` moves the
@@ -199,9 +288,21 @@ def field(dtype: Any, shape: Any = (), order: Any = None, name: str = "", offset
     if needs_grad or needs_dual:
         return with_companions(field(dtype, shape, order, name, offset, layout=layout), lambda: field(
             dtype, shape, order, name, offset, layout=layout), needs_grad, needs_dual)  # fmt: skip
-    shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in (shape or ()))
+    if shape is None:  # placed later in an SNode tree (lang/snode.py); an offset then comes with place()
+        domain_offset(offset, 0, None)  # Quadrants' error when one is given here
+        return _make(dtype, None, ())
+    shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     off = domain_offset(offset, len(shape_t), shape)
     lay = host_views.order_layout(order, len(shape_t)) if isinstance(order, str) else ()
+    return _make(dtype, shape_t, off, lay)
+
+
+def unplaced_like(f: Field) -> Field:
+    """A field of `f`'s element type declared without shape (a companion `lazy_grad` places beside `f`)."""
+    return _make(f.element_type or f._prim, None, ())
+
+
+def _make(dtype: Any, shape_t: tuple[int, ...] | None, off: tuple[int, ...], lay: tuple[int, ...] = ()) -> Field:
     if isinstance(dtype, MatrixType):
         prim = program.resolve_dtype(dtype.dtype)
         return MatrixField(prim, shape_t, MatrixType(dtype.shape, prim), off, lay)

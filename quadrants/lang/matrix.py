@@ -271,7 +271,7 @@ class Matrix:
         return ndarray(MatrixType((n, m), dtype), shape, needs_grad)
 
     @staticmethod
-    def field(n: int, m: int, dtype: Any, shape: Any = (), **kw: Any) -> Any:
+    def field(n: int, m: int, dtype: Any, shape: Any = None, **kw: Any) -> Any:
         from quadrants.lang.field import field
 
         return field(MatrixType((n, m), dtype), shape, **kw)
@@ -323,7 +323,7 @@ class Vector(Matrix):
         return ndarray(MatrixType((n,), dtype), shape, needs_grad)
 
     @staticmethod
-    def field(n: int, dtype: Any, shape: Any = (), **kw: Any) -> Any:  # type: ignore[override]
+    def field(n: int, dtype: Any, shape: Any = None, **kw: Any) -> Any:  # type: ignore[override]
         from quadrants.lang.field import field
 
         return field(MatrixType((n,), dtype), shape, **kw)

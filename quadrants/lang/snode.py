@@ -1,0 +1,330 @@
+"""SNode trees: `qd.root`, `qd.FieldsBuilder`, `.dense(axes, shape)` levels and `.place(fields)`.
+
+Consumes the tree the user builds (nodes, axes, extents, the fields placed in each cell); produces, when the
+tree is finalized, one memory reservation for the whole tree (runtime/fields.py) and a `Placement` per field:
+its byte offset from the reservation and, per index, the `(div, mod, stride)` terms of the dense levels it
+crosses. Kernels bake those into the field's `ir.GlobalNd` (codegen turns them into address arithmetic: no
+runtime structure is walked), Python scope reads and writes through a strided numpy view with one axis per
+(index, level). Only dense levels exist so far; the layout is in the IR text, so in the offline cache key.
+
+Cell layout (why AoS): a node's cell holds its children in the order they were added, each aligned to its own
+alignment (a placed field's element: its scalar size; a child level: its cell's alignment); a dense level is an
+array of its cells, row-major over its axes in the order given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+from typing import Any
+
+from quadrants.errors import QuadrantsRuntimeError
+from quadrants.lang import program
+
+Term = tuple[int, int, int]  # (div, mod, stride bytes): digit = (index // div) % mod (mod 0: none)
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One index of a field (`qd.i` is index 0, ... `qd.l` index 3)."""
+
+    index: int
+
+    def __repr__(self) -> str:
+        return f"qd.{'ijkl'[self.index] if self.index < 4 else f'axes({self.index})'}"
+
+
+def axes(*indices: int) -> list[Axis]:
+    """`qd.axes(0, 2)`: the axes of those indices."""
+    return [Axis(int(k)) for k in indices]
+
+
+i, j, k, l = (Axis(n) for n in range(4))  # noqa: E741 - Quadrants' names
+ij, ik, il, jk, jl, kl = ([i, j], [i, k], [i, l], [j, k], [j, l], [k, l])
+ijk, ijl, ikl, jkl, ijkl = ([i, j, k], [i, j, l], [i, k, l], [j, k, l], [i, j, k, l])
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a placed field lives: bytes from its tree's base to element 0, its shape, per index its terms."""
+
+    offset: int
+    shape: tuple[int, ...]
+    terms: tuple[tuple[Term, ...], ...]
+
+
+class SNode:
+    """A node of a tree: the root, a dense level, or the place of one field (`field.snode`)."""
+
+    def __init__(self, builder: FieldsBuilder, parent: SNode | None, kind: str,
+                 extents: tuple[tuple[int, int], ...] = (), field: Any = None) -> None:  # fmt: skip
+        self._builder = builder
+        self._parent = parent
+        self.kind = kind
+        self.extents = extents  # (axis index, extent) of this level, in the order given
+        self.field = field
+        self.children: list[SNode] = []
+        builder._nodes.append(self)
+        self.id = self._id = FieldsBuilder._ids  # unique across the process's trees, as Quadrants numbers them
+        FieldsBuilder._ids += 1
+
+    def dense(self, indices: Any, dimensions: Any) -> SNode:
+        """A dense level under this node: `dimensions` cells per axis of `indices` (one int for all)."""
+        self._builder._check_open()
+        if self.kind == "place":
+            raise QuadrantsRuntimeError("a field's place has no children: call dense() on the level above")
+        ax = [indices] if isinstance(indices, Axis) else list(indices)
+        dims = [int(dimensions)] * len(ax) if isinstance(dimensions, int) else [int(d) for d in dimensions]
+        if len(dims) != len(ax) or not all(isinstance(a, Axis) for a in ax):
+            raise ValueError(f"dense({indices}, {dimensions}): give one extent per axis (qd.i, qd.ij, qd.axes(...))")
+        if any(d <= 0 for d in dims):
+            raise ValueError(f"dense(): extents must be positive, got {dims}")
+        node = SNode(self._builder, self, "dense", tuple((a.index, d) for a, d in zip(ax, dims)))
+        self.children.append(node)
+        return node
+
+    def place(self, *fields: Any, offset: Any = None) -> SNode:
+        """Put `fields` (and lists of fields) in this node's cell, one after another (AoS)."""
+        self._builder._check_open()
+        for f in fields:
+            if isinstance(f, (list, tuple)):
+                self.place(*f, offset=offset)
+                continue
+            members = getattr(f, "_members", None)
+            if members is not None:  # a struct field: each member in the cell
+                self.place(*members.values(), offset=offset)
+                continue
+            if getattr(f, "_unplaced", None) is not True:
+                raise QuadrantsRuntimeError(f"{f!r} cannot be placed: only a field declared without shape= can be")
+            f._unplaced = False
+            node = SNode(self._builder, self, "place", field=f)
+            self.children.append(node)
+            f._snode, f._place_offset = node, offset
+            f.shape = node.shape  # known now (Quadrants answers x.shape before the tree is finalized)
+            for kind in ("grad", "dual"):
+                _link(f, getattr(f, kind, None))
+        return self
+
+    def lazy_grad(self) -> None:
+        """Give each field placed in this tree its gradient, placed beside it (as Quadrants lays it out)."""
+        self._builder._lazy("grad")
+
+    def lazy_dual(self) -> None:
+        self._builder._lazy("dual")
+
+    def parent(self, n: int = 1) -> SNode | None:
+        node: SNode | None = self
+        for _ in range(n):
+            node = node._parent if node is not None else None
+        return node
+
+    def _axis_extents(self) -> dict[int, int]:
+        out: dict[int, int] = {}
+        node: SNode | None = self
+        while node is not None:
+            for a, d in node.extents:
+                out[a] = out.get(a, 1) * d
+            node = node._parent
+        return out
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The index space below this node: per axis used on the path from the root, the product of extents."""
+        ext = self._axis_extents()
+        return tuple(ext[a] for a in sorted(ext))
+
+    def deactivate_all(self) -> None:
+        """Dense cells are always active: their fields are zeroed, as Quadrants' dense deactivation does."""
+        for node in self._builder._nodes:
+            if node.kind == "place" and _under(node, self) and node.field._placement is not None:
+                node.field.fill(0)
+
+    def _cell_size_bytes(self) -> int:
+        return _cell(self)[0]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _Root):
+            return self.kind == "root"
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        return "qd.root" if self.kind == "root" else f"<qd.SNode {self.kind} {self.id} shape={self.shape}>"
+
+
+def _link(primal: Any, companion: Any) -> None:
+    """An unplaced companion of a placed field: its first use finalizes the primal's tree, which places it."""
+    if companion is not None and getattr(companion, "_unplaced", False):
+        companion._companion_of = primal
+        companion.shape = primal.shape
+
+
+def _under(node: SNode, top: SNode) -> bool:
+    n: SNode | None = node
+    while n is not None and n is not top:
+        n = n._parent
+    return n is top
+
+
+class FieldsBuilder:
+    """A tree under construction: `fb.dense(...).place(...)`, then `fb.finalize()` allocates it."""
+
+    _ids = 0
+
+    def __init__(self) -> None:
+        self._nodes: list[SNode] = []
+        self._generation = program.get().generation
+        self.root = SNode(self, None, "root")
+        self.tree: SNodeTree | None = None
+
+    def _check_open(self) -> None:
+        if self.tree is not None:
+            raise QuadrantsRuntimeError("this FieldsBuilder is finalized: build a new tree with qd.FieldsBuilder()")
+
+    def dense(self, indices: Any, dimensions: Any) -> SNode:
+        return self.root.dense(indices, dimensions)
+
+    def place(self, *fields: Any, offset: Any = None) -> SNode:
+        return self.root.place(*fields, offset=offset)
+
+    def lazy_grad(self) -> None:
+        self._lazy("grad")
+
+    def _lazy(self, kind: str) -> None:
+        from quadrants.lang.field import unplaced_like
+
+        for node in list(self._nodes):
+            f = node.field
+            if node.kind == "place" and f._prim.is_float and getattr(f, kind, None) is None:
+                setattr(f, kind, unplaced_like(f))
+                _link(f, getattr(f, kind))
+
+    @property
+    def empty(self) -> bool:
+        return len(self._nodes) == 1
+
+    def finalize(self) -> SNodeTree:
+        """Place the gradients nobody placed beside their primals, lay the tree out and reserve its memory."""
+        self._check_open()
+        if program.get().generation != self._generation:
+            raise QuadrantsRuntimeError("this FieldsBuilder belongs to a program that qd.reset() or qd.init() ended")
+        for node in list(self._nodes):
+            for kind in ("grad", "dual"):
+                companion = getattr(node.field, kind, None) if node.kind == "place" else None
+                if companion is not None and getattr(companion, "_unplaced", False):
+                    assert node._parent is not None
+                    node._parent.place(companion, offset=node.field._place_offset)
+        size, placements = layout(self.root)
+        region, base = program.get().fields.place(size)
+        self.tree = SNodeTree(self, region)
+        for node, p in placements:
+            node.field._bind(self.tree, region, base + p.offset, p, node.field._place_offset)
+        return self.tree
+
+
+class SNodeTree:
+    """A finalized tree: its memory and fields; `destroy()` ends them (later use of its fields raises)."""
+
+    def __init__(self, builder: FieldsBuilder, region: int) -> None:
+        self.builder = builder
+        self.region = region
+        self.id = builder.root.id
+        self.destroyed = False
+
+    def destroy(self) -> None:
+        self.destroyed = True
+
+
+def _cell(node: SNode) -> tuple[int, int, list[int]]:
+    """(cell size, alignment, each child's byte offset in the cell) of `node`."""
+    off, align, offsets = 0, 1, []
+    for c in node.children:
+        size, a = _footprint(c)
+        off = (off + a - 1) // a * a
+        offsets.append(off)
+        off += size
+        align = max(align, a)
+    return (off + align - 1) // align * align, align, offsets
+
+
+def _footprint(node: SNode) -> tuple[int, int]:
+    """(bytes, alignment) that `node` takes in its parent's cell."""
+    if node.kind == "place":
+        f = node.field
+        return prod(f.element_shape) * f._prim.itemsize, f._prim.itemsize
+    size, align, _ = _cell(node)
+    return prod(d for _, d in node.extents) * size, align
+
+
+def layout(root: SNode) -> tuple[int, list[tuple[SNode, Placement]]]:
+    """The tree's size in bytes and the placement of each field placed in it (see the module docstring)."""
+    out: list[tuple[SNode, Placement]] = []
+
+    def walk(node: SNode, base: int, levels: dict[int, list[tuple[int, int]]]) -> None:
+        size, _, offsets = _cell(node)
+        for child, off in zip(node.children, offsets):
+            if child.kind == "place":
+                out.append((child, _placement(base + off, levels)))
+                continue
+            sub = {a: list(v) for a, v in levels.items()}
+            cell = _cell(child)[0]
+            ext = [d for _, d in child.extents]
+            for n, (a, d) in enumerate(child.extents):
+                sub.setdefault(a, []).append((d, cell * prod(ext[n + 1 :])))
+            walk(child, base + off, sub)
+
+    walk(root, 0, {})
+    return max(_cell(root)[0], 1), out
+
+
+def _placement(offset: int, levels: dict[int, list[tuple[int, int]]]) -> Placement:
+    shape, terms = [], []
+    for a in sorted(levels):
+        lv = levels[a]
+        shape.append(prod(d for d, _ in lv))
+        terms.append(tuple((prod(d for d, _ in lv[n + 1 :]), d if n else 0, s) for n, (d, s) in enumerate(lv)))
+    return Placement(offset, tuple(shape), tuple(terms))
+
+
+class _Root:
+    """`qd.root`: the program's default builder, finalized when a kernel or Python first uses one of its
+    fields; after that, `qd.root.dense(...)` starts a new tree (as in Quadrants)."""
+
+    _builder: FieldsBuilder | None = None
+
+    def _current(self) -> FieldsBuilder:
+        b = _Root._builder
+        if b is None or b.tree is not None or b._generation != program.get().generation:
+            b = _Root._builder = FieldsBuilder()
+        return b
+
+    @property
+    def _node(self) -> SNode:
+        return self._current().root
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._current().root, name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, (SNode, _Root)) and getattr(other, "kind", "root") == "root"
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "qd.root"
+
+
+root = _Root()
+
+
+def flat_snode(field: Any) -> SNode:
+    """`field.snode` of a field made with `shape=`: its own dense level under a root of its own (the layout
+    Quadrants gives it), for inspection only."""
+    b = FieldsBuilder()
+    level = b.root.dense(axes(*range(len(field.shape))), field.shape) if field.shape else b.root
+    node = SNode(b, level, "place", field=field)
+    level.children.append(node)
+    return node
