@@ -67,6 +67,11 @@ def ndarray_attribute(fb: FrontendBuilder, arr: ir.Value, attr: str, node: ast.A
         return t.dtype
     if attr == "ndim":
         return t.ndim
+    if attr == "grad":
+        grad = fb.kernel.grads.get(arr)
+        if grad is None:
+            raise fb.error(node, "this ndarray has no gradient: allocate it with `needs_grad=True`")
+        return grad
     raise fb.error(node, f"ndarrays have no attribute {attr!r} inside kernels")
 
 

@@ -39,6 +39,7 @@ class ParamSpec:
     members: tuple[ParamSpec, ...] = ()
     cls: Any = None
     obj: Any = None
+    grad: ParamSpec | None = None  # an ndarray's `.grad` companion: a hidden parameter right after it
 
 
 @dataclass(frozen=True)

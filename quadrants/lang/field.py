@@ -6,6 +6,7 @@ arguments; either way the field's place in memory is compiled into the kernel.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -19,13 +20,33 @@ from quadrants.types.dtypes import PrimitiveType
 def with_companions(value: Any, make: Any, needs_grad: bool = False, needs_dual: bool = False) -> Any:
     """`needs_grad=True` / `needs_dual=True`: `value.grad` / `value.dual`, zeroed companions of the same type and
     shape made by `make()`, as Quadrants allocates them (Genesis allocates such ndarrays whether or not it
-    differentiates). Kernels and Python read and write them like any tensor; automatic differentiation itself
-    (`kernel.grad()`, `qd.ad`) is not supported and says so where it is asked for."""
+    differentiates). Kernels and Python read and write them like any tensor; `kernel.grad()` accumulates into
+    `.grad` (ARCHITECTURE.md, "Automatic differentiation"). A struct field's members get theirs too."""
     if needs_grad:
         value.grad = make()
+        _link_members(value, "grad")
     if needs_dual:
         value.dual = make()
+        _link_members(value, "dual")
     return value
+
+
+def _link_members(value: Any, kind: str) -> None:
+    """A struct field's companion is a struct field: each member field gets its member as `.grad`/`.dual`, which
+    is what kernels differentiate (`s.a.grad` as in Quadrants)."""
+    members = getattr(value, "_members", None)
+    if members is None:
+        return
+    companion = getattr(value, kind)
+    for name, m in members.items():
+        setattr(m, kind, companion._members[name])
+        _link_members(m, kind)
+
+
+def check_real(dtype: Any, needs: bool) -> None:
+    """Only real dtypes have gradients: Quadrants' error otherwise."""
+    if needs and not dtype.is_float:
+        raise QuadrantsRuntimeError(f"{dtype} is not supported for field with `needs_grad=True` or `needs_dual=True`.")
 
 
 class Field:
@@ -40,6 +61,7 @@ class Field:
         self.element_shape: tuple[int, ...] = element.shape if element is not None else ()
         count = int(np.prod(shape + self.element_shape)) if (shape + self.element_shape) else 1
         self._region, self._offset = prog.fields.place(count * dtype.itemsize)
+        prog.made_fields.append(weakref.ref(self))  # qd.root.lazy_grad() and clear_all_gradients() find it
 
     @property
     def dtype(self) -> Any:
@@ -187,6 +209,7 @@ def field(dtype: Any, shape: Any = (), order: Any = None, name: str = "", offset
     field's index domain (`x[offset]` is its first element, in kernels and in Python scope). `needs_grad` /
     `needs_dual` allocate `.grad` / `.dual` (see `with_companions`)."""
     if needs_grad or needs_dual:
+        check_real(program.resolve_dtype(dtype.dtype if isinstance(dtype, MatrixType) else dtype), True)
         return with_companions(field(dtype, shape, order, name, offset, layout=layout), lambda: field(
             dtype, shape, order, name, offset, layout=layout), needs_grad, needs_dual)  # fmt: skip
     shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in (shape or ()))
@@ -205,3 +228,43 @@ def domain_offset(offset: Any, ndim: int) -> tuple[int, ...]:
     if len(off) != ndim:
         raise ValueError(f"the field's offset {offset} has {len(off)} dimension(s), its shape {ndim}")
     return off if any(off) else ()
+
+
+def live_fields() -> list[Field]:
+    """Every field of the current program that is still referenced."""
+    out = []
+    for ref in program.get().made_fields:
+        f = ref()
+        if f is not None:
+            out.append(f)
+    return out
+
+
+def clear_all_gradients(kind: str = "grad") -> None:
+    """`qd.ad.clear_all_gradients()`: zero the `.grad` (or `.dual`) companion of every field (ndarray grads are
+    left alone, as in Quadrants)."""
+    for f in live_fields():
+        companion = getattr(f, kind, None)
+        if isinstance(companion, Field):
+            companion.fill(0)
+
+
+class _Root:
+    """`qd.root`: only what gradients need of it today (`lazy_grad` / `lazy_dual`); SNode trees are issue 26."""
+
+    def lazy_grad(self) -> None:
+        """Give every real field that lacks one its `.grad` companion."""
+        self._lazy("grad")
+
+    def lazy_dual(self) -> None:
+        self._lazy("dual")
+
+    def _lazy(self, kind: str) -> None:
+        fields = live_fields()
+        companions = {id(getattr(f, k, None)) for f in fields for k in ("grad", "dual")}
+        for f in fields:
+            if f.dtype.is_float and id(f) not in companions and not isinstance(getattr(f, kind, None), Field):
+                setattr(f, kind, field(f.element_type or f.dtype, f.shape, offset=f.offset or None))
+
+
+root = _Root()
