@@ -47,6 +47,9 @@ def ndarray_handle(fb: FrontendBuilder, v: Any) -> ir.Value:
         offset = getattr(v, "offset", ())
         if offset:
             fb.field_offsets[id(handle)] = tuple(offset)
+        grad = getattr(v, "grad", None)
+        if fb.options.autodiff and is_field(grad) and dtype.is_float:
+            fb.kernel.grads[handle] = ndarray_handle(fb, grad)  # what the adjoint pass accumulates into
     return handle
 
 

@@ -1,0 +1,257 @@
+"""The adjoint of one body (a top-level loop's, or a kernel's without loops): replay, then the reverse sweep.
+
+Consumes a body of straight-line code and runtime `if`s (funcs inlined, `qd.static` unrolled, vectors
+scalarized by the frontend) and the kernel's `grads` (primal array handle -> grad handle); rewrites the body in
+place into
+
+    <adjoint locals, zeroed>                     one per float value / float local variable that gets one
+    <the forward body>                           stores and atomics into differentiable arrays erased
+    <the reverse sweep>                          the forward statements' adjoints, last statement first
+
+Before (a loop body)          After
+    %1 = load x[i]                %a = alloca f32 ; store %a, 0.0    (the adjoint of %2)
+    %2 = sin %1                   %1 = load x[i] ; %2 = sin %1
+    store y[i], %2                %g = load y.grad[i] ; %a += %g ; store y.grad[i], 0.0
+                                  %c = cos %1 ; atomic add x.grad[i], load(%a) * %c
+
+A forward value defined inside an `if` branch that the sweep needs is spilled: a local written right after it
+and read where the sweep needs it (the sweep's mirrored `if` is another block, which the value does not
+dominate). Unsupported forms raise `QuadrantsCompilationError` at their statement's source location.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quadrants.errors import QuadrantsCompilationError
+from quadrants.ir import nodes as ir
+from quadrants.passes.autodiff import derivatives
+from quadrants.types.dtypes import PrimitiveType, u1
+
+_NO_ADJOINT = (ir.Const, ir.Arg, ir.GlobalNd, ir.NdShape, ir.LoopCoord, ir.ExtPtr, ir.Alloca, ir.Random, ir.Print,
+               ir.Assert)  # fmt: skip
+
+
+class AdjointBuilder:
+    def __init__(self, kernel: ir.Kernel, body: ir.Block) -> None:
+        self.grads = kernel.grads
+        self.body = body
+        self.prologue: list[ir.Stmt] = []
+        self.adj: dict[ir.Value, ir.Alloca] = {}  # float value -> its adjoint local
+        self.local_adj: dict[ir.Value, ir.Alloca] = {}  # float local variable (an Alloca) -> its adjoint local
+        self.nested: set[ir.Value] = set()  # forward values defined inside an `if` of the body
+        self.spills: dict[ir.Value, ir.Alloca] = {}
+        self.cur = ir.Block()
+
+    # ---- the body ---------------------------------------------------------------------------------------
+
+    def run(self, prologue_at: int = 0) -> None:
+        forward = list(self.body.stmts)
+        self._scan(forward, depth=0)
+        sweep = self.cur
+        self._reverse(forward)
+        self._erase_and_spill(self.body)
+        stmts = self.body.stmts
+        self.body.stmts = stmts[:prologue_at] + self.prologue + stmts[prologue_at:] + sweep.stmts
+
+    def _scan(self, stmts: list[ir.Stmt], depth: int) -> None:
+        """Refuse what reverse mode cannot differentiate; note the values defined inside `if`s."""
+        for s in stmts:
+            if isinstance(s, ir.RangeFor):
+                raise QuadrantsCompilationError("Cannot use non static range in Backwards mode", s.loc)
+            if isinstance(s, ir.While):
+                raise QuadrantsCompilationError("WhileStmt is not supported in AutoDiff.", s.loc)
+            if isinstance(s, ir.Break):
+                raise QuadrantsCompilationError("WhileControlStmt (break) is not supported in AutoDiff.", s.loc)
+            if isinstance(s, ir.Continue):
+                raise QuadrantsCompilationError("ContinueStmt is not supported in AutoDiff.", s.loc)
+            if isinstance(s, ir.Call):
+                raise QuadrantsCompilationError("a qd.real_func call cannot be differentiated (reverse mode)", s.loc)
+            if isinstance(s, ir.Return):
+                raise QuadrantsCompilationError("a kernel that returns a value cannot be differentiated", s.loc)
+            if isinstance(s, ir.AtomicRMW) and self.differentiable(s.ptr) and s.op not in ("add", "sub"):
+                raise QuadrantsCompilationError(f"atomic {s.op} on data that has a gradient cannot be differentiated "
+                                                "(only += and -= can)", s.loc)  # fmt: skip
+            if depth and isinstance(s, ir.Value):
+                self.nested.add(s)
+            if isinstance(s, ir.If):
+                self._scan(s.then.stmts, depth + 1)
+                self._scan(s.orelse.stmts, depth + 1)
+
+    def _erase_and_spill(self, block: ir.Block) -> None:
+        """Stores and atomics into differentiable arrays leave the replay; spilled values get their store."""
+        out: list[ir.Stmt] = []
+        for s in block.stmts:
+            if isinstance(s, (ir.Store, ir.AtomicRMW)) and self.differentiable(s.ptr):
+                continue
+            out.append(s)
+            if isinstance(s, ir.If):
+                self._erase_and_spill(s.then)
+                self._erase_and_spill(s.orelse)
+            slot = self.spills.get(s) if isinstance(s, ir.Value) else None
+            if slot is not None:
+                out.append(ir.Store(ptr=slot, value=s, loc=s.loc))
+        block.stmts = out
+
+    # ---- the reverse sweep ------------------------------------------------------------------------------
+
+    def _reverse(self, stmts: list[ir.Stmt]) -> None:
+        for s in reversed(stmts):
+            self._stmt(s)
+
+    def _stmt(self, s: ir.Stmt) -> None:  # noqa: C901 - one case per statement class
+        if isinstance(s, _NO_ADJOINT):
+            return
+        if isinstance(s, ir.If):
+            mirror = ir.If(cond=self.primal(s.cond), loc=s.loc)
+            self.emit(mirror)
+            outer = self.cur
+            for fwd, rev in ((s.then, mirror.then), (s.orelse, mirror.orelse)):
+                self.cur = rev
+                self._reverse(list(fwd.stmts))
+            self.cur = outer
+        elif isinstance(s, ir.Load):
+            self._load(s)
+        elif isinstance(s, ir.Store):
+            self._store(s)
+        elif isinstance(s, ir.AtomicRMW):
+            self._atomic(s)
+        elif isinstance(s, (ir.Unary, ir.Binary, ir.Select, ir.Cast)):
+            self._op(s)
+
+    def _op(self, s: ir.Unary | ir.Binary | ir.Select | ir.Cast) -> None:
+        if isinstance(s, ir.Unary) and s.op in derivatives.ZERO_UNARY:
+            return
+        if isinstance(s, ir.Binary) and s.op in derivatives.ZERO_BINARY:
+            return
+        g = self.adjoint(s)
+        if g is None:
+            return
+        if isinstance(s, ir.Select):
+            derivatives.select(self, s, g)
+        elif isinstance(s, ir.Cast):
+            derivatives.cast(self, s, g)
+        else:
+            table: dict[str, Any] = derivatives.UNARY if isinstance(s, ir.Unary) else derivatives.BINARY
+            rule = table.get(s.op)
+            if rule is None:
+                raise QuadrantsCompilationError(f"the gradient of {s.op} is not supported (reverse mode)", s.loc)
+            rule(self, s, g)
+
+    def _load(self, s: ir.Load) -> None:
+        g = self.adjoint(s)
+        if g is None:
+            return
+        if isinstance(s.ptr, ir.Alloca):
+            self.acc_local(s.ptr, g)
+        elif self.differentiable(s.ptr):
+            self.emit(ir.AtomicRMW(op="add", ptr=self.grad_ptr(s.ptr), value=g, type=g.type, loc=s.loc))
+
+    def _store(self, s: ir.Store) -> None:
+        if isinstance(s.ptr, ir.Alloca) and s.ptr in self.local_adj:
+            slot = self.local_adj[s.ptr]
+            self.acc(s.value, self.emit(ir.Load(ptr=slot, type=slot.var_type)))
+            self.emit(ir.Store(ptr=slot, value=self.const(0, slot.var_type)))
+        elif self.differentiable(s.ptr):  # y[I] = v: v_bar += y_bar[I]; y_bar[I] = 0
+            gp = self.grad_ptr(s.ptr)
+            t = s.value.type
+            if self.active(s.value):
+                self.acc(s.value, self.emit(ir.Load(ptr=gp, type=t, loc=s.loc)))
+            self.emit(ir.Store(ptr=self.grad_ptr(s.ptr), value=self.const(0, gp.type.pointee), loc=s.loc))
+
+    def _atomic(self, s: ir.AtomicRMW) -> None:
+        if isinstance(s.ptr, ir.Alloca):  # a += v on a local: v_bar += a_bar; then the old value's adjoint
+            slot = self.local_adj.get(s.ptr)
+            if slot is not None and s.op in ("add", "sub"):
+                g = self.emit(ir.Load(ptr=slot, type=slot.var_type))
+                self.acc(s.value, g if s.op == "add" else self.un("neg", g))
+            elif slot is not None:
+                raise QuadrantsCompilationError(f"atomic {s.op} on a float local cannot be differentiated", s.loc)
+            old = self.adjoint(s)
+            if old is not None:
+                self.acc_local(s.ptr, old)
+        elif self.differentiable(s.ptr):  # y[I] += v: v_bar += y_bar[I]
+            if self.active(s.value):
+                g = self.emit(ir.Load(ptr=self.grad_ptr(s.ptr), type=s.value.type, loc=s.loc))
+                self.acc(s.value, g if s.op == "add" else self.un("neg", g))
+
+    # ---- adjoints and forward values --------------------------------------------------------------------
+
+    def differentiable(self, ptr: ir.Value) -> bool:
+        """A pointer into an array that has a gradient, of a real element type."""
+        return isinstance(ptr, ir.ExtPtr) and ptr.arr in self.grads and _is_float(ptr.type.pointee)  # type: ignore[union-attr]
+
+    def grad_ptr(self, ptr: ir.ExtPtr) -> ir.ExtPtr:
+        indices = tuple(self.primal(i) for i in ptr.indices)
+        return self.emit(ir.ExtPtr(arr=self.grads[ptr.arr], indices=indices, elem=ptr.elem, site=ptr.site,
+                                   type=ptr.type, loc=ptr.loc))  # fmt: skip
+
+    def active(self, v: Any) -> bool:
+        """Whether `v` can carry a gradient: a float value that is not a constant or a kernel argument."""
+        return isinstance(v, ir.Value) and _is_float(v.type) and not isinstance(v, (ir.Const, ir.Arg))
+
+    def adjoint(self, v: ir.Value) -> ir.Value | None:
+        slot = self.adj.get(v)
+        return None if slot is None else self.emit(ir.Load(ptr=slot, type=slot.var_type))
+
+    def acc(self, v: ir.Value, contribution: ir.Value) -> None:
+        if self.active(v):
+            self._add_into(self._slot(self.adj, v, v.type), contribution)  # type: ignore[arg-type]
+
+    def acc_local(self, var: ir.Alloca, contribution: ir.Value) -> None:
+        if _is_float(var.var_type):
+            self._add_into(self._slot(self.local_adj, var, var.var_type), contribution)
+
+    def _add_into(self, slot: ir.Alloca, contribution: ir.Value) -> None:
+        old = self.emit(ir.Load(ptr=slot, type=slot.var_type))
+        self.emit(ir.Store(ptr=slot, value=self.bin("add", old, contribution)))
+
+    def _slot(self, table: dict[ir.Value, ir.Alloca], key: ir.Value, t: PrimitiveType) -> ir.Alloca:
+        slot = table.get(key)
+        if slot is None:
+            slot = table[key] = self._local(t, "adj")
+        return slot
+
+    def _local(self, t: PrimitiveType, name: str) -> ir.Alloca:
+        """A local at the top of the body, zeroed there (allocas are not cleared per iteration)."""
+        slot = ir.Alloca(var_type=t, name=name, type=ir.PtrType(t))
+        zero = ir.Const(value=False if t is u1 else 0, type=t)
+        self.prologue += [slot, zero, ir.Store(ptr=slot, value=zero)]
+        return slot
+
+    def primal(self, v: Any) -> Any:
+        """Forward value `v` where the sweep is: itself, or a reload of its spill if an `if` branch defined it."""
+        if not isinstance(v, ir.Value) or v not in self.nested:
+            return v
+        slot = self.spills.get(v)
+        if slot is None:
+            slot = self.spills[v] = self._local(v.type, "spill")  # type: ignore[arg-type]
+        return self.emit(ir.Load(ptr=slot, type=v.type))
+
+    # ---- emitting ---------------------------------------------------------------------------------------
+
+    def emit(self, s: Any) -> Any:
+        self.cur.stmts.append(s)
+        return s
+
+    def const(self, value: float, t: Any) -> ir.Const:
+        return self.emit(ir.Const(value=float(value) if _is_float(t) else int(value), type=t))  # type: ignore[no-any-return]
+
+    def un(self, op: str, a: ir.Value) -> ir.Value:
+        return self.emit(ir.Unary(op=op, operand=a, type=a.type))  # type: ignore[no-any-return]
+
+    def bin(self, op: str, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self.emit(ir.Binary(op=op, lhs=a, rhs=b, type=a.type))  # type: ignore[no-any-return]
+
+    def mul(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self.bin("mul", a, b)
+
+    def cmp(self, op: str, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self.emit(ir.Binary(op=op, lhs=a, rhs=b, type=u1))  # type: ignore[no-any-return]
+
+    def select(self, c: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self.emit(ir.Select(cond=c, a=a, b=b, type=a.type))  # type: ignore[no-any-return]
+
+
+def _is_float(t: Any) -> bool:
+    return isinstance(t, PrimitiveType) and t.is_float
