@@ -42,7 +42,8 @@ def make_adjoint(kernel: ir.Kernel) -> None:
         raise QuadrantsCompilationError(MIXED, others[0].loc)
     for loop in loops:
         AdjointBuilder(kernel, loop.body).run()
-    kernel.body.stmts = [s for s in body if not isinstance(s, ir.RangeFor)] + loops[::-1]
+    declarations: list[ir.Stmt] = [s for s in body if not isinstance(s, ir.RangeFor)]
+    kernel.body.stmts = declarations + list(reversed(loops))
 
 
 def _declaration(s: ir.Stmt) -> bool:

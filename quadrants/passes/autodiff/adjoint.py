@@ -89,7 +89,7 @@ class AdjointBuilder:
                 self._erase_and_spill(s.then)
                 self._erase_and_spill(s.orelse)
             slot = self.spills.get(s) if isinstance(s, ir.Value) else None
-            if slot is not None:
+            if slot is not None and isinstance(s, ir.Value):
                 out.append(ir.Store(ptr=slot, value=s, loc=s.loc))
         block.stmts = out
 
@@ -157,7 +157,7 @@ class AdjointBuilder:
             t = s.value.type
             if self.active(s.value):
                 self.acc(s.value, self.emit(ir.Load(ptr=gp, type=t, loc=s.loc)))
-            self.emit(ir.Store(ptr=self.grad_ptr(s.ptr), value=self.const(0, gp.type.pointee), loc=s.loc))
+            self.emit(ir.Store(ptr=self.grad_ptr(s.ptr), value=self.const(0, t), loc=s.loc))
 
     def _atomic(self, s: ir.AtomicRMW) -> None:
         if isinstance(s.ptr, ir.Alloca):  # a += v on a local: v_bar += a_bar; then the old value's adjoint
@@ -181,7 +181,8 @@ class AdjointBuilder:
         """A pointer into an array that has a gradient, of a real element type."""
         return isinstance(ptr, ir.ExtPtr) and ptr.arr in self.grads and _is_float(ptr.type.pointee)  # type: ignore[union-attr]
 
-    def grad_ptr(self, ptr: ir.ExtPtr) -> ir.ExtPtr:
+    def grad_ptr(self, ptr: ir.Value) -> ir.ExtPtr:
+        assert isinstance(ptr, ir.ExtPtr)
         indices = tuple(self.primal(i) for i in ptr.indices)
         return self.emit(ir.ExtPtr(arr=self.grads[ptr.arr], indices=indices, elem=ptr.elem, site=ptr.site,
                                    type=ptr.type, loc=ptr.loc))  # fmt: skip
