@@ -7,5 +7,6 @@ are built by `quadrants/passes/autodiff/` (ARCHITECTURE.md, "Automatic different
 from __future__ import annotations
 
 from quadrants.lang.field import clear_all_gradients
+from quadrants.lang.tape import Tape
 
-__all__ = ["clear_all_gradients"]
+__all__ = ["Tape", "clear_all_gradients"]

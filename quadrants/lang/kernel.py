@@ -29,6 +29,7 @@ from quadrants.errors import (
 )
 from quadrants.frontend.source import FunctionSource, read_function
 from quadrants.lang import program
+from quadrants.lang import tape as _tape
 from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation, signature_text
 from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.lang.struct import result_regrouper
@@ -130,6 +131,8 @@ class Kernel:
     # ---- call path --------------------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _tape.ACTIVE and not self.mode:  # a qd.ad.Tape records the call, to run its adjoint on exit
+            _tape.ACTIVE[-1].insert(self, tuple(self._bind(self.params, args, dict(kwargs))) if kwargs else args)
         fast = self._fast
         if fast is not None and not kwargs:
             try:
