@@ -18,7 +18,13 @@ def ndarray(dtype: Any, shape: Any, needs_grad: bool = False) -> Ndarray:
     """`qd.ndarray(dtype, shape)`: a zero-initialized ndarray. `dtype` may be a vector/matrix type; `needs_grad`
     allocates `.grad` beside it."""
     if needs_grad:
+        from quadrants.errors import QuadrantsRuntimeError
         from quadrants.lang.field import with_companions
+
+        prim = program.resolve_dtype(dtype.dtype if isinstance(dtype, MatrixType) else dtype)
+        if not prim.is_float:
+            raise QuadrantsRuntimeError(f"{prim} is not supported for ndarray with `needs_grad=True` or "
+                                        "`needs_dual=True`.")  # fmt: skip
 
         return with_companions(ndarray(dtype, shape), lambda: ndarray(dtype, shape), needs_grad)
     if isinstance(dtype, MatrixType):

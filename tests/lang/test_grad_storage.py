@@ -104,3 +104,8 @@ def test_non_real_dtype_is_refused(dtype: object) -> None:
         qd.field(dtype, shape=3, needs_grad=True)
     with pytest.raises(qd.QuadrantsRuntimeError, match="is not supported for field with"):
         qd.Vector.field(2, dtype, shape=3, needs_dual=True)
+
+
+def test_non_real_ndarray_is_refused() -> None:
+    with pytest.raises(qd.QuadrantsRuntimeError, match="i32 is not supported for ndarray with `needs_grad=True`"):
+        qd.ndarray(qd.i32, shape=3, needs_grad=True)

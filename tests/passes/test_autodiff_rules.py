@@ -273,3 +273,20 @@ def test_atomic_max_on_differentiable_data_is_refused() -> None:
             qd.atomic_max(y[None], x[i])
 
     _fails(k, "atomic max on data that has a gradient", "qd.atomic_max(y[None], x[i])")
+
+
+def test_a_kernel_that_uses_a_grad_itself_is_not_differentiated() -> None:
+    a = qd.ndarray(qd.f32, 4, needs_grad=True)
+    b = qd.ndarray(qd.f32, (), needs_grad=True)
+
+    @qd.kernel
+    def k(x: qd.types.ndarray(), b: qd.types.ndarray()) -> None:
+        for i in x:
+            b[None] += x.grad[i]
+
+    a.grad.fill(2.0)
+    k(a, b)  # reading a grad in an ordinary kernel is fine
+    assert b.to_numpy() == 8.0
+    with pytest.raises(RuntimeError, match=r"test_autodiff_rules.py:\d+:\d+: Cannot automatically differentiate "
+                       "through a grad tensor"):  # fmt: skip
+        k.grad(a, b)

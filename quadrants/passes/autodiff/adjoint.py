@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from quadrants.errors import QuadrantsCompilationError
+from quadrants.errors import QuadrantsCompilationError, QuadrantsRuntimeError
 from quadrants.ir import nodes as ir
 from quadrants.passes.autodiff import derivatives
 from quadrants.types.dtypes import PrimitiveType, u1
@@ -35,6 +35,7 @@ _NO_ADJOINT = (ir.Const, ir.Arg, ir.GlobalNd, ir.NdShape, ir.LoopCoord, ir.ExtPt
 class AdjointBuilder:
     def __init__(self, kernel: ir.Kernel, body: ir.Block) -> None:
         self.grads = kernel.grads
+        self.grad_handles = set(kernel.grads.values())
         self.body = body
         self.prologue: list[ir.Stmt] = []
         self.adj: dict[ir.Value, ir.Alloca] = {}  # float value -> its adjoint local
@@ -72,6 +73,9 @@ class AdjointBuilder:
             if isinstance(s, ir.AtomicRMW) and self.differentiable(s.ptr) and s.op not in ("add", "sub"):
                 raise QuadrantsCompilationError(f"atomic {s.op} on data that has a gradient cannot be differentiated "
                                                 "(only += and -= can)", s.loc)  # fmt: skip
+            if isinstance(s, (ir.Load, ir.Store, ir.AtomicRMW)) and getattr(s.ptr, "arr", None) in self.grad_handles:
+                raise QuadrantsRuntimeError(f"{_where(s)}Cannot automatically differentiate through a grad tensor: "
+                                            "this kernel reads or writes a `.grad` itself")  # fmt: skip
             if depth and isinstance(s, ir.Value):
                 self.nested.add(s)
             if isinstance(s, ir.If):
@@ -256,3 +260,8 @@ class AdjointBuilder:
 
 def _is_float(t: Any) -> bool:
     return isinstance(t, PrimitiveType) and t.is_float
+
+
+def _where(s: ir.Stmt) -> str:
+    """`file:line:col: ` of a statement, for the errors that Quadrants raises as runtime errors."""
+    return f"{s.loc.short()}: " if s.loc is not None else ""
