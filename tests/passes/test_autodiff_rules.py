@@ -290,3 +290,56 @@ def test_a_kernel_that_uses_a_grad_itself_is_not_differentiated() -> None:
     with pytest.raises(RuntimeError, match=r"test_autodiff_rules.py:\d+:\d+: Cannot automatically differentiate "
                        "through a grad tensor"):  # fmt: skip
         k.grad(a, b)
+
+
+# ---- dynamic inner loops (ad_stack_experimental_enabled) -----------------------------------------------
+
+
+def test_independent_inner_loops_with_ad_stack_experimental_enabled() -> None:
+    from tests.conftest import qd_init
+
+    qd_init(log_level="warn", ad_stack_experimental_enabled=True)
+    a = qd.field(qd.f64, shape=5, needs_grad=True)
+    n = qd.field(qd.i32, shape=5)
+    loss = qd.field(qd.f64, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def k() -> None:
+        for i in a:
+            for j in range(n[i]):  # no local carried between iterations: each iteration is its own adjoint
+                t = a[i] * j
+                if t > 2.0:
+                    u = qd.sin(t)  # a branch value the sweep needs, inside the loop
+                    loss[None] += u * u
+                else:
+                    loss[None] += t
+
+    xs = np.linspace(0.5, 2.5, 5)
+    a.from_numpy(xs)
+    n.from_numpy(np.array([1, 2, 3, 4, 5], np.int32))
+    k()
+    loss.grad[None] = 1.0
+    k.grad()
+    want = np.zeros(5)  # d/da of sum_j [t > 2: sin(a j)^2 else a j] = sum_j j (2 sin(t) cos(t) if t > 2 else 1)
+    for i in range(5):
+        for j in range(i + 1):
+            t = xs[i] * j
+            want[i] += j * (2.0 * np.sin(t) * np.cos(t) if t > 2.0 else 1.0)
+    np.testing.assert_allclose(a.grad.to_numpy(), want, rtol=1e-12)
+
+
+def test_a_local_carried_by_an_inner_loop_is_refused() -> None:
+    from tests.conftest import qd_init
+
+    qd_init(log_level="warn", ad_stack_experimental_enabled=True)
+    a = qd.field(qd.f32, shape=3, needs_grad=True)
+
+    @qd.kernel
+    def k() -> None:
+        for i in a:
+            s = 0.0
+            for j in range(i):
+                s += a[j]
+            a[i] = s
+
+    _fails(k, "the local variable 's' carries a value between iterations", "s += a[j]")

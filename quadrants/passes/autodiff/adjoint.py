@@ -21,6 +21,7 @@ dominate). Unsupported forms raise `QuadrantsCompilationError` at their statemen
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsRuntimeError
@@ -33,10 +34,17 @@ _NO_ADJOINT = (ir.Const, ir.Arg, ir.GlobalNd, ir.NdShape, ir.LoopCoord, ir.ExtPt
 
 
 class AdjointBuilder:
-    def __init__(self, kernel: ir.Kernel, body: ir.Block) -> None:
+    def __init__(self, kernel: ir.Kernel, body: ir.Block, independent_loops: bool = False,
+                 parent: AdjointBuilder | None = None) -> None:  # fmt: skip
+        """`independent_loops` (`ad_stack_experimental_enabled`): dynamic inner loops are differentiated when
+        no local carries a value from one iteration to the next; each is then the body of a child builder."""
+        self.kernel = kernel
         self.grads = kernel.grads
         self.grad_handles = set(kernel.grads.values())
         self.body = body
+        self.independent_loops = independent_loops
+        self.parent = parent
+        self.defined: set[ir.Value] = set()  # the values this body defines (not those of its inner loops)
         self.prologue: list[ir.Stmt] = []
         self.adj: dict[ir.Value, ir.Alloca] = {}  # float value -> its adjoint local
         self.local_adj: dict[ir.Value, ir.Alloca] = {}  # float local variable (an Alloca) -> its adjoint local
@@ -59,7 +67,8 @@ class AdjointBuilder:
         """Refuse what reverse mode cannot differentiate; note the values defined inside `if`s."""
         for s in stmts:
             if isinstance(s, ir.RangeFor):
-                raise QuadrantsCompilationError("Cannot use non static range in Backwards mode", s.loc)
+                self._check_inner_loop(s)
+                continue
             if isinstance(s, ir.While):
                 raise QuadrantsCompilationError("WhileStmt is not supported in AutoDiff.", s.loc)
             if isinstance(s, ir.Break):
@@ -76,11 +85,39 @@ class AdjointBuilder:
             if isinstance(s, (ir.Load, ir.Store, ir.AtomicRMW)) and getattr(s.ptr, "arr", None) in self.grad_handles:
                 raise QuadrantsRuntimeError(f"{_where(s)}Cannot automatically differentiate through a grad tensor: "
                                             "this kernel reads or writes a `.grad` itself")  # fmt: skip
-            if depth and isinstance(s, ir.Value):
-                self.nested.add(s)
+            if isinstance(s, ir.Value):
+                self.defined.add(s)
+                if depth:
+                    self.nested.add(s)
             if isinstance(s, ir.If):
                 self._scan(s.then.stmts, depth + 1)
                 self._scan(s.orelse.stmts, depth + 1)
+
+    def _check_inner_loop(self, loop: ir.RangeFor) -> None:
+        """An inner runtime loop: refused without `ad_stack_experimental_enabled`, as in Quadrants; with it,
+        refused when a local of the enclosing code is written inside (its value would have to be kept per
+        iteration: that is the adstack, not implemented yet)."""
+        if not self.independent_loops:
+            raise QuadrantsCompilationError("Cannot use non static range in Backwards mode", loop.loc)
+        inside = {s for s in ir.walk(loop.body) if isinstance(s, ir.Value)}
+        for s in ir.walk(loop.body):
+            if isinstance(s, (ir.Store, ir.AtomicRMW)) and isinstance(s.ptr, ir.Alloca) and s.ptr not in inside:
+                raise QuadrantsCompilationError(
+                    f"the local variable {s.ptr.name!r} carries a value between iterations of this dynamic loop: "
+                    "differentiating it needs the adstack, which quadrants does not implement yet", s.loc)
+
+    def _inner_loop(self, loop: ir.RangeFor) -> None:
+        """The adjoint of an independent inner loop: a serial loop over the same range whose body is the
+        forward body replayed and then swept (a child builder: its adjoint locals are zeroed per iteration)."""
+        mapping: dict[ir.Value, ir.Value] = {}
+        clone = copy.copy(loop)
+        mapping[loop] = clone
+        clone.body = _clone_block(loop.body, mapping)
+        clone.begin, clone.end = self.primal(loop.begin), self.primal(loop.end)
+        clone.extents = tuple(self.primal(e) for e in loop.extents)
+        clone.parallel, clone.reductions = False, []
+        self.emit(clone)
+        AdjointBuilder(self.kernel, clone.body, self.independent_loops, parent=self).run()
 
     def _erase_and_spill(self, block: ir.Block) -> None:
         """Stores and atomics into differentiable arrays leave the replay; spilled values get their store."""
@@ -89,9 +126,8 @@ class AdjointBuilder:
             if isinstance(s, (ir.Store, ir.AtomicRMW)) and self.differentiable(s.ptr):
                 continue
             out.append(s)
-            if isinstance(s, ir.If):
-                self._erase_and_spill(s.then)
-                self._erase_and_spill(s.orelse)
+            for inner in s.blocks():
+                self._erase_and_spill(inner)
             slot = self.spills.get(s) if isinstance(s, ir.Value) else None
             if slot is not None and isinstance(s, ir.Value):
                 out.append(ir.Store(ptr=slot, value=s, loc=s.loc))
@@ -106,7 +142,9 @@ class AdjointBuilder:
     def _stmt(self, s: ir.Stmt) -> None:  # noqa: C901 - one case per statement class
         if isinstance(s, _NO_ADJOINT):
             return
-        if isinstance(s, ir.If):
+        if isinstance(s, ir.RangeFor):
+            self._inner_loop(s)
+        elif isinstance(s, ir.If):
             mirror = ir.If(cond=self.primal(s.cond), loc=s.loc)
             self.emit(mirror)
             outer = self.cur
@@ -152,8 +190,8 @@ class AdjointBuilder:
             self.emit(ir.AtomicRMW(op="add", ptr=self.grad_ptr(s.ptr), value=g, type=g.type, loc=s.loc))
 
     def _store(self, s: ir.Store) -> None:
-        if isinstance(s.ptr, ir.Alloca) and s.ptr in self.local_adj:
-            slot = self.local_adj[s.ptr]
+        if isinstance(s.ptr, ir.Alloca) and s.ptr in self._owner(s.ptr).local_adj:
+            slot = self._owner(s.ptr).local_adj[s.ptr]
             self.acc(s.value, self.emit(ir.Load(ptr=slot, type=slot.var_type)))
             self.emit(ir.Store(ptr=slot, value=self.const(0, slot.var_type)))
         elif self.differentiable(s.ptr):  # y[I] = v: v_bar += y_bar[I]; y_bar[I] = 0
@@ -165,7 +203,7 @@ class AdjointBuilder:
 
     def _atomic(self, s: ir.AtomicRMW) -> None:
         if isinstance(s.ptr, ir.Alloca):  # a += v on a local: v_bar += a_bar; then the old value's adjoint
-            slot = self.local_adj.get(s.ptr)
+            slot = self._owner(s.ptr).local_adj.get(s.ptr)
             if slot is not None and s.op in ("add", "sub"):
                 g = self.emit(ir.Load(ptr=slot, type=slot.var_type))
                 self.acc(s.value, g if s.op == "add" else self.un("neg", g))
@@ -195,17 +233,27 @@ class AdjointBuilder:
         """Whether `v` can carry a gradient: a float value that is not a constant or a kernel argument."""
         return isinstance(v, ir.Value) and _is_float(v.type) and not isinstance(v, (ir.Const, ir.Arg))
 
+    def _owner(self, v: ir.Value) -> AdjointBuilder:
+        """The builder whose body defines `v` (the outermost for values defined outside every body): it keeps
+        `v`'s adjoint and spill locals, zeroed where `v` is defined."""
+        b = self
+        while b.parent is not None and v not in b.defined:
+            b = b.parent
+        return b
+
     def adjoint(self, v: ir.Value) -> ir.Value | None:
-        slot = self.adj.get(v)
+        slot = self._owner(v).adj.get(v)
         return None if slot is None else self.emit(ir.Load(ptr=slot, type=slot.var_type))
 
     def acc(self, v: ir.Value, contribution: ir.Value) -> None:
         if self.active(v):
-            self._add_into(self._slot(self.adj, v, v.type), contribution)  # type: ignore[arg-type]
+            owner = self._owner(v)
+            self._add_into(owner._slot(owner.adj, v, v.type), contribution)  # type: ignore[arg-type]
 
     def acc_local(self, var: ir.Alloca, contribution: ir.Value) -> None:
         if _is_float(var.var_type):
-            self._add_into(self._slot(self.local_adj, var, var.var_type), contribution)
+            owner = self._owner(var)
+            self._add_into(owner._slot(owner.local_adj, var, var.var_type), contribution)
 
     def _add_into(self, slot: ir.Alloca, contribution: ir.Value) -> None:
         old = self.emit(ir.Load(ptr=slot, type=slot.var_type))
@@ -226,11 +274,14 @@ class AdjointBuilder:
 
     def primal(self, v: Any) -> Any:
         """Forward value `v` where the sweep is: itself, or a reload of its spill if an `if` branch defined it."""
-        if not isinstance(v, ir.Value) or v not in self.nested:
+        if not isinstance(v, ir.Value):
             return v
-        slot = self.spills.get(v)
+        owner = self._owner(v)
+        if v not in owner.nested:
+            return v
+        slot = owner.spills.get(v)
         if slot is None:
-            slot = self.spills[v] = self._local(v.type, "spill")  # type: ignore[arg-type]
+            slot = owner.spills[v] = owner._local(v.type, "spill")  # type: ignore[arg-type]
         return self.emit(ir.Load(ptr=slot, type=v.type))
 
     # ---- emitting ---------------------------------------------------------------------------------------
@@ -265,3 +316,21 @@ def _is_float(t: Any) -> bool:
 def _where(s: ir.Stmt) -> str:
     """`file:line:col: ` of a statement, for the errors that Quadrants raises as runtime errors."""
     return f"{s.loc.short()}: " if s.loc is not None else ""
+
+
+def _clone_block(block: ir.Block, mapping: dict[ir.Value, ir.Value]) -> ir.Block:
+    """A copy of `block` whose statements use each other's copies (`mapping` grows as values are copied)."""
+    out = []
+    for s in block.stmts:
+        c = copy.copy(s)
+        c.replace_operands(mapping)  # type: ignore[arg-type]
+        if isinstance(c, ir.LoopCoord) and c.loop in mapping:
+            c.loop = mapping[c.loop]  # type: ignore[assignment]
+        if isinstance(s, ir.Value):
+            mapping[s] = c  # type: ignore[assignment]
+        if isinstance(c, ir.If) and isinstance(s, ir.If):
+            c.then, c.orelse = _clone_block(s.then, mapping), _clone_block(s.orelse, mapping)
+        elif isinstance(c, (ir.RangeFor, ir.While)) and isinstance(s, (ir.RangeFor, ir.While)):
+            c.body = _clone_block(s.body, mapping)
+        out.append(c)
+    return ir.Block(out)
