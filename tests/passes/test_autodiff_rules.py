@@ -337,9 +337,39 @@ def test_a_local_carried_by_an_inner_loop_is_refused() -> None:
     @qd.kernel
     def k() -> None:
         for i in a:
-            s = 0.0
+            s = 1.0
             for j in range(i):
-                s += a[j]
+                s *= a[j]  # the product needs each iteration's s: the adstack
             a[i] = s
 
-    _fails(k, "the local variable 's' carries a value between iterations", "s += a[j]")
+    _fails(k, "the local variable 's' carries a value between iterations", "s *= a[j]")
+
+
+def test_an_inner_loop_that_only_accumulates_into_a_local() -> None:
+    from tests.conftest import qd_init
+
+    qd_init(log_level="warn", ad_stack_experimental_enabled=True)
+    a = qd.field(qd.f64, shape=4, needs_grad=True)
+    p = qd.field(qd.f64, shape=4, needs_grad=True)
+
+    @qd.kernel
+    def k() -> None:
+        for i in p:
+            s = 0.0
+            for j in range(i + 1):
+                s += a[j] * a[j]  # s's value is needed by no iteration: no adstack
+                s -= 0.5 * a[j]
+            p[i] = s * s
+
+    xs = np.array([0.5, -1.0, 2.0, 1.5])
+    a.from_numpy(xs)
+    k()
+    p.grad.fill(1.0)
+    k.grad()
+    want = np.zeros(4)  # p_i = s_i^2, s_i = sum_{j<=i} (a_j^2 - a_j / 2): d p_i / d a_j = 2 s_i (2 a_j - 1/2)
+    for i in range(4):
+        s = sum(xs[j] ** 2 - 0.5 * xs[j] for j in range(i + 1))
+        for j in range(i + 1):
+            want[j] += 2.0 * s * (2.0 * xs[j] - 0.5)
+    np.testing.assert_allclose(a.grad.to_numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(p.grad.to_numpy(), np.zeros(4))

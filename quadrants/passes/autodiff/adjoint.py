@@ -95,13 +95,17 @@ class AdjointBuilder:
 
     def _check_inner_loop(self, loop: ir.RangeFor) -> None:
         """An inner runtime loop: refused without `ad_stack_experimental_enabled`, as in Quadrants; with it,
-        refused when a local of the enclosing code is written inside (its value would have to be kept per
-        iteration: that is the adstack, not implemented yet)."""
+        refused when a local of the enclosing code carries a value between its iterations (it would have to be
+        kept per iteration: that is the adstack, not implemented yet), unless the loop only accumulates into
+        it (`s += v`): then no iteration needs its value, and its adjoint is the same in every iteration."""
         if not self.independent_loops:
             raise QuadrantsCompilationError("Cannot use non static range in Backwards mode", loop.loc)
         inside = {s for s in ir.walk(loop.body) if isinstance(s, ir.Value)}
+        uses = _uses(loop.body)
         for s in ir.walk(loop.body):
             if isinstance(s, (ir.Store, ir.AtomicRMW)) and isinstance(s.ptr, ir.Alloca) and s.ptr not in inside:
+                if _accumulates_only(s.ptr, loop.body, uses):
+                    continue
                 raise QuadrantsCompilationError(
                     f"the local variable {s.ptr.name!r} carries a value between iterations of this dynamic loop: "
                     "differentiating it needs the adstack, which quadrants does not implement yet", s.loc)
@@ -334,3 +338,64 @@ def _clone_block(block: ir.Block, mapping: dict[ir.Value, ir.Value]) -> ir.Block
             c.body = _clone_block(s.body, mapping)
         out.append(c)
     return ir.Block(out)
+
+
+def _uses(block: ir.Block) -> dict[ir.Value, list[ir.Stmt]]:
+    """The statements of `block` (nested blocks included) that use each value."""
+    out: dict[ir.Value, list[ir.Stmt]] = {}
+    for s in ir.walk(block):
+        for v in s.operands():
+            out.setdefault(v, []).append(s)
+    return out
+
+
+def _accumulates_only(var: ir.Alloca, body: ir.Block, uses: dict[ir.Value, list[ir.Stmt]]) -> bool:
+    """Whether every access to local `var` in `body` is an accumulation `var = var +/- v` (through float casts:
+    `s += x` of an f32 `s` and an f64 `x`), or an atomic add whose old value is unused; the loaded value used by
+    nothing else."""
+    for s in uses.get(var, []):
+        if isinstance(s, ir.AtomicRMW):
+            if s.op not in ("add", "sub") or uses.get(s):
+                return False
+        elif isinstance(s, ir.Store):
+            b = _up(s.value)
+            if not (isinstance(b, ir.Binary) and b.op in ("add", "sub") and _down(b, uses) is s.value):
+                return False
+            if uses.get(s.value) != [s] or b.lhs is b.rhs:
+                return False
+            own = [x for x in ((b.lhs, b.rhs) if b.op == "add" else (b.lhs,)) if _loads(x, var, uses, b)]
+            if len(own) != 1:
+                return False
+        elif isinstance(s, ir.Load):
+            consumers = uses.get(_down(s, uses), [])
+            if len(consumers) != 1 or not isinstance(consumers[0], ir.Binary):
+                return False
+            stores = uses.get(_down(consumers[0], uses), [])
+            if not (len(stores) == 1 and isinstance(stores[0], ir.Store) and stores[0].ptr is var):
+                return False
+        else:
+            return False
+    return True
+
+
+def _up(v: ir.Value) -> ir.Value:
+    """`v` without the numeric casts around it."""
+    while isinstance(v, ir.Cast) and not v.bitcast:
+        v = v.value
+    return v
+
+
+def _down(v: ir.Value, uses: dict[ir.Value, list[ir.Stmt]]) -> ir.Value:
+    """The last of the casts that use `v` alone, one after another (`v` itself if none)."""
+    while True:
+        us = uses.get(v, [])
+        if len(us) == 1 and isinstance(us[0], ir.Cast) and not us[0].bitcast:
+            v = us[0]
+        else:
+            return v
+
+
+def _loads(x: ir.Value, var: ir.Alloca, uses: dict[ir.Value, list[ir.Stmt]], consumer: ir.Stmt) -> bool:
+    """Whether operand `x` of `consumer` is a load of `var` (through casts used by nothing else)."""
+    load = _up(x)
+    return isinstance(load, ir.Load) and load.ptr is var and _down(load, uses) is x and uses.get(x) == [consumer]
