@@ -373,3 +373,15 @@ def test_an_inner_loop_that_only_accumulates_into_a_local() -> None:
             want[j] += 2.0 * s * (2.0 * xs[j] - 0.5)
     np.testing.assert_allclose(a.grad.to_numpy(), want, rtol=1e-12)
     np.testing.assert_allclose(p.grad.to_numpy(), np.zeros(4))
+
+
+def test_random_numbers_are_refused() -> None:
+    x = qd.field(qd.f32, shape=(), needs_grad=True)
+    loss = qd.field(qd.f32, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def k() -> None:
+        loss[None] = x[None] * qd.random()
+
+    with pytest.raises(RuntimeError, match="RandStmt not supported"):
+        k.grad()

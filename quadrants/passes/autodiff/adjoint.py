@@ -77,6 +77,9 @@ class AdjointBuilder:
                 raise QuadrantsCompilationError("ContinueStmt is not supported in AutoDiff.", s.loc)
             if isinstance(s, ir.Call):
                 raise QuadrantsCompilationError("a qd.real_func call cannot be differentiated (reverse mode)", s.loc)
+            if isinstance(s, ir.Random):  # a replay would draw other numbers than the primal did
+                raise QuadrantsRuntimeError(f"{_where(s)}RandStmt not supported in AutoDiff: qd.random() in a "
+                                            "kernel that is differentiated")  # fmt: skip
             if isinstance(s, ir.Return):
                 raise QuadrantsCompilationError("a kernel that returns a value cannot be differentiated", s.loc)
             if isinstance(s, ir.AtomicRMW) and self.differentiable(s.ptr) and s.op not in ("add", "sub"):
