@@ -82,19 +82,28 @@ class Tensor:
     def __setitem__(self, index: Any, value: Any) -> None:
         self._impl[index] = value
 
+    @property
+    def grad(self) -> Any:
+        """The wrapped ndarray's or field's `.grad` itself (a kernel argument's grad pointer reads it)."""
+        g = getattr(self._unwrap(), "grad", None)
+        if g is None:
+            raise AttributeError("this tensor has no gradient: allocate it with `needs_grad=True`")
+        return g
+
     def __repr__(self) -> str:
         return f"Tensor(shape={self.shape}, dtype={self.dtype!r}, backend={self.backend.name})"
 
 
-def tensor(dtype: Any, shape: Any, *, backend: Backend = Backend.NDARRAY, layout: Any = None, **_kw: Any) -> Tensor:
-    """Allocate an ndarray or a field (`backend`) and wrap it."""
+def tensor(dtype: Any, shape: Any, *, backend: Backend = Backend.NDARRAY, layout: Any = None,
+           needs_grad: bool = False, **_kw: Any) -> Tensor:  # fmt: skip
+    """Allocate an ndarray or a field (`backend`) and wrap it; `needs_grad` gives it a `.grad`."""
     if layout is not None and tuple(layout) != tuple(range(len(tuple(layout)))):
         raise NotImplementedError("qd.tensor(layout=...) with a non-identity layout is not supported yet")
     if Backend(backend) is Backend.FIELD:
         from quadrants.lang.field import field
 
-        return Tensor(field(dtype, shape))
-    return Tensor(ndarray(dtype, shape))
+        return Tensor(field(dtype, shape, needs_grad=needs_grad))
+    return Tensor(ndarray(dtype, shape, needs_grad=needs_grad))
 
 
 def wrap(impl: Any) -> Tensor:

@@ -109,3 +109,16 @@ def test_non_real_dtype_is_refused(dtype: object) -> None:
 def test_non_real_ndarray_is_refused() -> None:
     with pytest.raises(qd.QuadrantsRuntimeError, match="i32 is not supported for ndarray with `needs_grad=True`"):
         qd.ndarray(qd.i32, shape=3, needs_grad=True)
+
+
+@pytest.mark.parametrize("backend", [qd.Backend.NDARRAY, qd.Backend.FIELD])
+def test_tensor_with_needs_grad(backend: object) -> None:
+    t = qd.tensor(qd.f32, (3,), backend=backend, needs_grad=True)
+
+    @qd.kernel
+    def k(t: qd.Tensor) -> None:
+        for i in range(3):
+            t.grad[i] = 2.0 * i
+
+    k(t)
+    np.testing.assert_allclose(t.grad.to_numpy(), [0.0, 2.0, 4.0])
