@@ -385,3 +385,20 @@ def test_random_numbers_are_refused() -> None:
 
     with pytest.raises(RuntimeError, match="RandStmt not supported"):
         k.grad()
+
+
+def test_a_needs_grad_false_parameter_gets_no_gradient() -> None:
+    x = qd.ndarray(qd.f32, 3, needs_grad=True)
+    y = qd.ndarray(qd.f32, 3, needs_grad=True)
+
+    @qd.kernel
+    def k(x: qd.types.ndarray(needs_grad=False), y: qd.types.ndarray()) -> None:
+        for i in x:
+            y[i] = x[i] * y[i]
+
+    x.fill(2.0)
+    y.fill(3.0)
+    k(x, y)
+    y.grad.fill(1.0)
+    k.grad(x, y)
+    np.testing.assert_allclose(x.grad.to_numpy(), np.zeros(3))  # the parameter says: no gradient
