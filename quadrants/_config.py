@@ -163,6 +163,8 @@ class Config:
     dump: str = _opt("", str, False, "comma list of ir,llvm,opt,asm to write under debug_dump_path")
     debug_dump_path: str = _opt("qd_dump", str, False, "directory for `dump`")
     unrolling_limit: int = _opt(32, int, False, "warn when qd.static(range) unrolls more iterations")
+    ad_stack_experimental_enabled: bool = _opt(False, _parse_bool, True, "reverse mode: differentiate dynamic "
+                                               "inner loops that carry no local between iterations (no adstack)")
     linker: str = _opt("auto", str, False, "system linker for cached shared objects: auto (ld), a path, or none")
     record: str = _opt("", str, False, "append the signature of each kernel call to this file (qd record)")
     cuda_emulate: bool = _opt(False, _parse_bool, False, "arch=cuda runs the CUDA backend's code on the CPU (an "
@@ -199,7 +201,7 @@ IGNORED_OPTIONS = frozenset(
         "make_block_local", "cfg_optimization", "external_optimization_level", "fast_math_f64",
         # the rest of real Quadrants 1.3.3's CompileConfig: optimizer, mesh, quantization, Vulkan/Metal, autodiff
         # and debug-print switches with no counterpart here (code generation here does its own thing)
-        "ad_stack_experimental_enabled", "ad_stack_sparse_threshold_bytes", "auto_mesh_local_default_occupacy",
+        "ad_stack_sparse_threshold_bytes", "auto_mesh_local_default_occupacy",
         "cache_loop_invariant_global_vars", "default_cpu_block_dim", "default_up",
         "demote_dense_struct_fors", "demote_no_access_mesh_fors", "detect_read_only", "experimental_auto_mesh_local",
         "external_metal_command_queue", "external_metal_command_queue_is_torch_queue", "flatten_if",

@@ -13,31 +13,39 @@ from quadrants.frontend.visitor import FrontendOptions, FrontendResult, ParamSpe
 from quadrants.ir.printer import format_kernel
 from quadrants.ir.verifier import verify
 from quadrants.passes import run_pipeline
+from quadrants.passes.autodiff import make_adjoint
 
 
-def frontend_options(config: Config) -> FrontendOptions:
+def frontend_options(config: Config, mode: str = "") -> FrontendOptions:
     return FrontendOptions(
         default_ip=config.default_ip,
         default_fp=config.default_fp,
         debug=config.debug,
         unrolling_limit=config.unrolling_limit,
+        autodiff=mode,
     )
 
 
 def build_ir(
-    source: FunctionSource, name: str, params: list[ParamSpec], returns: tuple[Any, ...], config: Config
+    source: FunctionSource, name: str, params: list[ParamSpec], returns: tuple[Any, ...], config: Config,
+    mode: str = "",
 ) -> FrontendResult:
-    """The frontend, then the passes, verified; the kernel's IR is `result.kernel`."""
-    result = build_kernel(source, name, params, returns, frontend_options(config))
+    """The frontend, then (`mode="reverse"`: the adjoint of `kernel.grad`) the adjoint pass, then the passes,
+    verified; the kernel's IR is `result.kernel`."""
+    result = build_kernel(source, name, params, returns, frontend_options(config, mode))
     verify(result.kernel)
+    if mode == "reverse":
+        make_adjoint(result.kernel, config.ad_stack_experimental_enabled)
+        verify(result.kernel)
     run_pipeline(result.kernel, verify_each=config.verify_passes)
     verify(result.kernel)
     return result
 
 
 def build_ir_text(
-    source: FunctionSource, name: str, params: list[ParamSpec], returns: tuple[Any, ...], config: Config
+    source: FunctionSource, name: str, params: list[ParamSpec], returns: tuple[Any, ...], config: Config,
+    mode: str = "",
 ) -> tuple[FrontendResult, str]:
-    """`build_ir` and the IR's text (what the offline key is made of)."""
-    fe = build_ir(source, name, params, returns, config)
+    """`build_ir` and the IR's text (what the offline key is made of; an adjoint's says `[reverse]`)."""
+    fe = build_ir(source, name, params, returns, config, mode)
     return fe, format_kernel(fe.kernel)

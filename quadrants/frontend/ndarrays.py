@@ -52,6 +52,9 @@ def ndarray_handle(fb: FrontendBuilder, v: Any) -> ir.Value:
         offset = getattr(v, "offset", ())
         if offset:
             fb.field_offsets[id(handle)] = tuple(offset)
+        grad = getattr(v, "grad", None)
+        if fb.options.autodiff and is_field(grad) and dtype.is_float:
+            fb.kernel.grads[handle] = ndarray_handle(fb, grad)  # what the adjoint pass accumulates into
     return handle
 
 
@@ -73,6 +76,11 @@ def ndarray_attribute(fb: FrontendBuilder, arr: ir.Value, attr: str, node: ast.A
         return t.dtype
     if attr == "ndim":
         return t.ndim
+    if attr == "grad":
+        grad = fb.kernel.grads.get(arr)
+        if grad is None:
+            raise fb.error(node, "this ndarray has no gradient: allocate it with `needs_grad=True`")
+        return grad
     raise fb.error(node, f"ndarrays have no attribute {attr!r} inside kernels")
 
 

@@ -39,6 +39,7 @@ class ParamSpec:
     members: tuple[ParamSpec, ...] = ()
     cls: Any = None
     obj: Any = None
+    grad: ParamSpec | None = None  # an ndarray's `.grad` companion: a hidden parameter right after it
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class FrontendOptions:
     default_fp: PrimitiveType
     debug: bool = False
     unrolling_limit: int = 32
+    autodiff: str = ""  # "reverse": the kernel is built for its adjoint (fields' grads get handles)
 
 
 @dataclass

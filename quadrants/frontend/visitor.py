@@ -64,6 +64,8 @@ def runtime_params(params: list[ParamSpec], prefix: str = "") -> list[ir.Param]:
         name = prefix + p.name
         if p.kind in (SpecKind.SCALAR, SpecKind.NDARRAY):
             out.append(ir.Param(name, p.type))
+            if p.grad is not None:
+                out.append(ir.Param(name + ".grad", p.grad.type))
         elif p.kind == SpecKind.MATRIX:
             shape, dtype = p.type
             out.extend(ir.Param(f"{name}[{k}]", dtype) for k in range(_size(shape)))
@@ -116,6 +118,8 @@ def _bind_param(
         a = arg(p.type, path)
         if p.kind == SpecKind.NDARRAY and p.value == "clamp":
             fb.clamped.add(id(a))
+        if p.grad is not None:
+            fb.kernel.grads[a] = arg(p.grad.type, path + ".grad")
         return Fixed(a, "kernel argument")
     if p.kind == SpecKind.MATRIX:
         shape, dtype = p.type

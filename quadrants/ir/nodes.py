@@ -433,6 +433,9 @@ class Kernel:
     sites: list[Site] = field(default_factory=list)
     ret_shapes: tuple[tuple[int, ...], ...] = ()  # per declared result: () for a scalar
     functions: list[Function] = field(default_factory=list)  # the real functions its code calls
+    # primal handle (an ndarray Arg, a field's GlobalNd) -> its gradient's handle (passes/autodiff)
+    grads: dict[Value, Value] = field(default_factory=dict)
+    mode: str = ""  # "" for a primal kernel, "reverse" for an adjoint (passes/autodiff): printed in its text
 
 
 def walk(block: Block) -> Iterator[Stmt]:

@@ -27,7 +27,8 @@ def format_kernel(kernel: ir.Kernel) -> str:
     namer = _Namer()
     params = ", ".join(f"{p.name}: {p.type!r}" for p in kernel.params)
     rets = ", ".join(map(repr, kernel.ret_types))
-    lines = [f"kernel {kernel.name}({params}) -> ({rets})"]
+    mode = f" [{kernel.mode}]" if kernel.mode else ""
+    lines = [f"kernel {kernel.name}{mode}({params}) -> ({rets})"]
     _block(kernel.body, namer, 1, lines)
     for fn in kernel.functions:  # the real functions it calls: their code is part of the kernel's text
         fn_params = ", ".join(f"{p.name}: {p.type!r}" for p in fn.params)

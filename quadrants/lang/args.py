@@ -216,7 +216,7 @@ class Specializer:
             if isinstance(v, Ndarray):
                 t = v._spec
                 sp.add_array(NdarrayLeaf(path, t.dtype, t), "unsafe")
-                return ParamSpec(name, SpecKind.NDARRAY, type=t, value="unsafe")
+                return ParamSpec(name, SpecKind.NDARRAY, type=t, value="unsafe", grad=_grad_spec(name, v, path, sp, want))
         want_prim, elem_shape = _element(want.dtype, self.default_ip, self.default_fp)
         if isinstance(v, Ndarray):
             t = v._spec
@@ -232,7 +232,7 @@ class Specializer:
                 raise QuadrantsArgumentValueError(f"Invalid value for argument {name} - required ndim={want.ndim}, "
                                                   f"but {t.ndim}d ndarray with shape {v.shape} is provided")
             sp.add_array(NdarrayLeaf(path, t.dtype, t), want.boundary)
-            return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary)
+            return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary, grad=_grad_spec(name, v, path, sp, want))
         if isinstance(v, np.ndarray) or _is_torch(v):
             arr = external_array(v)
             prim = dtypes.from_numpy(arr.dtype)
@@ -387,6 +387,17 @@ class Specializer:
         if isinstance(v, np.generic):
             return dtypes.from_numpy(v.dtype)
         return self.default_ip if isinstance(v, numbers.Integral) else self.default_fp
+
+
+def _grad_spec(name: str, v: Ndarray, path: Path, sp: Specialization, want: Any) -> ParamSpec | None:
+    """The grad pointer of an ndarray argument: its `.grad` companion, passed as a hidden ndarray argument right
+    after it (ARCHITECTURE.md, "Automatic differentiation"); none for a `needs_grad=False` parameter."""
+    g = v.__dict__.get("grad")
+    if not isinstance(g, Ndarray) or getattr(want, "needs_grad", None) is False:
+        return None
+    t = g._spec
+    sp.add_array(NdarrayLeaf(path + ("grad",), t.dtype, t), "unsafe")
+    return ParamSpec(name + ".grad", SpecKind.NDARRAY, type=t, value="unsafe")
 
 
 def _holds_ndarray(v: Any) -> bool:

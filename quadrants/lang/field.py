@@ -6,6 +6,7 @@ arguments; either way the field's place in memory is compiled into the kernel.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -20,13 +21,33 @@ from quadrants.types.dtypes import PrimitiveType
 def with_companions(value: Any, make: Any, needs_grad: bool = False, needs_dual: bool = False) -> Any:
     """`needs_grad=True` / `needs_dual=True`: `value.grad` / `value.dual`, zeroed companions of the same type and
     shape made by `make()`, as Quadrants allocates them (Genesis allocates such ndarrays whether or not it
-    differentiates). Kernels and Python read and write them like any tensor; automatic differentiation itself
-    (`kernel.grad()`, `qd.ad`) is not supported and says so where it is asked for."""
+    differentiates). Kernels and Python read and write them like any tensor; `kernel.grad()` accumulates into
+    `.grad` (ARCHITECTURE.md, "Automatic differentiation"). A struct field's members get theirs too."""
     if needs_grad:
         value.grad = make()
+        _link_members(value, "grad")
     if needs_dual:
         value.dual = make()
+        _link_members(value, "dual")
     return value
+
+
+def _link_members(value: Any, kind: str) -> None:
+    """A struct field's companion is a struct field: each member field gets its member as `.grad`/`.dual`, which
+    is what kernels differentiate (`s.a.grad` as in Quadrants)."""
+    members = getattr(value, "_members", None)
+    if members is None:
+        return
+    companion = getattr(value, kind)
+    for name, m in members.items():
+        setattr(m, kind, companion._members[name])
+        _link_members(m, kind)
+
+
+def check_real(dtype: Any, needs: bool) -> None:
+    """Only real dtypes have gradients: Quadrants' error otherwise."""
+    if needs and not dtype.is_float:
+        raise QuadrantsRuntimeError(f"{dtype} is not supported for field with `needs_grad=True` or `needs_dual=True`.")
 
 
 class Field:
@@ -49,6 +70,7 @@ class Field:
         if shape is not None:
             count = int(np.prod(shape + self.element_shape)) if (shape + self.element_shape) else 1
             self._region, self._offset = prog.fields.place(count * dtype.itemsize)
+        prog.made_fields.append(weakref.ref(self))  # qd.root.lazy_grad() and clear_all_gradients() find it
 
     def _bind(self, tree: Any, region: int, offset: int, placement: Any, place_offset: Any) -> None:
         """Its SNode tree was finalized: the field lives at `offset` of `region`, addressed by `placement`."""
@@ -286,6 +308,7 @@ def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offs
     `needs_dual` allocate `.grad` / `.dual` (see `with_companions`). `order="ji"` stores the axes in that
     order (outermost first), as `qd.tensor(layout=(1, 0))` does; indices stay canonical."""
     if needs_grad or needs_dual:
+        check_real(program.resolve_dtype(dtype.dtype if isinstance(dtype, MatrixType) else dtype), True)
         return with_companions(field(dtype, shape, order, name, offset, layout=layout), lambda: field(
             dtype, shape, order, name, offset, layout=layout), needs_grad, needs_dual)  # fmt: skip
     if shape is None:  # placed later in an SNode tree (lang/snode.py); an offset then comes with place()
@@ -321,3 +344,45 @@ def domain_offset(offset: Any, ndim: int, shape: Any = ()) -> tuple[int, ...]:
         raise QuadrantsCompilationError(f"The dimensionality of shape and offset must be the same: the field's "
                                         f"offset {offset} has {len(off)} dimension(s), its shape {ndim}")  # fmt: skip
     return off if any(off) else ()
+
+
+def live_fields() -> list[Field]:
+    """Every field of the current program that is still referenced."""
+    out = []
+    for ref in program.get().made_fields:
+        f = ref()
+        if f is not None:
+            out.append(f)
+    return out
+
+
+def clear_all_gradients(kind: str = "grad") -> None:
+    """`qd.ad.clear_all_gradients()`: zero the `.grad` (or `.dual`) companion of every field (ndarray grads are
+    left alone, as in Quadrants)."""
+    for f in live_fields():
+        companion = getattr(f, kind, None)
+        if isinstance(companion, Field):
+            companion.fill(0)
+
+
+class _FlatFields:
+    """The gradients of fields made with `shape=` (`qd.root.lazy_grad()`, lang/snode.py, calls `_lazy`)."""
+
+    def lazy_grad(self) -> None:
+        """Give every real field that lacks one its `.grad` companion."""
+        self._lazy("grad")
+
+    def lazy_dual(self) -> None:
+        self._lazy("dual")
+
+    def _lazy(self, kind: str) -> None:
+        fields = live_fields()
+        companions = {id(getattr(f, k, None)) for f in fields for k in ("grad", "dual")}
+        for f in fields:
+            if f._unplaced or f._placement is not None:  # in an SNode tree: its builder places the companion
+                continue
+            if f.dtype.is_float and id(f) not in companions and not isinstance(getattr(f, kind, None), Field):
+                setattr(f, kind, field(f.element_type or f.dtype, f.shape, offset=f.offset or None))
+
+
+root = _FlatFields()

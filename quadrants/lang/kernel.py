@@ -22,12 +22,14 @@ from quadrants._stats import STATS
 from quadrants.errors import (
     QuadrantsArgumentError,
     QuadrantsCompilationError,
+    QuadrantsRuntimeError,
     QuadrantsRuntimeTypeError,
     QuadrantsSyntaxError,
     SourceLoc,
 )
 from quadrants.frontend.source import FunctionSource, read_function
 from quadrants.lang import program
+from quadrants.lang import tape as _tape
 from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation, signature_text
 from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.lang.struct import result_regrouper
@@ -85,10 +87,13 @@ class Kernel:
     __qd_kernel__ = True
 
     def __init__(
-        self, fn: Callable[..., Any], fastcache: bool = False, def_locals: dict[str, Any] | None = None
+        self, fn: Callable[..., Any], fastcache: bool = False, def_locals: dict[str, Any] | None = None,
+        mode: str = "",
     ) -> None:
         self.fn = fn
         self.fastcache = fastcache
+        self.mode = mode  # "reverse": this is the adjoint of `_primal` (kernel.grad)
+        self._adjoint: Kernel | None = None
         # Names visible where the kernel was defined: string annotations (PEP 563) may refer to them.
         self._def_locals = def_locals or {}
         self._primal = self
@@ -112,15 +117,22 @@ class Kernel:
         return BoundKernel(self, obj)
 
     @property
-    def grad(self) -> Any:
-        """`kernel.grad(...)`, the reverse-mode kernel of automatic differentiation: not supported (an error
-        here, where the program asks for it; `needs_grad` arrays themselves are allocated)."""
-        raise NotImplementedError(f"{self.fn.__qualname__}.grad: automatic differentiation (reverse mode) is not "
-                                  "supported by quadrants-fastcache")  # fmt: skip
+    def grad(self) -> Kernel:
+        """`kernel.grad(*args)`: the reverse-mode adjoint, called with the primal's arguments. It is compiled
+        separately (passes/autodiff on the typed IR) and cached under keys of its own (the mode is in both);
+        it accumulates into the `.grad` of the fields and ndarrays the kernel reads."""
+        if self.mode:
+            raise QuadrantsRuntimeError(f"{self.fn.__qualname__}.grad is already an adjoint (no second order)")
+        if self._adjoint is None:
+            self._adjoint = Kernel(self.fn, self.fastcache, self._def_locals, mode="reverse")
+            self._adjoint._primal = self
+        return self._adjoint
 
     # ---- call path --------------------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _tape.ACTIVE and not self.mode:  # a qd.ad.Tape records the call, to run its adjoint on exit
+            _tape.ACTIVE[-1].insert(self, tuple(self._bind(self.params, args, dict(kwargs))) if kwargs else args)
         fast = self._fast
         if fast is not None and not kwargs:
             try:
@@ -153,7 +165,7 @@ class Kernel:
         values, spec = self._specialize(args, kwargs, config, self._returns)
         entry = self._launchers.get(spec.key)
         if entry is None:
-            if config.record:
+            if config.record and not self.mode:  # (adjoints are not in manifests yet: issue 22, item 7)
                 from quadrants.aot.record import record_call  # `qd record` is running this program
 
                 record_call(config.record, self, self.params, values, config.offline_cache_file_path)
@@ -357,8 +369,8 @@ class BoundKernel:
         return self.kernel
 
     @property
-    def grad(self) -> Any:
-        return self.kernel.grad
+    def grad(self) -> BoundKernel:
+        return BoundKernel(self.kernel.grad, self.obj)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.kernel(self.obj, *args, **kwargs)
@@ -401,7 +413,9 @@ class CallRequest:
         return self.kernel.fastcache
 
     def signature_text(self) -> tuple[str | None, str, bool]:
-        return signature_text(self.spec)
+        text, why, silent = signature_text(self.spec)
+        mode = self.kernel.mode
+        return (text + f";autodiff={mode}" if text is not None and mode else text), why, silent
 
     def build_ir(self) -> tuple[Any, str]:
         from quadrants._stats import STATS
@@ -409,7 +423,7 @@ class CallRequest:
 
         k = self.kernel
         t0 = time.perf_counter()
-        out = build_ir_text(k.source, k.fn.__qualname__, self.spec.specs, self.returns, self.config)
+        out = build_ir_text(k.source, k.fn.__qualname__, self.spec.specs, self.returns, self.config, k.mode)
         STATS.time("frontend", time.perf_counter() - t0)
         return out
 

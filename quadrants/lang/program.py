@@ -28,6 +28,7 @@ class Program:
     fields: FieldMemory = field(default_factory=FieldMemory)
     device: Device | None = None  # the GPU (or its emulator) for arch=cuda; None on the CPU
     random: RandomState = field(default_factory=RandomState)  # qd.random(): the seed and the launch count
+    made_fields: list[Any] = field(default_factory=list)  # weak references to every qd.field made (lazy_grad)
 
 
 _program: Program | None = None

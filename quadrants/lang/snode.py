@@ -307,6 +307,20 @@ class _Root:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._current().root, name)
 
+    def lazy_grad(self) -> None:
+        """Every real field gets its `.grad`: those of the open tree placed beside them, the others (made with
+        `shape=`) as fields of their own shape."""
+        self._lazy("grad")
+
+    def lazy_dual(self) -> None:
+        self._lazy("dual")
+
+    def _lazy(self, kind: str) -> None:
+        from quadrants.lang.field import root as flat_fields
+
+        self._current()._lazy(kind)
+        flat_fields._lazy(kind)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, (SNode, _Root)) and getattr(other, "kind", "root") == "root"
 

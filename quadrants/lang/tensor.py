@@ -25,8 +25,13 @@ def ndarray(dtype: Any, shape: Any, needs_grad: bool = False, *, layout: Any = N
     """`qd.ndarray(dtype, shape)`: a zero-initialized ndarray. `dtype` may be a vector/matrix type; `needs_grad`
     allocates `.grad` beside it (with the same layout)."""
     if needs_grad:
+        from quadrants.errors import QuadrantsRuntimeError
         from quadrants.lang.field import with_companions
 
+        prim = program.resolve_dtype(dtype.dtype if isinstance(dtype, MatrixType) else dtype)
+        if not prim.is_float:
+            raise QuadrantsRuntimeError(f"{prim} is not supported for ndarray with `needs_grad=True` or "
+                                        "`needs_dual=True`.")  # fmt: skip
         return with_companions(ndarray(dtype, shape, layout=layout), lambda: ndarray(dtype, shape, layout=layout),
                                needs_grad)  # fmt: skip
     if isinstance(dtype, MatrixType):

@@ -14,7 +14,7 @@ class NdarrayType:
     """An ndarray parameter: element dtype and number of dimensions, either of which may be left open
     (`NDArray` alone, or `ndarray(ndim=2)`), in which case the kernel specializes on what it is given."""
 
-    __slots__ = ("dtype", "ndim", "boundary", "element_dim")
+    __slots__ = ("dtype", "ndim", "boundary", "element_dim", "needs_grad")
 
     dtype: Any  # PrimitiveType, a vector/matrix element type, or None (any)
     ndim: int | None
@@ -26,8 +26,8 @@ class NdarrayType:
                  needs_grad: Any = None) -> None:  # fmt: skip
         """As Quadrants' `qd.types.ndarray(...)`: `element_shape=(3,)` makes the elements vectors of `dtype`;
         `element_dim=1` / `2` makes them vectors / matrices whose size the kernel specializes on (0: scalars);
-        `field_dim` is refused as Quadrants refuses it; `needs_grad` is accepted (it matters only to autodiff,
-        which is not supported)."""
+        `field_dim` is refused as Quadrants refuses it; `needs_grad=False` passes no grad pointer, so the
+        adjoint treats the argument as data without a gradient even if it has one."""
         if field_dim is not None:
             raise ValueError("The field_dim argument for ndarray type is already deprecated. Please use ndim instead.")
         if element_dim is not None:
@@ -55,6 +55,7 @@ class NdarrayType:
         object.__setattr__(self, "ndim", ndim)
         object.__setattr__(self, "boundary", boundary)
         object.__setattr__(self, "element_dim", element_dim)
+        object.__setattr__(self, "needs_grad", needs_grad)
 
     def __class_getitem__(cls, params: Any) -> NdarrayType:
         if not isinstance(params, tuple):

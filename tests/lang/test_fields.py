@@ -178,10 +178,10 @@ def test_field_offsets_move_the_index_domain_in_kernels_and_python_scope() -> No
         x[2, 5]
 
 
-def test_needs_grad_allocates_companions_and_differentiation_is_refused() -> None:
+def test_needs_grad_allocates_companions() -> None:
     """As in Quadrants, `needs_grad=True` gives a field or ndarray a zeroed `.grad` of its type and shape (and
     `needs_dual` a `.dual`); kernels read and write them like any tensor (Genesis allocates such ndarrays on
-    every run). Automatic differentiation itself (`kernel.grad`) is refused, naming it."""
+    every run). `kernel.grad` itself is tested in tests/passes/test_autodiff_rules.py."""
     f = qd.field(qd.f32, 4, needs_grad=True)
     a = qd.ndarray(qd.f32, 4, needs_grad=True)
     v = qd.Vector.field(3, qd.f32, 4, needs_dual=True)
@@ -200,8 +200,6 @@ def test_needs_grad_allocates_companions_and_differentiation_is_refused() -> Non
     assert a.to_numpy().tolist() == [0, 1, 2, 3] and a.grad.to_numpy().tolist() == [0, 10, 20, 30]
     assert f.grad.to_numpy().tolist() == [1, 2, 3, 4] and f.to_numpy().tolist() == [0, 0, 0, 0]
     assert v.dual.to_numpy()[:, 2].tolist() == [5] * 4 and v.to_numpy().sum() == 0
-    with pytest.raises(NotImplementedError, match="automatic differentiation"):
-        seed.grad(a, a.grad)
 
 
 @pytest.mark.parametrize("index", [3, -1, 7, -4])
