@@ -65,7 +65,7 @@ def fingerprint(v: Any) -> str | None:
         return f"def:{qualified(target)}"
     if type(v).__module__.startswith("quadrants.types") and " at 0x" not in repr(v):
         return f"ann:{type(v).__name__}:{v!r}"  # an annotation value (NDArray[...], qd.template())
-    if hasattr(v, "__qd_matrix__"):  # a Python-scope qd.Vector / qd.Matrix constant
+    if hasattr(v, "__qd_matrix__") or isinstance(v, np.ndarray):  # a qd.Vector / qd.Matrix / small numpy constant
         arr = np.asarray(v)
         return f"matrix:{arr.dtype}:{arr.shape}:{arr.tobytes().hex()}"
     return None

@@ -1,6 +1,7 @@
 """Calls inside kernels: dispatch to intrinsics and Python builtins (their handlers are tables in
 `intrinsic_calls.py`), vector/matrix constructors and methods, dtype casts (`qd.f32(x)`), `print`, `qd.func`
-inlining (`inlining.py`) and `qd.real_func` calls (`real_funcs.py`). Any other Python function runs at compile time on compile-time arguments.
+inlining (`inlining.py`) and `qd.real_func` calls (`real_funcs.py`), a field's `fill` (a loop: `loops.fill_field`).
+Any other Python function runs at compile time on compile-time arguments.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from quadrants.frontend.expressions import struct_attribute
 from quadrants.frontend.func import BoundFunc, Func
 from quadrants.frontend.inlining import inline
 from quadrants.frontend.intrinsic_calls import BUILTINS, EVAL, RAW
+from quadrants.frontend.loops import fill_field
 from quadrants.frontend.lvalues import lvalue, store_ref
 from quadrants.frontend.matrix_ops import matrix_method
+from quadrants.frontend.ndarrays import is_field
 from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.printing import format_call, print_call
 from quadrants.frontend.real_funcs import call_real
@@ -39,6 +42,10 @@ def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
             raise fb.error(node, f"runtime values have no method {node.func.attr!r}")
         if isinstance(base, str) and node.func.attr == "format":
             return format_call(fb, base, node)
+        if node.func.attr == "fill" and is_field(base):
+            return fill_field(fb, base, node)
+        if node.func.attr == "fill" and structs.is_struct_field(base):
+            raise fb.error(node, "a struct field's fill() is Python-scope only (as in Quadrants); fill its members")
         if isinstance(base, Struct):
             fn = struct_attribute(fb, base, node.func.attr, node.func)
         else:

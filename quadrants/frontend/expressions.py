@@ -12,6 +12,8 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.func import BoundFunc, Func
@@ -22,6 +24,7 @@ from quadrants.frontend.ndarrays import (
     is_ndarray,
     ndarray_attribute,
     ndarray_handle,
+    numpy_constant,
     reject_captured_array,
 )
 from quadrants.frontend.operators import BIN_OPS, binary, matrix_unary, py_value, unary
@@ -278,8 +281,9 @@ def struct_attribute(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -
             return BoundFunc(member, s)
         if getattr(member, "__qd_kernel__", False):
             raise fb.error(node, "a kernel cannot be called from a kernel or qd.func; make it a qd.func")
-        if not callable(member):
-            return s.class_attribute(attr)  # a class attribute: a compile-time constant
+        if not callable(member) or isinstance(member, type):
+            # a class attribute, a nested class included (`self.MATERIAL.CLOTH`, an IntEnum): compile-time constant
+            return s.class_attribute(attr)
     raise fb.error(node, f"{type_name(s.cls)} has no member {attr!r} usable in kernels")
 
 
@@ -345,6 +349,8 @@ def transform_subscript(fb: FrontendBuilder, node: ast.Subscript) -> Any:
         return loads[0] if not elem_shape else Matrix(elem_shape, loads, clamp=id(handle) in fb.clamped)
     reject_captured_array(fb, base, node)
     index = fb.expr(node.slice)
+    if isinstance(base, np.ndarray):
+        return numpy_constant(fb, base, index, node)
     if isinstance(base, Matrix):
         return matrix_index(fb, base, index, node)
     if is_runtime(base):

@@ -58,21 +58,75 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
     grouped = isinstance(it, Grouped)
     if grouped:
         it = it.inner
-    if isinstance(it, _NdRange) and not it.bounds:
+    bounds = _domain(fb, it, it_node)
+    if not bounds:
         _empty_index_loop(fb, node)
-    elif isinstance(it, _NdRange):
-        range_loop(fb, node, it.bounds, grouped)
-    elif is_ndarray(it):
-        handle = ndarray_handle(fb, it)
-        range_loop(fb, node, index_domain(fb, handle, ndarray_attribute(fb, handle, "shape", it_node)), grouped)
-    elif is_struct_field(it):
-        offset = it.offset or (0,) * len(it.shape)
-        range_loop(fb, node, [(o, o + s) for o, s in zip(offset, it.shape)], grouped)
     else:
-        raise fb.error(
-            it_node,
-            f"cannot loop over {type(it).__name__} in a kernel; use range(), qd.ndrange(), qd.grouped() or qd.static()",
-        )
+        range_loop(fb, node, bounds, grouped)
+
+
+def _domain(fb: FrontendBuilder, it: Any, it_node: ast.expr) -> list[tuple[Any, Any]]:
+    """The index space a `for` walks: (begin, end) per dimension of an ndrange, ndarray or field."""
+    if isinstance(it, _NdRange):
+        return list(it.bounds)
+    if is_ndarray(it):
+        handle = ndarray_handle(fb, it)
+        return index_domain(fb, handle, ndarray_attribute(fb, handle, "shape", it_node))
+    if is_struct_field(it):
+        offset = it.offset or (0,) * len(it.shape)
+        return [(o, o + s) for o, s in zip(offset, it.shape)]
+    raise fb.error(
+        it_node,
+        f"cannot loop over {type(it).__name__} in a kernel; use range(), qd.ndrange(), qd.grouped() or qd.static()",
+    )
+
+
+_FILL_FIELD, _FILL_VALUE, _FILL_INDEX = "__qd_fill_field", "__qd_fill_value", "__qd_fill_index"
+
+
+def fill_field(fb: FrontendBuilder, field: Any, node: ast.Call) -> None:
+    """`x.fill(v)` of a field inside a kernel or func: a loop over the field storing `v` in every element, run
+    at every launch, as in Quadrants (the Python-scope `Field.fill` would run once, while the kernel compiles).
+    `v` is evaluated once, before the loop; the loop is parallel at the kernel's top level like any other."""
+    if len(node.args) != 1 or node.keywords:
+        raise fb.error(node, "fill() takes one value")
+    value = fb.expr(node.args[0])
+    elem_shape = field.__qd_field__()[4]
+    if elem_shape and not isinstance(value, (Matrix, list, tuple)):
+        n = 1
+        for s in elem_shape:
+            n *= s
+        value = Matrix(tuple(elem_shape), [value] * n)  # a scalar fills every component, as in Quadrants
+    scope = fb.new_scope()
+    try:
+        scope.names[_FILL_FIELD] = field
+        scope.names[_FILL_VALUE] = Fixed(value, "fill value") if is_runtime(value) else value
+        loop = _fill_ast(node)
+        bounds = _domain(fb, field, node.func)
+        if not bounds:
+            _empty_index_loop(fb, loop)
+        else:
+            range_loop(fb, loop, bounds, grouped=True)
+    finally:
+        fb.pop_scope(scope)
+
+
+def _fill_ast(node: ast.Call) -> ast.For:
+    """`for I in F: F[I] = v` over the names `fill_field` binds, located at the `fill` call (errors inside
+    point at it)."""
+    def name(n: str, ctx: ast.expr_context) -> ast.Name:
+        return ast.Name(id=n, ctx=ctx)
+
+    store = ast.Assign(
+        targets=[ast.Subscript(value=name(_FILL_FIELD, ast.Load()), slice=name(_FILL_INDEX, ast.Load()),
+                               ctx=ast.Store())],
+        value=name(_FILL_VALUE, ast.Load()),
+    )  # fmt: skip
+    loop = ast.For(target=name(_FILL_INDEX, ast.Store()), iter=name(_FILL_FIELD, ast.Load()), body=[store],
+                   orelse=[])  # fmt: skip
+    for n in ast.walk(loop):
+        ast.copy_location(n, node)
+    return loop
 
 
 def _empty_index_loop(fb: FrontendBuilder, node: ast.For) -> None:

@@ -20,7 +20,7 @@ from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, Qu
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.operators import py_value
 from quadrants.frontend.ops import is_static_number
-from quadrants.frontend.values import Matrix
+from quadrants.frontend.values import Matrix, is_runtime
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType, i32
 
@@ -84,10 +84,28 @@ def ndarray_attribute(fb: FrontendBuilder, arr: ir.Value, attr: str, node: ast.A
     raise fb.error(node, f"ndarrays have no attribute {attr!r} inside kernels")
 
 
+def numpy_constant(fb: FrontendBuilder, base: np.ndarray, index: Any, node: ast.Subscript) -> Any:
+    """`A[1]` of a numpy array reached as a Python object (captured, or a small data_oriented member): a
+    compile-time value when every index is one, as in Quadrants; a runtime index is an error."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(is_runtime(p) for p in parts):
+        raise fb.error(
+            node,
+            f"{ast.unparse(node.value)!r} is a numpy array compiled into the kernel: only compile-time indices "
+            "read it; pass it as a kernel argument to index it at run time",
+            QuadrantsCompilationError,
+        )
+    try:
+        value = base[index]
+    except (IndexError, TypeError) as e:
+        raise fb.error(node, f"{type(e).__name__}: {e}", QuadrantsCompilationError) from None
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def reject_captured_array(fb: FrontendBuilder, base: Any, node: ast.Subscript) -> None:
-    """An ndarray (or numpy array) reached as a Python object rather than a kernel argument: an error, as in
-    Quadrants, with or without fastcache."""
-    if getattr(base, "_desc", None) is not None or isinstance(base, np.ndarray):
+    """An ndarray reached as a Python object rather than a kernel argument: an error, as in Quadrants, with or
+    without fastcache."""
+    if getattr(base, "_desc", None) is not None:
         raise fb.error(
             node,
             f"{ast.unparse(node.value)!r} is an ndarray captured from outside the kernel; pass it as a kernel "

@@ -93,7 +93,7 @@ class Struct:
             return getattr(obj, name)
         value = getattr(cls, name)
         notify = self.__dict__.get("on_class_read")
-        if notify is not None and not callable(value):
+        if notify is not None and (not callable(value) or isinstance(value, type)):
             notify(cls, name, value)
         return value
 

@@ -374,6 +374,10 @@ class Specializer:
         self, name: str, v: Any, path: Path, sp: Specialization, runtime_primitives: bool
     ) -> ParamSpec:
         impl = getattr(v, "_unwrap", lambda: v)()
+        if isinstance(impl, np.ndarray) and impl.size <= SMALL_NUMPY_MEMBER and impl.dtype.kind in "biuf":
+            # a small numpy member (`self.grid_res`): compiled in, as in Quadrants (`qd.ndrange(*self.res)`,
+            # `self.res[1]` are compile-time values there), guarded by a snapshot of its elements
+            return self._compile_time(name, impl, path, sp)
         if isinstance(impl, (Ndarray, np.ndarray)) or _is_torch(impl):
             return self._ndarray(name, _ANY_NDARRAY, impl, path, sp)
         if runtime_primitives and isinstance(v, (bool, np.bool_, numbers.Real)) and not isinstance(v, enum.Enum):
@@ -416,6 +420,10 @@ def _back_reference(name: str, obj: Any, path: Path, sp: Specialization) -> Para
     return ParamSpec(name, SpecKind.ALIAS, value=len(path) - len(outer))
 
 
+# The most elements a numpy member of a data_oriented object / dataclass may have to be compiled in (guarded by
+# value at every call); a bigger one is a runtime array argument (it is data, not a description of the data).
+SMALL_NUMPY_MEMBER = 64
+
 # How each kind of parameter is specialized (the others are compiled in: templates, enums).
 _BY_KIND: dict[ParamKind, Callable[[Specializer, str, Any, Any, Path, Specialization], ParamSpec]] = {
     ParamKind.SCALAR: Specializer._scalar,
@@ -445,7 +453,7 @@ def _guard_kind(v: Any) -> GuardKind:
     (a Python-scope qd.Vector/qd.Matrix: same elements), else IDENTITY (the same object)."""
     if _plain(v):
         return GuardKind.VALUE
-    if hasattr(v, "__qd_matrix__"):
+    if hasattr(v, "__qd_matrix__") or isinstance(v, np.ndarray):
         return GuardKind.MATRIX
     return GuardKind.IDENTITY
 
@@ -457,7 +465,7 @@ def _plain(v: Any) -> bool:
 
 
 def _hashable(v: Any) -> Any:
-    if hasattr(v, "__qd_matrix__"):
+    if hasattr(v, "__qd_matrix__") or isinstance(v, np.ndarray):
         arr = np.asarray(v)
         return ("matrix", arr.dtype.str, arr.shape, arr.tobytes())
     try:
