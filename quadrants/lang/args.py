@@ -33,7 +33,7 @@ from quadrants.frontend.records import ParamSpec, SpecKind
 from quadrants.ir.types import NdType
 from quadrants.lang._fast_caching import FIELD_METADATA_CACHE_VALUE
 from quadrants.lang.data_oriented import is_data_oriented
-from quadrants.runtime.launch import external_array
+from quadrants.runtime.launch import external_array, shape_beyond_i32
 from quadrants.runtime.leaves import (
     ArrayLeaf,
     ElementLeaf,
@@ -253,6 +253,9 @@ class Specializer:
             if tuple(arr.shape[ndim:]) != elem_shape:
                 raise ValueError(f"Invalid value for argument {name} - required element_shape={elem_shape}, array "
                                  f"with element shape of {tuple(arr.shape[ndim:])} is provided")  # fmt: skip
+            too_long = shape_beyond_i32(name, arr.shape[:ndim])
+            if too_long is not None:
+                raise QuadrantsArgumentValueError(f"{too_long} (kernel {self.kernel_name!r})")
             t = nd_type(prim, ndim, elem_shape)
             if isinstance(v, np.ndarray):
                 sp.add_array(NumpyLeaf(path, prim, t, arr.dtype, ndim), want.boundary)
