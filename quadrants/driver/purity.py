@@ -7,7 +7,7 @@ Rules (docs/fastcache.md describes them for users), and how each read stays corr
 | a quadrants attribute (`qd.math.pi`, `qd.f32`)       | allowed                        | the version is in the key |
 | a module attribute of math / numpy (`math.pi`)       | allowed                        | recorded and re-checked   |
 | an enum member (`Mode.FAST`)                         | allowed                        | recorded and re-checked   |
-| funcs, kernels, classes, types, modules              | allowed (code, not data)       | recorded and re-checked   |
+| funcs, kernels, classes, types (struct types), modules | allowed (code, not data)     | recorded and re-checked   |
 | an UPPERCASE constant (also `obj.NAME` of an object) | warning (`purity` tag)         | recorded and re-checked   |
 | any global inside `qd.static(...)` (`cfg.flag` too)  | warning (transition rule)      | recorded and re-checked   |
 | any other constant (number, tuple, np.float32, ...)  | QuadrantsCompilationError      | -                         |
@@ -41,6 +41,7 @@ from quadrants.errors import QuadrantsCompilationError, SourceLoc
 from quadrants.frontend.records import Capture, FrontendResult
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
+from quadrants.types.struct import StructType
 
 ALLOWED_MODULES = ("math", "numpy", "cmath")
 
@@ -56,8 +57,10 @@ class PurityReport:
 def _is_code(v: Any) -> bool:
     return (
         isinstance(
-            v, (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, PrimitiveType, MatrixType)
-        )
+            v,
+            (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, PrimitiveType, MatrixType,
+             StructType),  # a struct type is a type (its members and methods are fingerprinted), not data
+        )  # fmt: skip
         or getattr(v, "__qd_kernel__", False)
         or type(v).__name__ in ("Func", "BoundFunc")
         or hasattr(v, "__qd_intrinsic__")
