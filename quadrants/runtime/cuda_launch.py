@@ -60,6 +60,7 @@ class CudaLauncher(Launcher):
         self._lock = threading.Lock()
         self._args_mem: np.ndarray | None = None  # a packed kernel's arguments (kept until the next call)
         self.locate = None
+        self.kernel_name = abi.symbol
 
     def fast_path(self, nparams: int, leaves: list[Leaf], guards: list[Guard]) -> Callable[..., Any] | None:
         return None  # the general path: a GPU launch costs more than marshalling
@@ -107,7 +108,7 @@ class CudaLauncher(Launcher):
             if packed or copies or self.abi.rets or self.check_errors or self.abi.has_print:
                 self.device.sync()  # (printf output is flushed at a sync)
         except QuadrantsRuntimeError as e:
-            raise type(e)(f"kernel {self.abi.symbol}: {e}") from None
+            raise type(e)(f"kernel {self.kernel_name!r}: {e}") from None
         for host, dev in copies:
             host[...] = dev
         if self.check_errors and self.ctx.error:

@@ -89,6 +89,7 @@ class Launcher:
         self._local = threading.local()
         self.main = self._new_state()
         self.locate: Callable[[Any], SourceLoc | None] | None = None  # a check site -> where its line is now
+        self.kernel_name = abi.symbol  # what errors call the kernel: the kernel object sets its Python name
 
     def _new_state(self) -> CallState:
         ctx = RuntimeContext()
@@ -177,7 +178,7 @@ class Launcher:
             what = f"'{site.detail}'" if site is not None else "an ndarray"
             raise QuadrantsIndexError(
                 f"Out of bound access: index {index} is out of bounds for axis {dim} with size {extent} of {what} "
-                f"(kernel {self.abi.symbol})",
+                f"(kernel {self.kernel_name!r})",
                 loc,
             )
         detail = site.detail if site is not None else ""
