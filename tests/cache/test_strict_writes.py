@@ -1,5 +1,6 @@
 """`offline_cache_fallback=False` in a program: a cache folder that refuses a write is an error naming the folder
-and the cause (README, Caching), not a silent `write_failures` count in `qd.stats()`. With the fallback on, the
+and the cause (README, Caching), not a silent `write_failures` count in `qd.stats()`; a cache path with a file in
+the way names that file. With the fallback on, the
 same folder sends new kernels to a private folder with a warning and the call runs."""
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def test_a_refused_write_is_an_error_naming_the_folder_and_the_cause(tmp_path, f
         double(np.ones(4, np.float32))
     text = str(e.value)
     assert "the cache folder refused to store kernel" in text and "double" in text
-    assert cache in text and "Not a directory" in text and "offline_cache_fallback=False" in text
+    assert cache in text and "offline_cache_fallback=False" in text
+    assert f"{tmp_path / 'blocker'} is a file, not a folder" in text  # which path is in the way, not ENOTDIR
 
 
 def test_with_the_fallback_the_same_folder_warns_and_the_call_runs(tmp_path, monkeypatch, caplog) -> None:
@@ -48,3 +50,5 @@ def test_with_the_fallback_the_same_folder_warns_and_the_call_runs(tmp_path, mon
     triple(x)
     assert (x == 3).all()
     assert "is not writable" in caplog.text and "new kernels are cached in" in caplog.text
+    # QD_CACHE_DIR naming a file (or a path below one) says so, and the bookkeeping files are missing, not damaged
+    assert f"{tmp_path / 'blocker'} is a file, not a folder" in caplog.text and "damaged" not in caplog.text
