@@ -8,7 +8,6 @@ import sys
 import warnings
 
 import numpy as np
-import pytest
 
 import quadrants as qd
 from tests.conftest import qd_init
