@@ -14,7 +14,7 @@ TORCH_WHEELS ?= /opt/wheels
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,dev,cuda,redis,s3]'
+	$(PY) -m pip install --quiet -e '.[test,dev,cuda,redis,s3,linker]'
 	@set -- $(TORCH_WHEELS)/torch-*cpu*.whl; if [ -f "$$1" ]; then \
 		$(PY) -m pip install --quiet --find-links $(TORCH_WHEELS) "$$1" || echo "torch not installed: its tests will skip"; \
 	else echo "no local torch wheel: torch tests will skip"; fi

@@ -46,7 +46,7 @@ def precompile(manifest_path: str | None, cache_dir: str | None, targets: tuple[
                                    shard=shard)  # fmt: skip
     except (ManifestError, ProjectError) as e:
         fail_usage(str(e), as_json)
-    except pc.CacheNotWritable as e:
+    except pc.BuildRefused as e:  # a cache folder that refuses writes, no linker
         fail(str(e), as_json)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2))

@@ -26,6 +26,7 @@ from quadrants.errors import (  # noqa: F401
     QuadrantsArgumentError,
     QuadrantsArgumentValueError,
     QuadrantsAssertionError,
+    QuadrantsCacheWriteError,
     QuadrantsCompilationError,
     QuadrantsError,
     QuadrantsIndexError,

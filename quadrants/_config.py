@@ -146,7 +146,7 @@ class Config:
     offline_cache_cleaning_policy: str = _opt("lru", str, False, "lru, or never")
     offline_cache_cleaning_factor: float = _opt(0.25, float, False, "fraction evicted when over the bound")
     offline_cache_fallback: bool = _opt(True, _parse_bool, False, "a cache folder that refuses writes sends new "
-                                        "entries to a private temp folder (off: qd precompile, which must fail)")
+                                        "entries to a private temp folder (off: a refused write is a QuadrantsCacheWriteError at the kernel's call; qd precompile reports it per signature)")
     remote_cache: str = _opt("", str, False, "a cache shared by many machines, read on a local miss and given "
                              "what this process compiles: redis://host:port/db, rediss://..., s3://bucket/prefix (?readonly=1)")
     remote_cache_readonly: bool = _opt(False, _parse_bool, False, "read the remote cache, never write to it "

@@ -119,6 +119,11 @@ class QuadrantsAssertionError(QuadrantsRuntimeError, AssertionError):
         super().__init__(f"{message}\n{loc.render()}" if loc is not None else message)
 
 
+class QuadrantsCacheWriteError(QuadrantsRuntimeError):
+    """`offline_cache_fallback=False`: the cache folder refused to store a compiled kernel (read-only, a file in
+    the way, a full disk); the message names the folder and the cause."""
+
+
 class QuadrantsNegativeExponentError(QuadrantsTypeError, QuadrantsRuntimeError):
     """An integer power with a negative compile-time exponent: a compile error that is also a
     QuadrantsRuntimeError, as the error Quadrants raises for it while compiling."""

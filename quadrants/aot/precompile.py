@@ -34,8 +34,16 @@ from quadrants.aot.opened import OpenedProject, environment, import_kernels, ope
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-class CacheNotWritable(Exception):
-    """The cache folder `qd precompile` was given refuses writes (exit 1: nothing is redirected elsewhere)."""
+class BuildRefused(Exception):
+    """`qd precompile` cannot make a cache that a start can use, found before compiling anything (exit 1)."""
+
+
+class CacheNotWritable(BuildRefused):
+    """The cache folder `qd precompile` was given refuses writes (nothing is redirected elsewhere)."""
+
+
+class NoLinker(BuildRefused):
+    """A CPU target needs a linker (a precompiled start opens shared objects, without llvmlite) and none exists."""
 
 
 @dataclass
@@ -141,6 +149,7 @@ def precompile(
             why = store.check_writable() if store is not None else "the offline cache is off (offline_cache=false)"
             if why is not None:
                 raise CacheNotWritable(f"cannot write the cache folder: {why}")
+            _require_linker(base, m.targets)
         tasks: list[Item] = []
         for target in m.targets:
             cache = Driver(with_target(base, target), load=False)
@@ -393,6 +402,19 @@ def _worker_compile(kernel_name: str, index: int) -> tuple[str, str, float, int]
 # ---- bundles ----------------------------------------------------------------------------------------------
 
 
+def _require_linker(base: Any, targets: list[str]) -> None:
+    """Without a linker, the CPU's kernels could only be an object pack that the start links with llvmlite: a
+    precompiled start that needs the compiler. Refused before compiling, with what to install."""
+    from quadrants.cache.link import INSTALL_HINT
+    from quadrants.driver import Driver
+
+    for target in targets:
+        backend = Driver(with_target(base, target), load=False).backend
+        if backend.bundles and backend.linker is None:
+            raise NoLinker(f"target {target}: no linker found (the `linker` setting is {base.linker!r}), so a "
+                           f"precompiled start would have to link the kernels with llvmlite; {INSTALL_HINT}")  # fmt: skip
+
+
 def _bundle(cache: Any, items: list[Item], report: Report) -> str | None:
     """Link every fastcache kernel of one target into one library and point their entries at it."""
     from quadrants.cache import bundle
@@ -421,9 +443,6 @@ def _bundle(cache: Any, items: list[Item], report: Report) -> str | None:
         if obj is None:
             return None
         objects[okey] = obj
-    if linker is None:
-        report.notes.append(f"target {cache.config.cpu_target}: no linker (ld) found; made an object pack "
-                            "(linked in-process with llvmlite at start) instead of a shared library")  # fmt: skip
     try:
         return bundle.publish(store, cache.config, cache.device_key, entries, objects, linker)
     except bundle.BundleError as e:

@@ -27,7 +27,7 @@ def _load(path: str) -> tuple[Any, str | None]:
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags)  # never a symlink's target, never blocked on a FIFO
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # missing (a file where a folder should be: the store says so)
         return None, None
     except OSError as e:
         return None, e.strerror or str(e)

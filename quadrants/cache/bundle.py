@@ -90,7 +90,7 @@ def link_bundle(objects: list[bytes], linker: str) -> bytes:
     import subprocess
     import tempfile
 
-    from quadrants.cache.link import LinkError
+    from quadrants.cache.link import LinkError, command
 
     with tempfile.TemporaryDirectory(prefix="qd-bundle-") as tmp:
         paths = []
@@ -100,7 +100,7 @@ def link_bundle(objects: list[bytes], linker: str) -> bytes:
                 f.write(obj)
             paths.append(p)
         out = os.path.join(tmp, "bundle.so")
-        proc = subprocess.run([linker, "-shared", "-o", out, *paths], capture_output=True, text=True)
+        proc = subprocess.run([*command(linker), "-shared", "-o", out, *paths], capture_output=True, text=True)
         if proc.returncode != 0:
             raise LinkError(f"{linker} failed: {proc.stderr.strip()[:500]}")
         with open(out, "rb") as f:

@@ -17,6 +17,7 @@ import numpy as np
 from quadrants.cache.source import digest, qualified, resolve_name, source_text
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
+from quadrants.types.struct import StructType
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,8 @@ def fingerprint(v: Any) -> str | None:
         return None if any(p is None for p in parts) else f"{type(v).__name__}({','.join(parts)})"  # type: ignore[arg-type]
     if isinstance(v, (PrimitiveType, MatrixType)):
         return f"type:{v!r}"
+    if isinstance(v, StructType):
+        return struct_fingerprint(v)
     if isinstance(v, types.ModuleType):
         return f"module:{v.__name__}"
     fn = getattr(v, "fn", None)  # a Func or Kernel
@@ -69,6 +72,28 @@ def fingerprint(v: Any) -> str | None:
         arr = np.asarray(v)
         return f"matrix:{arr.dtype}:{arr.shape}:{arr.tobytes().hex()}"
     return None
+
+
+def struct_fingerprint(t: StructType) -> str | None:
+    """A struct type as a type, like `qd.math.vec3`: its name and members (nested struct types by their text),
+    and the fingerprints of its `qd.func` methods and those of its nested struct types (a method's edit is a
+    miss). None when a method cannot be fingerprinted."""
+    methods: list[str] = []
+    for path, st in _struct_types(t, ()):
+        for name, m in sorted(st.methods.items()):
+            fp = fingerprint(m)
+            if fp is None:
+                return None
+            methods.append(f"{'.'.join((*path, name))}={fp}")
+    return f"struct:{t!r}#{';'.join(methods)}"
+
+
+def _struct_types(t: StructType, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], StructType]]:
+    out = [(path, t)]
+    for k, m in t.members.items():
+        if isinstance(m, StructType):
+            out += _struct_types(m, (*path, k))
+    return out
 
 
 _FUNCTIONS: weakref.WeakKeyDictionary[types.FunctionType, str | None] = weakref.WeakKeyDictionary()

@@ -59,6 +59,22 @@ class RemoteStore(Protocol):
     def contains(self, key: str) -> bool: ...
 
 
+_WARNED_OFF: set[str] = set()  # the remotes this process has said are off
+
+
+def shown_url(url: str) -> str:
+    """A remote's URL as messages show it: scheme, host, port and path; no user, password or query."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 address
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:  # not a number: the client library will say so
+        port = None
+    return urlunsplit(parts._replace(netloc=host if port is None else f"{host}:{port}", query=""))
+
+
 class RemoteCache:
     """One remote store as this process uses it: queued pushes, signing, counters, and the off switch."""
 
@@ -68,7 +84,7 @@ class RemoteCache:
         self.readonly = readonly or query.pop("readonly", "0").lower() in ("1", "true", "yes", "on")
         self.url = urlunsplit(parts._replace(query=urlencode(query)))
         self.scheme = parts.scheme
-        self.shown = urlunsplit(parts._replace(netloc=parts.hostname or "", query=""))  # no password in messages
+        self.shown = shown_url(url)
         self.timeout = timeout
         self.secret = secret
         self.off = False
@@ -122,7 +138,9 @@ class RemoteCache:
         STATS.count("remote_errors")
         if not self.off:
             self.off = True
-            _logging.warn(f"the remote cache {self.shown} is off for this process: {error}", tag="cache")
+            if self.shown not in _WARNED_OFF:  # once per process: each driver (target) has a store of its own
+                _WARNED_OFF.add(self.shown)
+                _logging.warn(f"the remote cache {self.shown} is off for this process: {error}", tag="cache")
 
     # ---- reading ------------------------------------------------------------------------------------------
 

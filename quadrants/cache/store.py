@@ -29,6 +29,7 @@ an entry is executed as Python (no pickle): metadata is JSON.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import struct
@@ -268,7 +269,7 @@ class CacheStore:
             try:
                 return self._publish(self.root, kind, key, data)
             except OSError as e:
-                self.write_error = f"{self.root}: {e.strerror or e}"
+                self.write_error = f"{self.root}: {refusal(self.root, e)}"
                 self.stats.write_failures += 1
                 STATS.count("write_failures")
                 return None
@@ -302,7 +303,7 @@ class CacheStore:
         self.root_refused = True
         self.fallback = self.fallback_path()
         _logging.warn(
-            f"the cache directory {self.root} is not writable ({error.strerror}); new kernels are cached in "
+            f"the cache directory {self.root} is not writable ({refusal(self.root, error)}); new kernels are cached in "
             f"{self.fallback} instead",
             tag="cache",
         )
@@ -461,6 +462,18 @@ def _umask() -> int:
 def _fallback_top(fallback: str) -> str:
     """`$TMPDIR/quadrants-cache-<uid>` of a fallback root `.../quadrants-cache-<uid>/<tag>/v<FORMAT>`."""
     return os.path.dirname(os.path.dirname(fallback))
+
+
+def refusal(root: str, error: OSError) -> str:
+    """Why writing under `root` failed, in words: for "Not a directory", which path is a file (`QD_CACHE_DIR`
+    pointing at one), since the error itself does not say."""
+    if error.errno == errno.ENOTDIR:
+        path = root
+        while path and path != os.path.dirname(path):
+            if os.path.lexists(path) and not os.path.isdir(path):
+                return f"{path} is a file, not a folder"
+            path = os.path.dirname(path)
+    return error.strerror or str(error)
 
 
 def _make_private(folder: str) -> None:

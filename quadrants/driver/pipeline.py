@@ -30,6 +30,7 @@ from quadrants.cache import bundle, keys
 from quadrants.cache.fastcache import FastEntries, Session, record_counters
 from quadrants.cache.source import func_record, resolve_name, source_text
 from quadrants.cache.store import CacheStore, Entry
+from quadrants.errors import QuadrantsCacheWriteError
 from quadrants.frontend.records import FrontendResult
 from quadrants.runtime.abi import KernelABI
 from quadrants.runtime.loader import Loaded, SharedObjectLoader
@@ -302,6 +303,8 @@ class Driver:
         if self.store is not None:
             body, meta = self.backend.entry(compiled)
             path = self.store.write("artifact", okey, body, {**meta, **self.describe(fn)})
+            if path is None:
+                self._refused(f"kernel {name!r}")
         if self.load:
             loaded = self.backend.load(compiled, path)
         else:
@@ -341,7 +344,23 @@ class Driver:
         ok = self.fast.write(fast_key, meta)
         if ok:
             self.session.fast[fast_key] = meta
+        else:
+            self._refused(f"the fastcache entry of kernel {fn.__qualname__!r}")
         return ok
+
+    def _refused(self, what: str) -> None:
+        """`offline_cache_fallback=False` in a program: a write the cache folder refused is an error naming the
+        folder and the cause, as the setting promises (without it the store moves to a private folder, with a
+        warning). qd precompile (`load=False`) reports `store.write_error` per signature itself."""
+        store = self.store
+        if not self.load or store is None or store.allow_fallback or not store.write_error:
+            return
+        why, store.write_error = store.write_error, None
+        raise QuadrantsCacheWriteError(
+            f"the cache folder refused to store {what}: {why} (offline_cache_fallback=False: no private fallback "
+            "folder; make the folder writable, point offline_cache_file_path / QD_CACHE_DIR elsewhere, or leave "
+            "offline_cache_fallback on)"
+        )
 
     def finish_session(self) -> str | None:
         """At exit: this process's kernels as one bundle (see `Session.finish`), then what this process wrote
@@ -349,6 +368,9 @@ class Driver:
         if self.store is None:
             return None
         path = self.session.finish(self.store, self.config, self.device_key, lambda: self.backend.linker)
+        if self.store.write_error and not self.store.allow_fallback and self.load:  # at exit: said, not raised
+            _logging.warn(f"this process's kernels were not bundled: the cache folder refused the write "
+                          f"({self.store.write_error})", tag="cache")  # fmt: skip
         self.store.flush_remote()
         try:
             record_counters(self.store)

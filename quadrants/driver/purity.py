@@ -7,7 +7,7 @@ Rules (docs/fastcache.md describes them for users), and how each read stays corr
 | a quadrants attribute (`qd.math.pi`, `qd.f32`)       | allowed                        | the version is in the key |
 | a module attribute of math / numpy (`math.pi`)       | allowed                        | recorded and re-checked   |
 | an enum member (`Mode.FAST`)                         | allowed                        | recorded and re-checked   |
-| funcs, kernels, classes, types, modules              | allowed (code, not data)       | recorded and re-checked   |
+| funcs, kernels, classes, types (struct types), modules | allowed (code, not data)     | recorded and re-checked   |
 | an UPPERCASE constant (also `obj.NAME` of an object) | warning (`purity` tag)         | recorded and re-checked   |
 | any global inside `qd.static(...)` (`cfg.flag` too)  | warning (transition rule)      | recorded and re-checked   |
 | any other constant (number, tuple, np.float32, ...)  | QuadrantsCompilationError      | -                         |
@@ -41,6 +41,7 @@ from quadrants.errors import QuadrantsCompilationError, SourceLoc
 from quadrants.frontend.records import Capture, FrontendResult
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
+from quadrants.types.struct import StructType
 
 ALLOWED_MODULES = ("math", "numpy", "cmath")
 
@@ -56,8 +57,10 @@ class PurityReport:
 def _is_code(v: Any) -> bool:
     return (
         isinstance(
-            v, (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, PrimitiveType, MatrixType)
-        )
+            v,
+            (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, PrimitiveType, MatrixType,
+             StructType),  # a struct type is a type (its members and methods are fingerprinted), not data
+        )  # fmt: skip
         or getattr(v, "__qd_kernel__", False)
         or type(v).__name__ in ("Func", "BoundFunc")
         or hasattr(v, "__qd_intrinsic__")
@@ -138,8 +141,8 @@ def judge(c: Capture, owner: str, report: PurityReport) -> None:
         else:
             report.records.append(CaptureRecord(owner, c.where, c.name, c.chain, fp))
         return
+    upper = (c.chain[-1] if c.chain else c.name).isupper()
     if _is_data(v):
-        upper = (c.chain[-1] if c.chain else c.name).isupper()
         if upper or c.static:
             why = "an UPPERCASE constant" if upper else "read inside qd.static()"
             report.warnings.append((
@@ -153,10 +156,12 @@ def judge(c: Capture, owner: str, report: PurityReport) -> None:
                 report.records.append(CaptureRecord(owner, c.where, c.name, c.chain, fp))
             return
     kind = "a field" if hasattr(v, "__qd_field__") or hasattr(v, "__qd_struct_field__") else f"a {type(v).__name__}"
+    # an UPPERCASE name is already what the usual hint suggests: say what it may hold instead
+    hint = (f"an UPPERCASE name may hold only a constant (a number, string, tuple or qd.Vector), not {kind}" if upper
+            else "or use an enum, or an UPPERCASE constant, which is checked at every lookup")
     report.errors.append((
         f"a fastcache kernel must receive its data through parameters, but it captures {label!r} ({kind}) from the "
-        "enclosing scope. Pass it as a parameter (or use an enum, or an UPPERCASE constant, which is checked at "
-        "every lookup).",
+        f"enclosing scope. Pass it as a parameter ({hint}).",
         c.loc,
     ))  # fmt: skip
 
@@ -164,12 +169,19 @@ def judge(c: Capture, owner: str, report: PurityReport) -> None:
 __all__ = ["check", "judge", "pure_callee", "fingerprint", "PurityReport", "CaptureRecord", "math"]
 
 
+_WARNED: dict[Any, Any] = {}  # the warnings registry of apply's warnings (shown once per line, as warn's are)
+
+
 def apply(report: PurityReport) -> None:
     """Purity findings as Quadrants reports them: warnings are Python `UserWarning`s tagged `[PURE.VIOLATION]`
     (programs and tests catch them with `pytest.warns`), errors stop the compile."""
     for message, loc in report.warnings:
-        where = f"{loc.short()}: " if loc is not None else ""
-        warnings.warn(f"[PURE.VIOLATION] {where}{message}", UserWarning, stacklevel=3)
+        if loc is None:
+            warnings.warn(f"[PURE.VIOLATION] {message}", UserWarning, stacklevel=3)
+            continue
+        # from the kernel's line that reads the value (a stack level would name a line of quadrants' own)
+        warnings.warn_explicit(f"[PURE.VIOLATION] {loc.short()}: {message}", UserWarning, loc.filename,
+                               loc.lineno, registry=_WARNED)  # fmt: skip
     if report.errors:
         message, loc = report.errors[0]
         raise QuadrantsCompilationError(message, loc)

@@ -34,7 +34,7 @@ from quadrants.ir.types import NdType
 from quadrants.lang._fast_caching import FIELD_METADATA_CACHE_VALUE
 from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.lang.tensor import Tensor
-from quadrants.runtime.launch import external_array
+from quadrants.runtime.launch import external_array, shape_beyond_i32
 from quadrants.runtime.leaves import (
     ArrayLeaf,
     ElementLeaf,
@@ -239,25 +239,28 @@ class Specializer:
             # as in Quadrants, an external array's dtype is checked against a scalar element type only: with a
             # vector/matrix one, the array's own dtype is the element's
             if want_prim is not None and prim is not want_prim and not elem_shape:
-                raise ValueError(
+                raise QuadrantsArgumentValueError(
                     f"Invalid value for argument {name} - required array has dtype={want_prim}, array with "
                     f"dtype={prim} is provided (kernel {self.kernel_name!r})"
                 )
             if want.element_dim is not None:  # the last element_dim dimensions are the elements'
                 if want.ndim is not None and arr.ndim != want.ndim + want.element_dim:
-                    raise ValueError(f"Invalid value for argument {name} - required array has ndim={want.ndim} "
+                    raise QuadrantsArgumentValueError(f"Invalid value for argument {name} - required array has ndim={want.ndim} "
                                      f"element_dim={want.element_dim}, array with {arr.ndim} dimensions is provided "
                                      f"(kernel {self.kernel_name!r})")  # fmt: skip
                 elem_shape = tuple(arr.shape[arr.ndim - want.element_dim :])
             ndim = arr.ndim - len(elem_shape)
             if want.ndim is not None and ndim != want.ndim:
                 element_dim = f" element_dim={len(elem_shape)}" if elem_shape else ""
-                raise ValueError(f"Invalid value for argument {name} - required array has ndim={want.ndim}"
+                raise QuadrantsArgumentValueError(f"Invalid value for argument {name} - required array has ndim={want.ndim}"
                                  f"{element_dim}, array with {arr.ndim} dimensions is provided (kernel "
                                  f"{self.kernel_name!r})")  # fmt: skip
             if tuple(arr.shape[ndim:]) != elem_shape:
-                raise ValueError(f"Invalid value for argument {name} - required element_shape={elem_shape}, array "
+                raise QuadrantsArgumentValueError(f"Invalid value for argument {name} - required element_shape={elem_shape}, array "
                                  f"with element shape of {tuple(arr.shape[ndim:])} is provided")  # fmt: skip
+            too_long = shape_beyond_i32(name, arr.shape[:ndim])
+            if too_long is not None:
+                raise QuadrantsArgumentValueError(f"{too_long} (kernel {self.kernel_name!r})")
             t = nd_type(prim, ndim, elem_shape)
             if isinstance(v, np.ndarray):
                 sp.add_array(NumpyLeaf(path, prim, t, arr.dtype, ndim), want.boundary)

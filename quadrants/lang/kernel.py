@@ -246,6 +246,8 @@ class Kernel:
         launcher: Launcher = driver.backend.launcher(art.abi, art.loaded, prog)
         launcher.compiled = art.compiled  # type: ignore[attr-defined]
         launcher.locate = self._locate_site
+        # errors name the kernel as the program does (`Sim.step`), not by its symbol or the enclosing functions
+        launcher.kernel_name = self.fn.__qualname__.rsplit("<locals>.", 1)[-1]
         return launcher
 
     def _locate_site(self, site: Any) -> SourceLoc | None:

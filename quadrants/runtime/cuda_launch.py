@@ -18,11 +18,19 @@ from typing import Any
 
 import numpy as np
 
-from quadrants.errors import QuadrantsRuntimeError, QuadrantsRuntimeTypeError
+from quadrants.errors import QuadrantsArgumentValueError, QuadrantsRuntimeError, QuadrantsRuntimeTypeError
 from quadrants.runtime.abi import CTYPES, KernelABI, packs_args
 from quadrants.runtime.context import RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.device import Device, LoadedCuda
-from quadrants.runtime.launch import Launcher, _flatten, _walk, check_external, external_array, scalar_arg
+from quadrants.runtime.launch import (
+    Launcher,
+    _flatten,
+    _walk,
+    check_external,
+    external_array,
+    scalar_arg,
+    shape_beyond_i32,
+)
 from quadrants.runtime.leaves import ElementLeaf, Guard, Leaf, NdarrayLeaf, ScalarLeaf, is_torch_tensor
 from quadrants.runtime.random_state import RandomState
 
@@ -55,6 +63,7 @@ class CudaLauncher(Launcher):
         self._lock = threading.Lock()
         self._args_mem: np.ndarray | None = None  # a packed kernel's arguments (kept until the next call)
         self.locate = None
+        self.kernel_name = abi.symbol
 
     def fast_path(self, nparams: int, leaves: list[Leaf], guards: list[Guard]) -> Callable[..., Any] | None:
         return None  # the general path: a GPU launch costs more than marshalling
@@ -102,7 +111,7 @@ class CudaLauncher(Launcher):
             if packed or copies or self.abi.rets or self.check_errors or self.abi.has_print or self.overflow_sites:
                 self.device.sync()  # (printf output is flushed at a sync)
         except QuadrantsRuntimeError as e:
-            raise type(e)(f"kernel {self.abi.symbol}: {e}") from None
+            raise type(e)(f"kernel {self.kernel_name!r}: {e}") from None
         for host, dev in copies:
             host[...] = dev
         if self._warned is not None:
@@ -122,6 +131,9 @@ class CudaLauncher(Launcher):
         """A numpy array or torch tensor: by pointer when it is already on the GPU, else through a device copy."""
         ndim = spec.ndim
         if is_torch_tensor(v) and getattr(v.device, "type", "cpu") == "cuda":
+            too_long = shape_beyond_i32(spec.name, tuple(v.shape[:ndim]))
+            if too_long is not None:
+                raise QuadrantsArgumentValueError(too_long)
             if not self.device.emulated:
                 if not v.is_contiguous():
                     raise QuadrantsRuntimeTypeError("a CUDA torch tensor argument must be contiguous")

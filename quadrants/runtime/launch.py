@@ -25,7 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from quadrants.errors import QuadrantsAssertionError, QuadrantsIndexError, QuadrantsRuntimeTypeError, SourceLoc
+from quadrants.errors import (
+    QuadrantsArgumentValueError,
+    QuadrantsAssertionError,
+    QuadrantsIndexError,
+    QuadrantsRuntimeTypeError,
+    SourceLoc,
+)
 from quadrants.runtime.abi import CTYPES, KernelABI, SiteABI, packs_args
 from quadrants.runtime.context import ERROR_BOUNDS, RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.leaves import (
@@ -86,6 +92,7 @@ class Launcher:
         self._local = threading.local()
         self.main = self._new_state()
         self.locate: Callable[[Any], SourceLoc | None] | None = None  # a check site -> where its line is now
+        self.kernel_name = abi.symbol  # what errors call the kernel: the kernel object sets its Python name
 
     def _new_state(self) -> CallState:
         ctx = RuntimeContext()
@@ -193,7 +200,7 @@ class Launcher:
             what = f"'{site.detail}'" if site is not None else "an ndarray"
             raise QuadrantsIndexError(
                 f"Out of bound access: index {index} is out of bounds for axis {dim} with size {extent} of {what} "
-                f"(kernel {self.abi.symbol})",
+                f"(kernel {self.kernel_name!r})",
                 loc,
             )
         detail = site.detail if site is not None else ""
@@ -355,12 +362,34 @@ def _numpy_descriptor(arr: np.ndarray, ndim: int, writes: bool) -> Any:
     flags = arr.flags
     if not flags.c_contiguous or (writes and not flags.writeable):
         return None
-    return descriptor(arr.ctypes.data, arr.shape[:ndim])
+    shape = arr.shape[:ndim]
+    # no dimension is 2**31 or more when the size is below it (and not 0): one comparison on the common path
+    if not 0 < arr.size < SHAPE_LIMIT and any(n >= SHAPE_LIMIT for n in shape):
+        return None  # the general path refuses it, naming the parameter
+    return descriptor(arr.ctypes.data, shape)
+
+
+# Kernels read `x.shape[k]` as an i32, as Quadrants does (and qd.ndarray refuses longer dimensions): an external
+# array with a longer dimension is refused rather than read truncated (a loop over it would run no iteration).
+SHAPE_LIMIT = 2**31
+
+
+def shape_beyond_i32(name: str, shape: tuple[int, ...]) -> str | None:
+    """Why an external array (numpy, torch) of indexed dimensions `shape` cannot be argument `name`, or None."""
+    for axis, n in enumerate(shape):
+        if n >= SHAPE_LIMIT:
+            return (f"Invalid value for argument {name} - dimension {axis} of the array is {n}, but kernels read "
+                    f"x.shape[{axis}] as i32: every indexed dimension must be below 2**31 (split the array, or view "
+                    "it with more dimensions)")  # fmt: skip
+    return None
 
 
 def check_external(arr: np.ndarray, spec: Any) -> None:
     """A numpy array or tensor argument fits the compiled kernel: its element shape, and writable where the
-    kernel stores to it."""
+    kernel stores to it, and indexed dimensions a kernel reads whole."""
+    too_long = shape_beyond_i32(spec.name, tuple(arr.shape[: spec.ndim]))
+    if too_long is not None:
+        raise QuadrantsArgumentValueError(too_long)
     if spec.elem_shape and tuple(arr.shape[spec.ndim :]) != tuple(spec.elem_shape):
         raise QuadrantsRuntimeTypeError(
             f"Invalid value for argument {spec.name} - required element_shape={tuple(spec.elem_shape)}, array with "

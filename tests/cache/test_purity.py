@@ -244,3 +244,38 @@ report(r=r, warned=sum("[PURE.VIOLATION]" in str(x.message) for x in w), err=err
         assert "captures 'cfg.size'" in out["err"]
     first = project.run(env={"BAR": "7", "FLAG": "1"}).out
     assert first["r"] == 107 and first["warned"] >= 2
+
+
+def test_struct_types_defined_at_module_level_are_types_not_captured_data(project) -> None:
+    """A `@qd.dataclass` or `qd.types.struct` type built inside a fastcache kernel: a type like qd.math.vec3
+    (recorded by its members and methods, re-checked at lookup), not a captured value. The result is Quadrants
+    1.3.3's for this program (5.0: pos[1] * mass + a * b = 2 * 2 + 0.5 * 2), and the second process hits."""
+    project.write("app.py", HEADER + '''
+qd.init(arch=qd.cpu)
+
+@qd.dataclass
+class Particle:
+    pos: qd.math.vec3
+    mass: qd.f32
+
+    @qd.func
+    def weight(self):
+        return self.pos[1] * self.mass
+
+Pair = qd.types.struct(a=qd.f32, b=qd.i32)
+
+@qd.kernel(fastcache=True)
+def k(x: qd.types.NDArray[qd.f32, 1]):
+    for i in range(x.shape[0]):
+        p = Particle(pos=qd.math.vec3(1.0, 2.0, 3.0), mass=2.0)
+        q = Pair(a=0.5, b=2)
+        x[i] = p.weight() + q.a * q.b
+
+x = np.zeros(3, np.float32)
+k(x)
+report(x=x.tolist())
+''')
+    first = project.run()
+    assert first.out["x"] == [5.0, 5.0, 5.0] and first.out["k"] == STORED and "PURE" not in first.stderr
+    second = project.run()
+    assert second.out["x"] == [5.0, 5.0, 5.0] and second.out["k"] == LOADED

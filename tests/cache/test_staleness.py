@@ -205,6 +205,37 @@ report(value=run(2.0))
 """,
         ("qd.f32", "qd.i32"),
     ),
+    "a struct type's member type (a module-level qd.types.struct built in the kernel)": (
+        """
+Pair = qd.types.struct(a={X}, b=qd.f32)
+
+@qd.kernel(fastcache=True)
+def run(x: qd.f32) -> qd.f32:
+    p = Pair(a=x, b=1.0)
+    return p.a + p.b
+
+report(value=run(2.5))
+""",
+        ("qd.f32", "qd.i32"),
+    ),
+    "a @qd.dataclass method built and called in the kernel": (
+        """
+@qd.dataclass
+class Particle:
+    mass: qd.f32
+
+    @qd.func
+    def weight(self):
+        return self.mass * {X}
+
+@qd.kernel(fastcache=True)
+def run(x: qd.f32) -> qd.f32:
+    return Particle(mass=x).weight()
+
+report(value=run(2.0))
+""",
+        ("3.0", "5.0"),
+    ),
 }
 CASES["string annotation (PEP 563) naming an alias"] = (
     CASES["type alias in a func's parameter annotation"][0].replace("x: Real", 'x: "Real"'),

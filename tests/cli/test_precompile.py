@@ -363,18 +363,34 @@ def test_a_portable_target_serves_a_machine_it_was_not_built_on(proj: Proj) -> N
     assert not out["llvmlite"]
 
 
-def test_without_a_linker_an_object_pack_serves_the_kernels(proj: Proj) -> None:
+def test_without_a_linker_precompile_fails_before_compiling_with_the_install_hint(proj: Proj) -> None:
+    """An object pack would make the precompiled start link its kernels with llvmlite (the compiler): refused,
+    exit 1, naming what to install, and nothing compiled."""
     rc, report = proj.precompile(env={"QD_LINKER": "none"})
-    assert rc == 0 and report["bundles"]["host"] and any("object pack" in n for n in report["notes"])
-    out = proj.main(env={"QD_LINKER": "none"})
+    assert rc == 1 and "no linker found" in report["error"]
+    assert "binutils" in report["error"] and "quadrants-fastcache[linker]" in report["error"]
+    assert not list((proj.root / "build" / "cache").rglob("*.qd"))
+
+
+def _elf_type(path: str) -> int:
+    """e_type of the ELF image a bundle entry starts with: 3 a shared object, 1 relocatable objects (a pack)."""
+    with open(path, "rb") as f:
+        head = f.read(18)
+    assert head[:4] == b"\x7fELF"
+    return int.from_bytes(head[16:18], "little")
+
+
+def test_the_linker_extra_links_the_bundle_where_ld_is_missing(proj: Proj, tmp_path: Path) -> None:
+    """`pip install 'quadrants-fastcache[linker]'` (the ziglang wheel's `zig ld.lld`) instead of binutils: the
+    bundle is a shared object and the precompiled start compiles nothing and never imports llvmlite."""
+    pytest.importorskip("ziglang")
+    (tmp_path / "empty-bin").mkdir()
+    rc, report = proj.precompile(env={"PATH": str(tmp_path / "empty-bin")})  # no `ld` anywhere on PATH
+    assert rc == 0, report
+    assert report["compiled"] == SIGNATURES and _elf_type(report["bundles"]["host"]) == 3
+    out = proj.main()
     check_results(out)
-    assert out["stats"]["compiles"] == 0
-    for art in (proj.root / "build" / "cache" / f"v{FORMAT}" / "artifact").rglob("*.qd"):
-        art.unlink()  # only the pack is left for the fastcache kernels
-    out = proj.main(env={"QD_LINKER": "none"})
-    check_results(out)
-    assert out["stats"]["compiles"] == 1  # `plain` (offline cache only); the 6 fastcache kernels from the pack
-    assert out["stats"]["cache"]["fastcache_hits"] == SIGNATURES - 1
+    assert out["stats"]["compiles"] == 0 and not out["llvmlite"]
 
 
 def test_pyproject_manifest(proj: Proj) -> None:
