@@ -15,6 +15,27 @@ from tests.helpers import define
 BACKENDS = [qd.Backend.NDARRAY, qd.Backend.FIELD]
 
 
+@pytest.fixture(autouse=True)
+def _cpu_only() -> None:
+    """Layouts are refused on the CUDA backend for now (lang/program.refuse_layout_on_gpu): checked below."""
+    from quadrants.lang import program
+
+    if program.get().device is not None:
+        pytest.skip("non-identity layouts are refused on the CUDA backend (test_layouts_are_refused_on_cuda)")
+
+
+def test_layouts_are_refused_on_cuda() -> None:
+    """Rather than a wrong value: under the CUDA backend a non-identity layout is an error naming it."""
+    from tests.conftest import qd_init
+
+    qd_init(arch=qd.cuda, cuda_emulate=True)
+    for make in (lambda: qd.tensor(qd.f32, (2, 3), layout=(1, 0)), lambda: qd.field(qd.f32, (2, 3), order="ji"),
+                 lambda: qd.tensor(qd.f32, (2, 3), layout=(1, 0), backend=qd.Backend.FIELD)):  # fmt: skip
+        with pytest.raises(NotImplementedError, match="not supported on the CUDA backend"):
+            make()
+    assert qd.tensor(qd.f32, (2, 3), layout=(0, 1)).shape == (2, 3)  # the identity layout is fine
+
+
 def _storage(t: qd.Tensor) -> np.ndarray:
     """The memory of a wrapped tensor in storage order (physical axes): the canonical view with its axes put
     back in layout order, which must then be contiguous (so it is the memory as laid out)."""
