@@ -153,10 +153,12 @@ def classify_annotation(annotation: Any) -> ParamKind | None:
 
 
 class Specializer:
-    def __init__(self, kernel_name: str, default_ip: PrimitiveType, default_fp: PrimitiveType) -> None:
+    def __init__(self, kernel_name: str, default_ip: PrimitiveType, default_fp: PrimitiveType,
+                 grads: bool = True) -> None:  # fmt: skip
         self.kernel_name = kernel_name
         self.default_ip = default_ip
         self.default_fp = default_fp
+        self.grads = grads  # ndarray arguments pass their .grad (an adjoint, or a kernel that reads `.grad`)
 
     def specialize(self, params: list[Any], values: list[Any]) -> Specialization:
         sp = Specialization(key=(), specs=[])
@@ -216,7 +218,7 @@ class Specializer:
             if isinstance(v, Ndarray):
                 t = v._spec
                 sp.add_array(NdarrayLeaf(path, t.dtype, t), "unsafe")
-                return ParamSpec(name, SpecKind.NDARRAY, type=t, value="unsafe", grad=_grad_spec(name, v, path, sp, want))
+                return ParamSpec(name, SpecKind.NDARRAY, type=t, value="unsafe", grad=_grad_spec(name, v, path, sp, want) if self.grads else None)
         want_prim, elem_shape = _element(want.dtype, self.default_ip, self.default_fp)
         if isinstance(v, Ndarray):
             t = v._spec
@@ -232,7 +234,7 @@ class Specializer:
                 raise QuadrantsArgumentValueError(f"Invalid value for argument {name} - required ndim={want.ndim}, "
                                                   f"but {t.ndim}d ndarray with shape {v.shape} is provided")
             sp.add_array(NdarrayLeaf(path, t.dtype, t), want.boundary)
-            return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary, grad=_grad_spec(name, v, path, sp, want))
+            return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary, grad=_grad_spec(name, v, path, sp, want) if self.grads else None)
         if isinstance(v, np.ndarray) or _is_torch(v):
             arr = external_array(v)
             prim = dtypes.from_numpy(arr.dtype)

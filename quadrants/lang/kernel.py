@@ -222,11 +222,34 @@ class Kernel:
         params = self.params
         values = self._bind(params, args, kwargs)
         try:
-            spec = Specializer(self.fn.__qualname__, config.default_ip, config.default_fp).specialize(params, values)
+            spec = Specializer(self.fn.__qualname__, config.default_ip, config.default_fp,
+                               self._passes_grads()).specialize(params, values)  # fmt: skip
         except (QuadrantsRuntimeTypeError, QuadrantsSyntaxError) as e:
             raise type(e)(e.message, e.loc or self.def_loc()) from None
         spec.returns = returns
         return values, spec
+
+    def _passes_grads(self) -> bool:
+        """Whether ndarray arguments pass their `.grad` as hidden arguments: for the adjoint, and for a kernel
+        whose source reads a `.grad` (a primal that does not keeps the signature a manifest writes, so a
+        precompiled program whose ndarrays have grads still hits)."""
+        cached = getattr(self, "_grads_cached", None)
+        if cached is None:
+            import linecache
+
+            code = self.fn.__code__
+            lines = linecache.getlines(code.co_filename)[code.co_firstlineno - 1:]
+            while lines and not lines[0].lstrip().startswith(("def ", "async def ")):  # decorators
+                lines = lines[1:]
+            body = lines[:1]
+            indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
+            for line in lines[1:]:  # the function's block: up to the first line indented no deeper than its def
+                if line.strip() and len(line) - len(line.lstrip()) <= indent and not line.lstrip().startswith(")"):
+                    break
+                body.append(line)
+            text = "".join(body) if lines else ".grad"  # no source: pass them (the safe side)
+            cached = self._grads_cached = bool(self.mode) or ".grad" in text
+        return bool(cached)
 
     def _compile(self, spec: Specialization, prog: program.Program) -> Launcher | QuadrantsCompilationError:
         from quadrants.driver import driver_for

@@ -122,3 +122,20 @@ def test_tensor_with_needs_grad(backend: object) -> None:
 
     k(t)
     np.testing.assert_allclose(t.grad.to_numpy(), [0.0, 2.0, 4.0])
+
+
+def test_a_kernel_that_reads_no_grad_specializes_as_without_grads() -> None:
+    """Only an adjoint, or a kernel whose source reads a `.grad`, takes ndarrays' grads as hidden arguments: a
+    plain kernel given a needs_grad ndarray has the signature a manifest writes (Genesis' precompiled start missed
+    7 kernels when every grad was passed)."""
+
+    @qd.kernel
+    def k(a: qd.types.NDArray[qd.f32, 1]):
+        for i in range(a.shape[0]):
+            a[i] += 1.0
+
+    with_grad, plain = qd.ndarray(qd.f32, 4, needs_grad=True), qd.ndarray(qd.f32, 4)
+    k(with_grad)
+    k(plain)
+    assert len(k._launchers) == 1
+    assert with_grad.to_numpy().tolist() == [1.0] * 4 and with_grad.grad.to_numpy().tolist() == [0.0] * 4
