@@ -235,20 +235,10 @@ class Kernel:
         precompiled program whose ndarrays have grads still hits)."""
         cached = getattr(self, "_grads_cached", None)
         if cached is None:
-            import linecache
+            from quadrants.cache.source import source_text  # the text the fastcache key reads (linecache)
 
-            code = self.fn.__code__
-            lines = linecache.getlines(code.co_filename)[code.co_firstlineno - 1:]
-            while lines and not lines[0].lstrip().startswith(("def ", "async def ")):  # decorators
-                lines = lines[1:]
-            body = lines[:1]
-            indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-            for line in lines[1:]:  # the function's block: up to the first line indented no deeper than its def
-                if line.strip() and len(line) - len(line.lstrip()) <= indent and not line.lstrip().startswith(")"):
-                    break
-                body.append(line)
-            text = "".join(body) if lines else ".grad"  # no source: pass them (the safe side)
-            cached = self._grads_cached = bool(self.mode) or ".grad" in text
+            text = source_text(self.fn)
+            cached = self._grads_cached = bool(self.mode) or text is None or ".grad" in text  # no text: the safe side
         return bool(cached)
 
     def _compile(self, spec: Specialization, prog: program.Program) -> Launcher | QuadrantsCompilationError:
