@@ -11,7 +11,7 @@ import builtins
 from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
-from quadrants.frontend import structs
+from quadrants.frontend import structs, views
 from quadrants.frontend.arguments import call_args
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.expressions import struct_attribute
@@ -38,6 +38,8 @@ def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
         base = fb.expr(node.func.value)
         if isinstance(base, Matrix):
             return method_call(fb, base, node.func.attr, node)
+        if isinstance(base, views.View):
+            return views.method(fb, base, node.func.attr, *call_args(fb, node), node)
         if is_runtime(base):
             raise fb.error(node, f"runtime values have no method {node.func.attr!r}")
         if isinstance(base, str) and node.func.attr == "format":

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.frontend import views
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.func import BoundFunc, Func
 from quadrants.frontend.lvalues import assign
@@ -237,6 +238,8 @@ def transform_attribute(fb: FrontendBuilder, node: ast.Attribute) -> Any:
         return matrix_attribute(fb, base, node.attr, node)
     if isinstance(base, Struct):
         return struct_attribute(fb, base, node.attr, node)
+    if isinstance(base, views.View):
+        return views.attribute(fb, base, node.attr, node)
     if is_runtime(base):
         raise fb.error(node, f"runtime values have no attribute {node.attr!r}")
     value = _static_attribute(fb, base, node)
@@ -347,6 +350,8 @@ def transform_subscript(fb: FrontendBuilder, node: ast.Subscript) -> Any:
         loads = [fb.b.load(p) for p in element_ptrs(fb, handle, node)]
         elem_shape = handle.type.elem_shape  # type: ignore[union-attr]
         return loads[0] if not elem_shape else Matrix(elem_shape, loads, clamp=id(handle) in fb.clamped)
+    if isinstance(base, views.View):
+        return views.subscript(fb, base, node)
     reject_captured_array(fb, base, node)
     index = fb.expr(node.slice)
     if isinstance(base, np.ndarray):

@@ -22,6 +22,7 @@ from quadrants.errors import (
     QuadrantsTypeError,
     binding_message,
 )
+from quadrants.frontend import sparse_builders, views
 from quadrants.frontend.arguments import ByValue, call_args
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.func import Func
@@ -160,6 +161,13 @@ def _bind_param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, loc
         if isinstance(value, ir.Value) and isinstance(value.type, PrimitiveType) and annotation is None:
             value = fb.new_var(name, value, value.type)  # a local copy
         scope.names[name] = value
+        return
+    if ann.is_buffer_view_annotation(annotation) or ann.is_sparse_builder_annotation(annotation):
+        want = views.View if ann.is_buffer_view_annotation(annotation) else sparse_builders.Builder
+        if not isinstance(value, want):
+            raise QuadrantsTypeError(f"argument {name!r} is annotated {annotation!r} but given a {type(value).__name__}",
+                                     loc)  # fmt: skip
+        scope.names[name] = value  # by reference: the func's `v[i] = x` writes the caller's ndarray
         return
     if isinstance(annotation, ann.NdarrayType):
         if not (isinstance(value, ir.Value) and isinstance(value.type, ir.NdType)):

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
+from quadrants.frontend import views
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.lvalues import atomic_ref, lvalue
@@ -398,7 +399,7 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     **{name: _unary_math for name in UNARY_MATH},
     "floor": _rounding, "ceil": _rounding, "round": _rounding, "min": _minmax, "max": _minmax,
     "pow": _binary_math, "atan2": _binary_math, "raw_div": _binary_math, "raw_mod": _binary_math,
-    "select": _select, "Vector": _vector, "Matrix": _matrix,
+    "select": _select, "Vector": _vector, "Matrix": _matrix, "BufferView": views.construct,
     "Vector.zero": _filled, "Vector.one": _filled, "Matrix.zero": _filled, "Matrix.one": _filled,
     "Matrix.identity": _filled, "Matrix.rows": _rows_cols, "Matrix.cols": _rows_cols,
     "Matrix.diag": _diag, "Matrix.unit": _unit, "Vector.unit": _unit, "zero": _zero_one, "one": _zero_one,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.frontend import sparse_builders, views
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.matrix_ops import COMPONENTS, check_index, is_swizzle, slice_positions
 from quadrants.frontend.ndarrays import element_ptrs, is_ndarray, ndarray_handle, reject_captured_array
@@ -74,6 +75,10 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | StructRef | None:
             base = fb.expr(node.value)
             if is_struct_field(base):
                 return StructRef(field_element(fb, base, node))
+            if isinstance(base, views.View):
+                return views.element_ref(fb, base, node)
+            if isinstance(base, sparse_builders.Builder):
+                return sparse_builders.entry_ref(fb, base, node)
             reject_captured_array(fb, base, node)
             if not is_ndarray(base):
                 raise fb.error(node, "only ndarray, field, vector and matrix elements can be assigned through []")
@@ -148,6 +153,8 @@ def index_ref(fb: FrontendBuilder, ref: MatrixRef, index: Any, node: ast.AST) ->
 
 def store_ref(fb: FrontendBuilder, ref: Ref | StructRef, value: Any, node: ast.AST) -> None:
     loc = fb.loc(node)
+    if isinstance(ref, sparse_builders.TripletRef):
+        sparse_builders.refuse_store(fb, node)
     if isinstance(ref, StructRef):
         _store_struct(fb, ref.struct, value, node)
         return
@@ -223,6 +230,9 @@ def _tensor_text(fb: FrontendBuilder, shape: tuple[int, ...], elements: list[Any
 
 
 def augassign_ref(fb: FrontendBuilder, ref: Ref | StructRef, op: str, value: Any, node: ast.AST) -> None:
+    if isinstance(ref, sparse_builders.TripletRef):
+        sparse_builders.add(fb, ref, op, value, node)
+        return
     if isinstance(ref, StructRef):
         raise fb.error(node, "augmented assignment to a whole struct is not supported; update its members")
     if isinstance(ref, ScalarRef):

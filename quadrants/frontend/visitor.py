@@ -16,6 +16,7 @@ from typing import Any
 
 from quadrants.errors import SourceLoc
 from quadrants.frontend.builder import FrontendBuilder
+from quadrants.frontend import sparse_builders, views
 from quadrants.frontend.dispatch import EXPRESSIONS, STATEMENTS
 from quadrants.frontend.records import FrontendOptions, FrontendResult, ParamSpec, SpecKind
 from quadrants.frontend.scope import Fixed, Frame, Scope, closure_of
@@ -126,12 +127,20 @@ def _bind_param(
         return Fixed(Matrix(shape, [arg(dtype, f"{path}[{k}]") for k in range(_size(shape))]), "kernel argument")
     if p.kind == SpecKind.ALIAS:
         return outer[-p.value]
+    special = _SPECIAL_STRUCTS.get(next((k for k in _SPECIAL_STRUCTS if getattr(p.cls, k, False) is True), ""))
+    if special is not None:  # a BufferView, a SparseMatrixBuilder: their members' values, bound as one object
+        values = [_bind_param(fb, m, f"{path}.{m.name}", counter, loc, outer).value for m in p.members]
+        return Fixed(special(*values), "kernel argument")
     s = Struct(cls=p.cls, obj=p.obj, on_class_read=fb.record_class_read)
     outer.append(s)
     for m in p.members:
         s.members[m.name] = _bind_param(fb, m, f"{path}.{m.name}", counter, loc, outer)
     outer.pop()
     return s
+
+
+# Struct parameters the kernel sees as one object of the frontend's, by the marker their class carries.
+_SPECIAL_STRUCTS = {"__qd_buffer_view__": views.bind, "__qd_sparse_builder__": sparse_builders.bind}
 
 
 def _strip_docstring(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -125,6 +125,8 @@ class ParamKind(str, enum.Enum):
     STRUCT = "struct"  # a qd.types.struct / @qd.dataclass type
     ENUM = "enum"
     TENSOR = "tensor"
+    BUFFER_VIEW = "buffer_view"  # a qd.BufferView: its ndarray, offset and size
+    SPARSE_BUILDER = "sparse_matrix_builder"  # a qd.linalg.SparseMatrixBuilder: its triplet arrays
     SELF = "self"
 
     __str__ = str.__str__
@@ -137,6 +139,10 @@ def classify_annotation(annotation: Any) -> ParamKind | None:
         return ParamKind.NDARRAY
     if ann.is_scalar_annotation(annotation):
         return ParamKind.SCALAR
+    if ann.is_buffer_view_annotation(annotation):
+        return ParamKind.BUFFER_VIEW
+    if ann.is_sparse_builder_annotation(annotation):
+        return ParamKind.SPARSE_BUILDER
     if isinstance(annotation, MatrixType):
         return ParamKind.MATRIX
     if isinstance(annotation, StructType):
@@ -298,6 +304,32 @@ class Specializer:
             return ParamSpec(name, SpecKind.TEMPLATE, value=impl)
         return self._ndarray(name, _ANY_NDARRAY, v, path, sp)
 
+    def _buffer_view(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+        """A `qd.BufferView`: its ndarray (`arr`) and two i32 runtime scalars (`offset`, `size`), so views at other
+        offsets or of other lengths share the kernel; the frontend binds them as a view (frontend/views.py)."""
+        if getattr(type(v), "__qd_buffer_view__", False) is not True:
+            raise QuadrantsRuntimeTypeError(f"Argument {name} expects a BufferView, got {type(v).__name__}")
+        want = annotation.dtype if isinstance(annotation, ann.BufferViewType) else None
+        arr = self._ndarray("arr", ann.NdarrayType(want, 1), v.arr, path + ("arr",), sp)
+        sp.add_scalar(path + ("offset",), dtypes.i32)
+        sp.add_scalar(path + ("size",), dtypes.i32)
+        sp.add_guard(Guard(path, GuardKind.CLASS, type(v)))
+        members = (arr, ParamSpec("offset", SpecKind.SCALAR, type=dtypes.i32),
+                   ParamSpec("size", SpecKind.SCALAR, type=dtypes.i32))  # fmt: skip
+        return ParamSpec(name, SpecKind.STRUCT, members=members, cls=type(v))
+
+    def _sparse_builder(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+        """A `qd.linalg.SparseMatrixBuilder`: its triplet arrays (rows, columns, values) and its counter, as
+        ndarrays; `A[i, j] += x` in the kernel appends a triplet (frontend/sparse_builders.py)."""
+        if getattr(type(v), "__qd_sparse_builder__", False) is not True:
+            raise QuadrantsRuntimeTypeError(
+                f"Argument {name} expects a qd.linalg.SparseMatrixBuilder, got {type(v).__name__}"
+            )
+        members = tuple(self._ndarray(k, _ANY_NDARRAY, getattr(v, k), path + (k,), sp)
+                        for k in ("_rows", "_cols", "_vals", "_count"))  # fmt: skip
+        sp.add_guard(Guard(path, GuardKind.CLASS, type(v)))
+        return ParamSpec(name, SpecKind.STRUCT, members=members, cls=type(v))
+
     # ---- structs --------------------------------------------------------------------------------------
 
     def _dataclass(self, name: str, cls: type, v: Any, path: Path, sp: Specialization, typed: bool = True) -> ParamSpec:
@@ -438,6 +470,8 @@ _BY_KIND: dict[ParamKind, Callable[[Specializer, str, Any, Any, Path, Specializa
     ParamKind.STRUCT: Specializer._struct,
     ParamKind.TENSOR: Specializer._tensor,
     ParamKind.SELF: Specializer._self,
+    ParamKind.BUFFER_VIEW: Specializer._buffer_view,
+    ParamKind.SPARSE_BUILDER: Specializer._sparse_builder,
 }
 # Dataclass members passed as runtime arguments by their annotation (any other member is judged by its value).
 _RUNTIME_MEMBERS = frozenset(_BY_KIND) - {ParamKind.SELF}

@@ -199,6 +199,14 @@ class Ndarray:
         memo[id(self)] = out
         return out
 
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        """Pickling, as in Quadrants: a copy of the elements (canonical order) with the dtype, shape and element
+        shape; unpickling allocates a new ndarray on the current device. A layout tag and a `.grad` are not
+        kept (Quadrants drops them too)."""
+        state = {"version": _PICKLE_VERSION, "dtype": self.dtype.name, "shape": tuple(self.shape),
+                 "element_shape": tuple(self._spec.elem_shape), "data": self.to_numpy()}  # fmt: skip
+        return _unpickle, (state,)
+
     def _check_index(self, index: Any) -> None:
         """Whole-element indices must name every dimension, as in Quadrants (numpy slices are let through)."""
         parts = index if isinstance(index, tuple) else (index,)
@@ -213,7 +221,13 @@ class Ndarray:
     def __getitem__(self, index: Any) -> Any:
         """An element (`x[None]` or `x[()]` of a 0-d ndarray): a number, or a `qd.Vector`/`qd.Matrix` of a
         vector/matrix ndarray's element that views the ndarray's memory, so `x[i][j] = v` writes the ndarray
-        (as Quadrants' element proxies do); a slice is a numpy copy."""
+        (as Quadrants' element proxies do). A slice `x[a:b]` of a 1-D ndarray is a `qd.BufferView` of those
+        elements, as in Quadrants (a slice of any other ndarray is refused there and here); other numpy-style
+        indices give a numpy copy."""
+        if isinstance(index, slice):
+            from quadrants.lang.buffer_view import view_of  # the Python-scope view type (lang builds on runtime)
+
+            return view_of(self, index)
         self._check_index(index)
         self._mem.host_access()
         v = self._arr[() if index is None else index]
@@ -251,6 +265,30 @@ class VectorNdarray(Ndarray):
 
 class MatrixNdarray(Ndarray):
     pass
+
+
+_PICKLE_VERSION = 1
+
+
+def _unpickle(state: dict[str, Any]) -> Ndarray:
+    """An ndarray from the state `Ndarray.__reduce__` made."""
+    if not isinstance(state, dict) or state.get("version") != _PICKLE_VERSION:
+        version = state.get("version") if isinstance(state, dict) else None
+        raise ValueError(f"Unsupported ndarray pickle version {version!r} (expected {_PICKLE_VERSION})")
+    dtype = getattr(dtypes, str(state["dtype"]), None)
+    if not isinstance(dtype, dtypes.PrimitiveType):
+        raise ValueError(f"Unknown dtype {state['dtype']!r} during unpickle")
+    elem_shape = tuple(state["element_shape"])
+    if len(elem_shape) > 2:
+        raise ValueError(f"Unpickling element_shape {elem_shape} is not supported (scalars, vectors, matrices)")
+    elem = None
+    if elem_shape:
+        from quadrants.types.compound import MatrixType
+
+        elem = MatrixType(elem_shape, dtype)
+    out = Ndarray(None if elem is not None else dtype, tuple(state["shape"]), elem)
+    out.from_numpy(state["data"])
+    return out
 
 
 def ndarray_class(elem_shape: tuple[int, ...]) -> type[Ndarray]:

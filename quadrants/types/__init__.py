@@ -1,7 +1,18 @@
 """`qd.types`: dtypes and parameter annotations."""
 
 from quadrants.types import primitive_types  # noqa: F401
-from quadrants.types.annotations import NDArray, NdarrayType, RefType, Template, ndarray, ref, template  # noqa: F401
+from quadrants.types.annotations import (  # noqa: F401
+    BufferViewType,
+    NDArray,
+    NdarrayType,
+    RefType,
+    SparseMatrixBuilderType,
+    Template,
+    ndarray,
+    ref,
+    sparse_matrix_builder,
+    template,
+)  # fmt: skip
 from quadrants.types.compound import MatrixType, matrix, vector  # noqa: F401
 from quadrants.types.dtypes import (  # noqa: F401
     PrimitiveType,

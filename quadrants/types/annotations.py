@@ -137,6 +137,63 @@ def ref(dtype: Any) -> RefType:
     return RefType(dtype)
 
 
+class BufferViewType:
+    """`BufferView[qd.f32]` (`qd.BufferView`, lang/buffer_view.py): a parameter taking a window of a 1-D ndarray
+    whose element type is `dtype` (a scalar dtype or a vector/matrix type), or any (None: plain `BufferView`)."""
+
+    __slots__ = ("dtype",)
+
+    dtype: Any
+
+    def __init__(self, dtype: Any = None) -> None:
+        if dtype is not None and not hasattr(dtype, "element_dtype"):
+            dtype = to_dtype(dtype)
+        object.__setattr__(self, "dtype", dtype)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("annotation types are immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BufferViewType) and self.dtype == other.dtype
+
+    def __hash__(self) -> int:
+        return hash(("buffer_view", self.dtype))
+
+    def __repr__(self) -> str:
+        return f"BufferView[{'Any' if self.dtype is None else repr(self.dtype)}]"
+
+
+def is_buffer_view_annotation(annotation: Any) -> bool:
+    """`BufferView[dtype]`, or the `BufferView` class itself (any element type)."""
+    return isinstance(annotation, BufferViewType) or getattr(annotation, "__qd_buffer_view__", False) is True
+
+
+class SparseMatrixBuilderType:
+    """`qd.types.sparse_matrix_builder()`: a parameter taking a `qd.linalg.SparseMatrixBuilder`, whose
+    `A[i, j] += x` in the kernel adds a triplet."""
+
+    __slots__ = ()
+
+    def __init__(self, *_args: Any, **_kwargs: Any) -> None:  # Quadrants' takes no arguments that matter
+        pass
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SparseMatrixBuilderType)
+
+    def __hash__(self) -> int:
+        return hash("sparse_matrix_builder")
+
+    def __repr__(self) -> str:
+        return "sparse_matrix_builder()"
+
+
+sparse_matrix_builder = SparseMatrixBuilderType
+
+
+def is_sparse_builder_annotation(annotation: Any) -> bool:
+    return isinstance(annotation, SparseMatrixBuilderType) or annotation is SparseMatrixBuilderType
+
+
 def normalize(annotation: Any) -> Any:
     """Bare classes used as annotations mean their open form: `NDArray` is `NDArray[Any, Any]`."""
     if annotation is NdarrayType:

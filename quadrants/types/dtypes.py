@@ -36,6 +36,10 @@ class PrimitiveType:
     def __reduce__(self) -> str:
         return self.name  # pickles as the module-level singleton
 
+    def to_string(self) -> str:
+        """The dtype's name (`"f32"`), as Quadrants' `DataType.to_string()`."""
+        return self.name
+
     @property
     def is_float(self) -> bool:
         return self.kind == "float"
