@@ -88,6 +88,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
 )  # fmt: skip
 from quadrants.lang import exception as _exception  # noqa: F401  - `qd.lang.exception`, as in Quadrants
 from quadrants.lang.buffer_view import BufferView  # noqa: F401
+from quadrants.types.quant import BitpackedFields  # noqa: F401
 from quadrants.lang.compat import Extension as extension  # noqa: F401
 from quadrants.lang.compat import Layout, is_extension_supported, pure, real_func  # noqa: F401
 from quadrants.lang.data_oriented import data_oriented  # noqa: F401

@@ -14,6 +14,7 @@ import numpy as np
 from quadrants.errors import QuadrantsCompilationError, QuadrantsIndexError, QuadrantsRuntimeError
 from quadrants.lang import program
 from quadrants.runtime import host_views
+from quadrants.types import quant
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 
@@ -307,6 +308,8 @@ def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offs
     field's index domain (`x[offset]` is its first element, in kernels and in Python scope). `needs_grad` /
     `needs_dual` allocate `.grad` / `.dual` (see `with_companions`). `order="ji"` stores the axes in that
     order (outermost first), as `qd.tensor(layout=(1, 0))` does; indices stay canonical."""
+    if isinstance(dtype, quant.QuantType):
+        raise quant.refuse(f"a field of {dtype!r}")
     if needs_grad or needs_dual:
         check_real(program.resolve_dtype(dtype.dtype if isinstance(dtype, MatrixType) else dtype), True)
         return with_companions(field(dtype, shape, order, name, offset, layout=layout), lambda: field(

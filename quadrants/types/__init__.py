@@ -1,6 +1,6 @@
 """`qd.types`: dtypes and parameter annotations."""
 
-from quadrants.types import primitive_types  # noqa: F401
+from quadrants.types import primitive_types, quant  # noqa: F401
 from quadrants.types.annotations import (  # noqa: F401
     BufferViewType,
     NDArray,
