@@ -137,11 +137,10 @@ class FnLowering:
                 self.on_error(self.b)
         return self._error_exit
 
-    def fail(self, code: int, site: int, index: ll.Value, dim: int, extent: ll.Value) -> None:
+    def fail(self, code: int, site: int, index: ll.Value, dim: int | ll.Value, extent: ll.Value) -> None:
         rec = runtime_ir.declare_record_error(self.m)
-        self.b.call(
-            rec, [self.ctx, ll.Constant(I32, code), ll.Constant(I64, site), index, ll.Constant(I64, dim), extent]
-        )
+        d = dim if isinstance(dim, ll.Value) else ll.Constant(I64, dim)
+        self.b.call(rec, [self.ctx, ll.Constant(I32, code), ll.Constant(I64, site), index, d, extent])
         self.b.branch(self.error_exit())
 
     def to_reg(self, value: ll.Value, t: PrimitiveType) -> ll.Value:
@@ -478,7 +477,8 @@ class FnLowering:
         with b.if_then(b.not_(self.v(s.cond)), likely=False):
             zero = ll.Constant(I64, 0)
             index = zero if s.index is None else self.widen(s.index)
-            self.fail(ERROR_ASSERT, s.site, index, 0, zero)
+            extra = [self.widen(v) for v in s.extra] + [zero, zero]  # a formatted site's values (ctx dim, extent)
+            self.fail(ERROR_ASSERT, s.site, index, extra[0], extra[1])
 
 
 def function_symbol(module: ll.Module, kernel: ir.Kernel, fn: ir.Function) -> str:

@@ -5,6 +5,11 @@ arguments of a view parameter, or any integer values for one made in the kernel)
 the arithmetic: `v[i]` is the ndarray element `arr[offset + i]` (read, assigned, updated, or a vector/matrix
 element indexed further), `v.size` / `v.offset` are the values, and `v.subview(o, n)`, `v[a:b]` and
 `BufferView(arr, o, n)` make new views. A func parameter annotated `BufferView[...]` takes the view itself.
+
+In debug mode each of these is checked, as in Quadrants: an index outside `[0, size)`, a subview outside its
+parent and a view outside its ndarray stop the kernel with a QuadrantsAssertionError naming the values, the
+kernel and the chain of funcs it happened in (a "formatted" check site; Quadrants' `tid=` is its CPU worker's
+number, which this runtime does not give a kernel, so it is reported as `n/a`).
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ def method(fb: FrontendBuilder, v: View, attr: str, args: list[Any], kwargs: dic
     if attr != "subview":
         raise fb.error(node, f"a BufferView has no method {attr!r} in a kernel (it has subview(offset, size))")
     offset, size = _two_ints(fb, "subview", args, kwargs, node)
+    _check_window(fb, offset, size, v.size, _subview_message(fb), node)
     return View(v.arr, _add(fb, v.offset, offset, node), size)
 
 
@@ -66,6 +72,9 @@ def construct(fb: FrontendBuilder, node: ast.Call, name: str, *args: Any, **kwar
     if t.ndim != 1:
         raise fb.error(node, f"BufferView requires a 1D ndarray, got a {t.ndim}-dimensional one", QuadrantsTypeError)
     offset, size = _two_ints(fb, "BufferView", list(args[1:]), kwargs, node)
+    length = fb.b.emit(ir.NdShape(arr=arr, dim=0, type=i32))
+    _check_window(fb, offset, size, length, "BufferView construction out of range: offset=%d, size=%d, ndarray "
+                  "length=%d.", node)  # fmt: skip
     return View(arr, offset, size)
 
 
@@ -92,6 +101,13 @@ def _ptrs(fb: FrontendBuilder, v: View, node: ast.Subscript) -> list[ir.ExtPtr]:
     if isinstance(index, tuple):
         raise fb.error(node, f"a BufferView is 1-D: index it with one integer, not {len(index)}")
     i = _int(fb, index, "a BufferView index", node)
+    if fb.options.debug:
+        loc = fb.loc(node)
+        kernel, stack = _callstack(fb)
+        msg = (f"BufferView Out Of Range: kernel[{kernel}] tid=n/a, got index %d (offset=%d, size=%d).\n"
+               f"Callstack:\n{stack}")  # fmt: skip
+        conds = [fb.ops.binary("ge", i, 0, loc), fb.ops.binary("lt", i, v.size, loc)]
+        _assert(fb, conds, msg, (i, v.offset, v.size), node)
     return element_ptrs_at(fb, v.arr, [_as_i32(fb, _add(fb, v.offset, i, node), node)], node)
 
 
@@ -147,3 +163,43 @@ def _sub(fb: FrontendBuilder, a: Any, b: Any, node: ast.AST) -> Any:
 def _as_i32(fb: FrontendBuilder, x: Any, node: ast.AST) -> ir.Value:
     v = fb.ops.value(x, fb.loc(node))
     return v if v.type is i32 else fb.b.cast(v, i32)
+
+
+# ---- debug-mode checks --------------------------------------------------------------------------------
+
+
+def _check_window(fb: FrontendBuilder, offset: Any, size: Any, length: Any, msg: str, node: ast.AST) -> None:
+    """Debug mode: `[offset, offset + size)` must lie in `[0, length)`."""
+    if not fb.options.debug:
+        return
+    loc = fb.loc(node)
+    conds = [fb.ops.binary("ge", offset, 0, loc), fb.ops.binary("ge", size, 0, loc),
+             fb.ops.binary("le", _add(fb, offset, size, node), length, loc)]  # fmt: skip
+    _assert(fb, conds, msg, (offset, size, length), node)
+
+
+def _subview_message(fb: FrontendBuilder) -> str:
+    kernel, stack = _callstack(fb)
+    return (f"BufferView subview Out Of Range: kernel[{kernel}] tid=n/a, subview offset=%d, subview size=%d, "
+            f"parent size=%d.\nCallstack:\n{stack}")  # fmt: skip
+
+
+def _assert(fb: FrontendBuilder, conds: list[ir.Value], msg: str, values: tuple[Any, Any, Any], node: ast.AST) -> None:
+    """One check site for all of `conds`; a failure reports the three values into `msg`'s `%d`s."""
+    loc = fb.loc(node)
+    site = len(fb.kernel.sites)
+    fb.kernel.sites.append(fb.site("formatted", loc, msg))
+    index, a, b = (_as_i32(fb, x, node) for x in values)
+    for c in conds:
+        fb.b.emit(ir.Assert(cond=fb.ops.cond(c, loc), site=site, index=index, extra=(a, b)))
+
+
+def _callstack(fb: FrontendBuilder) -> tuple[str, str]:
+    """The kernel's name, and the kernel and the funcs inlined down to here, one per line, indented by depth:
+    `name (file:line of its def)`."""
+    frames = []
+    for fr in fb.frames:
+        loc = fr.source.loc(fr.source.tree)
+        frames.append(f"{fr.source.fn.__name__} ({loc.filename}:{loc.lineno})")
+    stack = "\n".join("  " * depth + f for depth, f in enumerate(frames))
+    return fb.frames[0].source.fn.__name__, stack

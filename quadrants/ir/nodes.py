@@ -371,14 +371,16 @@ class Print(Stmt):
 @dataclass(eq=False, slots=True)
 class Assert(Stmt):
     """Debug-mode check: when `cond` is 0 the kernel stops and raises QuadrantsAssertionError for `site`
-    (reporting `index`, an integer, when there is one: a vector/matrix index out of range)."""
+    (reporting `index`, an integer, when there is one: a vector/matrix index out of range; and up to two more
+    integers, `extra`, that a "formatted" site's message prints after it)."""
 
     cond: Value = None  # type: ignore[assignment]
     site: int = -1
     index: Value | None = None
+    extra: tuple[Value, ...] = ()
 
     def operands(self) -> tuple[Value, ...]:
-        return (self.cond,) if self.index is None else (self.cond, self.index)
+        return (self.cond,) + (() if self.index is None else (self.index,)) + self.extra
 
 
 # ---- the kernel --------------------------------------------------------------------------------------
@@ -394,8 +396,9 @@ class Param:
 class Site:
     """A runtime check location: what is checked and where, for the error message."""
 
-    # "bounds" (an ndarray/field index), "matrix_bounds" (a vector/matrix index), "assert", or "overflow" (a
-    # debug-mode integer overflow: not an error, the launcher warns)
+    # "bounds" (an ndarray/field index), "matrix_bounds" (a vector/matrix index), "assert", "formatted" (an
+    # assert whose detail has `%d`s for its index and extra values: a BufferView's), or "overflow" (a debug-mode
+    # integer overflow: not an error, the launcher warns)
     kind: str
     loc: SourceLoc | None
     detail: str = ""  # ndarray name for bounds checks, message for asserts

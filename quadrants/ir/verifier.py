@@ -79,6 +79,8 @@ class _Verifier:
             _expect(s.cond.type is u1, f"condition of type {s.cond.type}", s)
             index = getattr(s, "index", None)
             _expect(index is None or _integral(index.type), "non-integer index reported by an assert", s)
+            extra = getattr(s, "extra", ())
+            _expect(len(extra) <= 2 and all(_integral(v.type) for v in extra), "an assert reports two integers more", s)
         elif isinstance(s, ir.ExtPtr):
             at = s.arr.type
             _expect(isinstance(at, ir.NdType), "extptr of a non-ndarray", s)

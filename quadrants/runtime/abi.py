@@ -59,7 +59,7 @@ class ArgABI:
 
 @dataclass(frozen=True)
 class SiteABI:
-    kind: str  # "bounds" or "assert"
+    kind: str  # ir.Site's kinds: "bounds", "matrix_bounds", "assert", "formatted", "overflow"
     detail: str
     filename: str
     lineno: int

@@ -206,6 +206,8 @@ class Launcher:
         detail = site.detail if site is not None else ""
         if site is not None and site.kind == "matrix_bounds":  # Quadrants' words
             raise QuadrantsAssertionError(f"Out of bound access to a {detail} matrix with index [{index}]", loc)
+        if site is not None and site.kind == "formatted":  # a message with %d for the index and the two values
+            raise QuadrantsAssertionError(_formatted(detail, (index, dim, extent)), loc)
         raise QuadrantsAssertionError(f"assertion failed: {detail}", loc)
 
     # ---- fast path --------------------------------------------------------------------------------------
@@ -485,3 +487,12 @@ def _result_builder(readers: list[Callable[[], Any]], rets: list[Any], shapes: t
 def _matrix_result(readers: list[Callable[[], Any]], dtype: Any, shape: tuple[int, ...],
                    make_matrix: Callable[[np.ndarray], Any]) -> Callable[[], Any]:  # fmt: skip
     return lambda: make_matrix(np.array([r() for r in readers], dtype=dtype).reshape(shape))
+
+
+def _formatted(detail: str, values: tuple[int, ...]) -> str:
+    """A "formatted" check site's message: its `%d`s replaced by the values the failed check recorded."""
+    n = detail.count("%d")
+    try:
+        return detail % values[:n]
+    except (TypeError, ValueError):
+        return detail

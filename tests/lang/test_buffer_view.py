@@ -128,3 +128,46 @@ def test_a_slice_with_a_step_in_a_kernel_is_a_syntax_error() -> None:
 
     with pytest.raises(qd.QuadrantsSyntaxError, match="explicit step"):
         k(_zeros()[:8])
+
+
+def test_debug_mode_checks_name_the_view_the_kernel_and_the_funcs() -> None:
+    from tests.conftest import qd_init
+
+    qd_init(debug=True)
+    a = _zeros()
+
+    @qd.func
+    def write(v: BufferView[qd.f32], k: qd.i32):
+        v[k] = 1.0
+
+    @qd.kernel
+    def k(v: BufferView[qd.f32], at: qd.i32):
+        for i in range(1):
+            write(v, at + i)
+
+    k(a[8:24], 15)  # the last element: no error
+    for bad in (16, -1):
+        with pytest.raises(qd.QuadrantsAssertionError) as e:
+            k(a[8:24], bad)
+        msg = str(e.value)
+        assert f"BufferView Out Of Range: kernel[k] tid=n/a, got index {bad} (offset=8, size=16)." in msg
+        assert "Callstack:\nk (" in msg and "\n  write (" in msg
+    assert a.to_numpy()[23] == 1.0 and a.to_numpy().sum() == 1.0  # nothing written by the failed launches
+
+    @qd.kernel
+    def sub(v: BufferView[qd.f32], o: qd.i32):
+        w = v.subview(o, 4)
+        w[0] = 2.0
+
+    @qd.kernel
+    def make(x: qd.types.ndarray(qd.f32, ndim=1), o: qd.i32):
+        w = BufferView(x, o, 8)
+        w[0] = 3.0
+
+    with pytest.raises(qd.QuadrantsAssertionError, match=r"subview Out Of Range: kernel\[sub\] .* subview offset=14, "
+                                                         r"subview size=4, parent size=16"):  # fmt: skip
+        sub(a[8:24], 14)
+    with pytest.raises(qd.QuadrantsAssertionError, match="construction out of range: offset=28, size=8, ndarray length=32"):
+        make(a, 28)
+    make(a, 24)
+    assert a.to_numpy()[24] == 3.0
