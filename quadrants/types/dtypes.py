@@ -130,6 +130,10 @@ def to_dtype(obj: Any, default_ip: PrimitiveType = i32, default_fp: PrimitiveTyp
         return u1
     if isinstance(obj, str) and obj in BY_NAME:
         return BY_NAME[obj]
+    if getattr(obj, "__qd_quant__", False):  # a qd.types.quant type where a scalar dtype is needed
+        from quadrants.types.quant import refuse  # (quant builds on this module)
+
+        raise refuse(repr(obj))
     return from_numpy(obj)
 
 

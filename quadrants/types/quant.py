@@ -17,6 +17,8 @@ from quadrants.types import dtypes
 
 @dataclass(frozen=True)
 class QuantType:
+    __qd_quant__ = True  # what dtypes.to_dtype recognizes (it cannot import this module)
+
     kind: str  # "int", "fixed" or "float"
     bits: int  # all the bits a value takes
     signed: bool

@@ -23,3 +23,8 @@ def test_storing_a_quant_type_is_refused_naming_the_type() -> None:
     with pytest.raises(NotImplementedError, match=r"BitpackedFields\(max_num_bits=32\)"):
         qd.BitpackedFields(max_num_bits=32)
     assert not qd.is_extension_supported(qd.cpu, qd.extension.quant_basic)
+
+
+def test_a_quant_type_where_a_scalar_dtype_is_needed_is_refused_too() -> None:
+    with pytest.raises(NotImplementedError, match=r"quant.fixed\(bits=16.*not supported yet"):
+        qd.Vector.field(2, dtype=qd.types.quant.fixed(16, max_value=2), shape=3)
