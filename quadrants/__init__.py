@@ -88,7 +88,6 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
 )  # fmt: skip
 from quadrants.lang import exception as _exception  # noqa: F401  - `qd.lang.exception`, as in Quadrants
 from quadrants.lang.buffer_view import BufferView  # noqa: F401
-from quadrants.types.quant import BitpackedFields  # noqa: F401
 from quadrants.lang.compat import Extension as extension  # noqa: F401
 from quadrants.lang.compat import Layout, is_extension_supported, pure, real_func  # noqa: F401
 from quadrants.lang.data_oriented import data_oriented  # noqa: F401
@@ -125,6 +124,7 @@ from quadrants.math_linalg import eig, make_spd, polar_decompose, solve, svd, sy
 from quadrants.runtime.ndarray import MatrixNdarray, Ndarray, ScalarNdarray, VectorNdarray  # noqa: F401
 from quadrants.types.annotations import Template, ref, template  # noqa: F401
 from quadrants.types.dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401
+from quadrants.types.quant import BitpackedFields  # noqa: F401
 from quadrants.types.struct import dataclass  # noqa: F401
 
 x64 = x86_64 = arm64 = cpu

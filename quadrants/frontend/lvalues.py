@@ -47,6 +47,9 @@ class StructRef:
 
 
 
+Target = Ref | StructRef | sparse_builders.TripletRef  # what an assignment target resolves to
+
+
 # ---- references ---------------------------------------------------------------------------------------
 
 
@@ -62,7 +65,7 @@ def binding_ref(fb: FrontendBuilder, binding: Any) -> Ref | None:
     return None
 
 
-def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | StructRef | None:
+def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
     """The reference `node` denotes, or None for a plain name that is not a variable yet."""
     if isinstance(node, ast.Name):
         _, binding = fb.frame.scope.find(node.id)
@@ -103,7 +106,7 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | StructRef | None:
     raise fb.error(node, f"cannot assign to {type(node).__name__} in a kernel")
 
 
-def _sub_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | StructRef | None:
+def _sub_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
     """The reference of the base of a subscript or attribute target, or None when the base is a value to
     evaluate (an ndarray, a field, a dataclass member)."""
     if isinstance(node, ast.Name):
@@ -151,7 +154,7 @@ def index_ref(fb: FrontendBuilder, ref: MatrixRef, index: Any, node: ast.AST) ->
 # ---- reading and writing references -------------------------------------------------------------------
 
 
-def store_ref(fb: FrontendBuilder, ref: Ref | StructRef, value: Any, node: ast.AST) -> None:
+def store_ref(fb: FrontendBuilder, ref: Target, value: Any, node: ast.AST) -> None:
     loc = fb.loc(node)
     if isinstance(ref, sparse_builders.TripletRef):
         sparse_builders.refuse_store(fb, node)
@@ -229,7 +232,7 @@ def _tensor_text(fb: FrontendBuilder, shape: tuple[int, ...], elements: list[Any
     return f"[Tensor ({', '.join(map(str, shape))}) {dtype}]"
 
 
-def augassign_ref(fb: FrontendBuilder, ref: Ref | StructRef, op: str, value: Any, node: ast.AST) -> None:
+def augassign_ref(fb: FrontendBuilder, ref: Target, op: str, value: Any, node: ast.AST) -> None:
     if isinstance(ref, sparse_builders.TripletRef):
         sparse_builders.add(fb, ref, op, value, node)
         return
@@ -248,9 +251,11 @@ def augassign_ref(fb: FrontendBuilder, ref: Ref | StructRef, op: str, value: Any
     store_ref(fb, ref, binary(fb, op, load_ref(fb, ref, node), value, node), node)
 
 
-def atomic_ref(fb: FrontendBuilder, ref: Ref | StructRef, op: str, value: Any, node: ast.AST) -> Any:
+def atomic_ref(fb: FrontendBuilder, ref: Target, op: str, value: Any, node: ast.AST) -> Any:
     """`qd.atomic_<op>(target, value)`: the old value(s)."""
     loc = fb.loc(node)
+    if isinstance(ref, sparse_builders.TripletRef):
+        raise QuadrantsSyntaxError("a SparseMatrixBuilder entry is updated with += or -=, not atomics", loc)
     if isinstance(ref, StructRef):
         raise QuadrantsSyntaxError("atomics operate on scalars, vectors and matrices, not structs", loc)
     if isinstance(ref, ScalarRef):
@@ -267,7 +272,7 @@ def atomic_ref(fb: FrontendBuilder, ref: Ref | StructRef, op: str, value: Any, n
     raise QuadrantsSyntaxError("atomics need a compile-time index into vectors and matrices", loc)
 
 
-def lvalue(fb: FrontendBuilder, node: ast.expr, what: str) -> Ref | StructRef:
+def lvalue(fb: FrontendBuilder, node: ast.expr, what: str) -> Target:
     ref = resolve_ref(fb, node) if isinstance(node, (ast.Name, ast.Subscript, ast.Attribute)) else None
     if ref is None:
         raise fb.error(node, f"cannot use a non-writable target as the first operand of '{what}'")

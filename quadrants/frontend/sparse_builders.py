@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
@@ -42,6 +42,7 @@ class TripletRef:
     builder: Builder
     i: ir.Value
     j: ir.Value
+    node: ast.Subscript  # where the entry is named (its bounds-check site)
 
 
 def bind(rows: ir.Value, cols: ir.Value, vals: ir.Value, count: ir.Value) -> Builder:
@@ -53,7 +54,7 @@ def entry_ref(fb: FrontendBuilder, b: Builder, node: ast.Subscript) -> TripletRe
     if not isinstance(index, tuple) or len(index) != 2:
         raise fb.error(node, "a SparseMatrixBuilder is indexed with two integers: A[i, j]")
     i, j = (_index(fb, x, node) for x in index)
-    return TripletRef(b, i, j)
+    return TripletRef(b, i, j, node)
 
 
 def add(fb: FrontendBuilder, ref: TripletRef, op: str, value: Any, node: ast.AST) -> None:
@@ -64,22 +65,24 @@ def add(fb: FrontendBuilder, ref: TripletRef, op: str, value: Any, node: ast.AST
         raise fb.error(node, "a SparseMatrixBuilder entry takes a scalar", QuadrantsTypeError)
     loc = fb.loc(node)
     b = ref.builder
-    dtype = b.vals.type.dtype  # type: ignore[attr-defined]
+    vt = b.vals.type
+    assert isinstance(vt, ir.NdType)
+    dtype = vt.dtype
     x = fb.ops.cast(value, dtype, loc)
     if op == "sub":
         x = fb.ops.unary("neg", x, loc)
     zero = fb.ops.value(0, loc)
-    (count_ptr,) = element_ptrs_at(fb, b.count, [zero], node)
+    (count_ptr,) = element_ptrs_at(fb, b.count, [zero], ref.node)
     k = fb.b.emit(ir.AtomicRMW(op="add", ptr=count_ptr, value=fb.ops.value(1, loc), type=i32))
     capacity = fb.b.emit(ir.NdShape(arr=b.rows, dim=0, type=i32))
     branch = fb.b.emit(ir.If(cond=fb.ops.binary("lt", k, capacity, loc)))
     with fb.b.into(branch.then):
         for arr, v in ((b.rows, ref.i), (b.cols, ref.j), (b.vals, x)):
-            (p,) = element_ptrs_at(fb, arr, [k], node)
+            (p,) = element_ptrs_at(fb, arr, [k], ref.node)
             fb.b.store(p, v)
 
 
-def refuse_store(fb: FrontendBuilder, node: ast.AST) -> None:
+def refuse_store(fb: FrontendBuilder, node: ast.AST) -> NoReturn:
     raise fb.error(node, "a SparseMatrixBuilder entry can only be updated with += or -= (entries are summed)",
                    QuadrantsSyntaxError)  # fmt: skip
 

@@ -83,7 +83,7 @@ def subscript(fb: FrontendBuilder, v: View, node: ast.Subscript) -> Any:
     if isinstance(node.slice, ast.Slice):
         return _slice(fb, v, node.slice, node)
     loads = [fb.b.load(p) for p in _ptrs(fb, v, node)]
-    elem_shape = v.arr.type.elem_shape  # type: ignore[attr-defined]
+    elem_shape = _nd(v).elem_shape
     return loads[0] if not elem_shape else Matrix(elem_shape, loads)
 
 
@@ -91,9 +91,15 @@ def element_ref(fb: FrontendBuilder, v: View, node: ast.Subscript) -> ScalarRef 
     """`v[i]` as an assignment target."""
     if isinstance(node.slice, ast.Slice):
         raise fb.error(node, "a BufferView slice cannot be assigned to; assign its elements")
-    refs = [ScalarRef(p, p.type.pointee, shared=True) for p in _ptrs(fb, v, node)]  # type: ignore[attr-defined]
-    elem_shape = v.arr.type.elem_shape  # type: ignore[attr-defined]
+    refs = [ScalarRef(p, _nd(v).dtype, shared=True) for p in _ptrs(fb, v, node)]
+    elem_shape = _nd(v).elem_shape
     return refs[0] if not elem_shape else MatrixRef(elem_shape, list(refs))
+
+
+def _nd(v: View) -> ir.NdType:
+    t = v.arr.type
+    assert isinstance(t, ir.NdType)
+    return t
 
 
 def _ptrs(fb: FrontendBuilder, v: View, node: ast.Subscript) -> list[ir.ExtPtr]:

@@ -12,11 +12,12 @@ Quadrants error carrying the node's `file:line:col`.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any
 
 from quadrants.errors import SourceLoc
-from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend import sparse_builders, views
+from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.dispatch import EXPRESSIONS, STATEMENTS
 from quadrants.frontend.records import FrontendOptions, FrontendResult, ParamSpec, SpecKind
 from quadrants.frontend.scope import Fixed, Frame, Scope, closure_of
@@ -140,7 +141,7 @@ def _bind_param(
 
 
 # Struct parameters the kernel sees as one object of the frontend's, by the marker their class carries.
-_SPECIAL_STRUCTS = {"__qd_buffer_view__": views.bind, "__qd_sparse_builder__": sparse_builders.bind}
+_SPECIAL_STRUCTS: dict[str, Callable[..., Any]] = {"__qd_buffer_view__": views.bind, "__qd_sparse_builder__": sparse_builders.bind}
 
 
 def _strip_docstring(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -7,6 +7,9 @@ The vector work runs as kernels over the fields (`_dot` reduces in f64); the sca
 Python, passed to the kernels as arguments.
 """
 
+# mypy: disable-error-code="valid-type, operator"
+# (the kernels' annotations are Quadrants types and their bodies kernel-language code, not Python mypy can type)
+
 from __future__ import annotations
 
 import math
@@ -37,16 +40,16 @@ class LinearOperator:
 @kernel
 def _dot(p: template(), q: template()) -> dtypes.f64:
     result = dtypes.f64(0.0)
-    for I in grouped(p):
-        result += dtypes.f64(p[I]) * dtypes.f64(q[I])
+    for idx in grouped(p):
+        result += dtypes.f64(p[idx]) * dtypes.f64(q[idx])
     return result
 
 
 @kernel
 def _combine(out: template(), a: template(), beta: dtypes.f64, c: template()):
     """out = a + beta * c (`out` may be `a` or `c`)."""
-    for I in grouped(out):
-        out[I] = a[I] + beta * c[I]
+    for idx in grouped(out):
+        out[idx] = a[idx] + beta * c[idx]
 
 
 def _work_fields(b: Any, x: Any, n: int, who: str) -> tuple[Any, list[Any]]:
