@@ -270,6 +270,8 @@ def _example(manifest: Manifest, kernel: Kernel, p: Param, given: Any, path: Pat
             ParamKind.TENSOR: 'a type (x = "ndarray[f32, 1]")',
             ParamKind.DATACLASS: 'an example ({ factory = "module:function" })',
             ParamKind.SELF: 'an instance ({ factory = "module:function" })',
+            ParamKind.BUFFER_VIEW: 'an example view ({ factory = "module:function" })',
+            ParamKind.SPARSE_BUILDER: 'an example builder ({ factory = "module:function" })',
         }
         raise need(forms.get(p.kind, "a value"))
     assert isinstance(given, Value)
