@@ -57,7 +57,10 @@ def test_a_kernel_writes_only_inside_the_view_and_reuses_its_code_for_other_offs
             v[i] += x + i
 
     fill(a[4:8], 1.0)
+    compiles = qd.stats()["compiles"]
     fill(a[20:22], 10.0)
+    fill(_zeros()[0:32], 0.0)  # another ndarray, the whole of it
+    assert qd.stats()["compiles"] == compiles  # offset, size and ndarray are runtime arguments
     want = np.zeros(N, np.float32)
     want[4:8] = [1, 2, 3, 4]
     want[20:22] = [10, 11]
