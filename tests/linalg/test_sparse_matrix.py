@@ -191,7 +191,7 @@ def test_solver_errors_are_quadrants_words() -> None:
 
 
 @pytest.mark.parametrize("dtype", [qd.f32, qd.f64])
-def test_conjugate_gradients(dtype) -> None:  # noqa: ANN001
+def test_conjugate_gradients(dtype, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
     A = _built(SPD, dtype=dtype)
     b = qd.ndarray(dtype, 4)
     b.from_numpy(np.arange(1.0, 5.0))
@@ -200,3 +200,18 @@ def test_conjugate_gradients(dtype) -> None:  # noqa: ANN001
     np.testing.assert_allclose(x, np.linalg.solve(SPD, np.arange(1.0, 5.0)), rtol=1e-4)
     _, ok = qd.linalg.SparseCG(A, b, max_iter=1, atol=1e-12).solve()
     assert ok is False
+    # Eigen's report, as Quadrants prints it: iterations done (real Quadrants 1.3.3 takes 3 for this matrix)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "#iterations:     3" and lines[1].startswith("estimated error: ")
+    assert lines[2] == "#iterations:     1"
+
+
+def test_conjugate_gradients_tolerance_is_relative_to_b() -> None:
+    """As Eigen's (Quadrants'): |r| <= atol * |b|, so scaling b does not change the iterations or the answer."""
+    A = _built(SPD)
+    for scale in (1.0, 1e6):
+        x, ok = qd.linalg.SparseCG(A, np.arange(1.0, 5.0) * scale, max_iter=2, atol=1e-3).solve()
+        assert ok is False  # 2 iterations are not enough at either scale
+        x, ok = qd.linalg.SparseCG(A, np.arange(1.0, 5.0) * scale, max_iter=50, atol=1e-8).solve()
+        assert ok is True
+        np.testing.assert_allclose(x, np.linalg.solve(SPD, np.arange(1.0, 5.0) * scale), rtol=1e-7)
