@@ -53,8 +53,11 @@ def ndarray_handle(fb: FrontendBuilder, v: Any) -> ir.Value:
         if offset:
             fb.field_offsets[id(handle)] = tuple(offset)
         grad = getattr(v, "grad", None)
-        if fb.options.autodiff and is_field(grad) and dtype.is_float:
+        if fb.options.autodiff == "reverse" and is_field(grad) and dtype.is_float:
             fb.kernel.grads[handle] = ndarray_handle(fb, grad)  # what the adjoint pass accumulates into
+        dual = getattr(v, "dual", None)
+        if fb.options.autodiff == "forward" and is_field(dual) and dtype.is_float:
+            fb.kernel.duals[handle] = ndarray_handle(fb, dual)  # what the dual pass carries tangents in
     return handle
 
 

@@ -435,7 +435,9 @@ class Kernel:
     functions: list[Function] = field(default_factory=list)  # the real functions its code calls
     # primal handle (an ndarray Arg, a field's GlobalNd) -> its gradient's handle (passes/autodiff)
     grads: dict[Value, Value] = field(default_factory=dict)
-    mode: str = ""  # "" for a primal kernel, "reverse" for an adjoint (passes/autodiff): printed in its text
+    # primal handle (a field's GlobalNd) -> its `.dual`'s handle (forward mode: passes/autodiff/forward.py)
+    duals: dict[Value, Value] = field(default_factory=dict)
+    mode: str = ""  # "" for a primal kernel, "reverse" (adjoint) or "forward" (dual kernel): printed in its text
 
 
 def walk(block: Block) -> Iterator[Stmt]:

@@ -92,8 +92,9 @@ class Kernel:
     ) -> None:
         self.fn = fn
         self.fastcache = fastcache
-        self.mode = mode  # "reverse": this is the adjoint of `_primal` (kernel.grad)
+        self.mode = mode  # "reverse": the adjoint of `_primal` (kernel.grad); "forward": its dual (qd.ad.FwdMode)
         self._adjoint: Kernel | None = None
+        self._dual: Kernel | None = None
         # Names visible where the kernel was defined: string annotations (PEP 563) may refer to them.
         self._def_locals = def_locals or {}
         self._primal = self
@@ -128,11 +129,32 @@ class Kernel:
             self._adjoint._primal = self
         return self._adjoint
 
+    @property
+    def dual(self) -> Kernel:
+        """The forward-mode (dual) kernel that a call inside `qd.ad.FwdMode` runs: the primal's effects plus the
+        tangents it carries into the `.dual` of the fields it writes (passes/autodiff/forward.py); compiled
+        and cached separately, as the adjoint is."""
+        if self.mode:
+            raise QuadrantsRuntimeError(f"{self.fn.__qualname__} is already differentiated (mode {self.mode})")
+        if self._dual is None:
+            self._dual = Kernel(self.fn, self.fastcache, self._def_locals, mode="forward")
+            self._dual._primal = self
+        return self._dual
+
+    @property
+    def autodiff_mode(self) -> Any:
+        """Quadrants' `AutodiffMode` of this kernel object (NONE for a primal)."""
+        from quadrants.types.enums import AutodiffMode
+
+        return {"": AutodiffMode.NONE, "reverse": AutodiffMode.REVERSE, "forward": AutodiffMode.FORWARD}[self.mode]
+
     # ---- call path --------------------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if _tape.ACTIVE and not self.mode:  # a qd.ad.Tape records the call, to run its adjoint on exit
-            _tape.ACTIVE[-1].insert(self, tuple(self._bind(self.params, args, dict(kwargs))) if kwargs else args)
+        if _tape.ACTIVE and not self.mode:  # a qd.ad.Tape records the call; qd.ad.FwdMode runs the dual kernel
+            target = _tape.ACTIVE[-1].capture(self, args, kwargs)
+            if target is not self:
+                return target(*args, **kwargs)
         fast = self._fast
         if fast is not None and not kwargs:
             try:
@@ -238,7 +260,7 @@ class Kernel:
             from quadrants.cache.source import source_text  # the text the fastcache key reads (linecache)
 
             text = source_text(self.fn)
-            cached = self._grads_cached = bool(self.mode) or text is None or ".grad" in text  # no text: the safe side
+            cached = self._grads_cached = self.mode == "reverse" or text is None or ".grad" in text  # no text: safe
         return bool(cached)
 
     def _compile(self, spec: Specialization, prog: program.Program) -> Launcher | QuadrantsCompilationError:
