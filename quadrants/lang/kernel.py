@@ -187,7 +187,7 @@ class Kernel:
         values, spec = self._specialize(args, kwargs, config, self._returns)
         entry = self._launchers.get(spec.key)
         if entry is None:
-            if config.record and not self.mode:  # (adjoints are not in manifests yet: issue 22, item 7)
+            if config.record:  # an adjoint / dual kernel as `name.grad` / `name.dual` (aot/record.py)
                 from quadrants.aot.record import record_call  # `qd record` is running this program
 
                 record_call(config.record, self, self.params, values, config.offline_cache_file_path)
