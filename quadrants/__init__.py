@@ -82,6 +82,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     static,
     static_assert,
     static_print,
+    stop_grad,
     tan,
     tanh,
     zero,

@@ -19,6 +19,7 @@ from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.lvalues import atomic_ref, lvalue
+from quadrants.frontend.ndarrays import stop_grad
 from quadrants.frontend.matrix_ops import matmul, transpose
 from quadrants.frontend.operators import binary, matrix_unary, unary
 from quadrants.frontend.refs import ScalarRef
@@ -402,5 +403,5 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     "Vector.zero": _filled, "Vector.one": _filled, "Matrix.zero": _filled, "Matrix.one": _filled,
     "Matrix.identity": _filled, "Matrix.rows": _rows_cols, "Matrix.cols": _rows_cols,
     "Matrix.diag": _diag, "Matrix.unit": _unit, "Vector.unit": _unit, "zero": _zero_one, "one": _zero_one,
-    "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn,
+    "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn, "stop_grad": stop_grad,
 }  # fmt: skip
