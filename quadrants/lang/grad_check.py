@@ -70,5 +70,5 @@ def _primal_fields() -> list[Any]:
     from quadrants.lang.field import live_fields
 
     fields = live_fields()
-    companions = {id(getattr(f, k, None)) for f in fields for k in ("grad", "dual")}
+    companions = {id(f.__dict__.get(k)) for f in fields for k in ("grad", "dual")}
     return [f for f in fields if id(f) not in companions]

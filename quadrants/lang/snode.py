@@ -97,6 +97,9 @@ class SNode:
             if getattr(f, "_unplaced", None) is not True:
                 raise QuadrantsRuntimeError(f"{f!r} cannot be placed: only a field declared without shape= can be")
             f._unplaced = False
+            pending = f.__dict__.pop("_pending_of", None)
+            if pending is not None:  # an on-demand companion (`place(x, x.grad)`): now x's own
+                setattr(pending[0], pending[1], f)
             node = SNode(self._builder, self, "place", field=f)
             self.children.append(node)
             f._snode, f._place_offset = node, offset

@@ -122,3 +122,22 @@ def test_grad_check_needs_an_f64_loss() -> None:
     with pytest.raises(AssertionError, match="Only f64"):
         with qd.ad.Tape(loss, grad_check=[x]):
             f()
+
+
+def test_place_x_grad_of_a_field_without_needs_grad_then_grad_check() -> None:
+    qd.init(arch=qd.cpu, default_fp=qd.f64, log_level="warn")
+    x = qd.field(qd.f64)
+    y = qd.field(qd.f64)
+    other = qd.field(qd.f64)
+    qd.root.place(x, x.grad, y, y.grad, other)  # `.grad` made on demand, placed where the program says
+
+    @qd.kernel
+    def f() -> None:
+        for i in qd.grouped(x):
+            y[i] = qd.exp(x[i]) * x[i]
+
+    x[None] = 0.3
+    with qd.ad.Tape(loss=y, grad_check=[x]):
+        f()
+    assert x.grad[None] == pytest.approx(np.exp(0.3) * 1.3)
+    assert not hasattr(other, "grad")  # a companion nobody placed does not exist
