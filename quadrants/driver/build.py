@@ -15,6 +15,7 @@ from quadrants.ir.verifier import verify
 from quadrants.passes import run_pipeline
 from quadrants.passes.autodiff import make_adjoint
 from quadrants.passes.autodiff.forward import make_dual
+from quadrants.passes.autodiff.validation import make_validation
 
 
 def frontend_options(config: Config, mode: str = "") -> FrontendOptions:
@@ -32,7 +33,7 @@ def build_ir(
     mode: str = "",
 ) -> FrontendResult:
     """The frontend, then (`mode="reverse"`: the adjoint of `kernel.grad`; `"forward"`: the dual kernel that
-    `qd.ad.FwdMode` runs) the autodiff pass, then the passes,
+    `qd.ad.FwdMode` runs; `"validation"`: a validating Tape's checked primal) the autodiff pass, then the passes,
     verified; the kernel's IR is `result.kernel`."""
     result = build_kernel(source, name, params, returns, frontend_options(config, mode))
     verify(result.kernel)
@@ -41,6 +42,9 @@ def build_ir(
         verify(result.kernel)
     elif mode == "forward":
         make_dual(result.kernel)
+        verify(result.kernel)
+    elif mode == "validation":
+        make_validation(result.kernel)
         verify(result.kernel)
     run_pipeline(result.kernel, verify_each=config.verify_passes)
     verify(result.kernel)

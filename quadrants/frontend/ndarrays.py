@@ -58,6 +58,9 @@ def ndarray_handle(fb: FrontendBuilder, v: Any) -> ir.Value:
         dual = getattr(v, "dual", None)
         if fb.options.autodiff == "forward" and is_field(dual) and dtype.is_float:
             fb.kernel.duals[handle] = ndarray_handle(fb, dual)  # what the dual pass carries tangents in
+        bit = getattr(v, "_checkbit", None)  # made by a validating Tape (lang/tape.py)
+        if fb.options.autodiff == "validation" and is_field(bit):
+            fb.kernel.checkbits[handle] = ndarray_handle(fb, bit)
     return handle
 
 

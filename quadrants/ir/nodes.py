@@ -437,7 +437,9 @@ class Kernel:
     grads: dict[Value, Value] = field(default_factory=dict)
     # primal handle (a field's GlobalNd) -> its `.dual`'s handle (forward mode: passes/autodiff/forward.py)
     duals: dict[Value, Value] = field(default_factory=dict)
-    mode: str = ""  # "" for a primal kernel, "reverse" (adjoint) or "forward" (dual kernel): printed in its text
+    # primal handle -> its u8 check-bit field's handle (Tape validation: passes/autodiff/validation.py)
+    checkbits: dict[Value, Value] = field(default_factory=dict)
+    mode: str = ""  # "", "reverse" (adjoint), "forward" (dual kernel), "validation": printed in its text
 
 
 def walk(block: Block) -> Iterator[Stmt]:

@@ -268,12 +268,13 @@ class Specializer:
                 sp.add_array(NumpyLeaf(path, prim, t, arr.dtype, ndim), want.boundary)
                 return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary)
             sp.add_array(ExternalLeaf(path, prim, t), want.boundary)
-            needs = v.requires_grad and prim.is_float and getattr(want, "needs_grad", None) is not False
-            if needs and v.grad is None:  # as in Quadrants: a torch.autograd.Function may then fill it
+            needs = v.requires_grad and prim.is_float
+            if needs and v.grad is None:  # as in Quadrants (whatever the annotation says): a Function fills it
                 import torch
 
                 v.grad = torch.zeros_like(v)
-            grad = _torch_grad_spec(name, path, sp, t) if needs and self.grads else None
+            passed = needs and self.grads and getattr(want, "needs_grad", None) is not False
+            grad = _torch_grad_spec(name, path, sp, t) if passed else None
             return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary, grad=grad)
         raise QuadrantsRuntimeTypeError(
             f"argument {name!r} of kernel {self.kernel_name!r} must be an ndarray, got {type(v).__name__}"

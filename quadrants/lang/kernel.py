@@ -95,6 +95,8 @@ class Kernel:
         self.mode = mode  # "reverse": the adjoint of `_primal` (kernel.grad); "forward": its dual (qd.ad.FwdMode)
         self._adjoint: Kernel | None = None
         self._dual: Kernel | None = None
+        self._checked: Kernel | None = None
+        self.mode_override: Any = None  # the AutodiffMode a validating Tape reports while it records this kernel
         # Names visible where the kernel was defined: string annotations (PEP 563) may refer to them.
         self._def_locals = def_locals or {}
         self._primal = self
@@ -142,11 +144,25 @@ class Kernel:
         return self._dual
 
     @property
+    def checked(self) -> Kernel:
+        """The validation kernel a `qd.ad.Tape(validation=True)` runs under debug=True: the primal, plus a check
+        that no element of a field with a gradient is written after it was read (passes/autodiff/validation.py)."""
+        if self._checked is None:
+            self._checked = Kernel(self.fn, self.fastcache, self._def_locals, mode="validation")
+            self._checked._primal = self
+        return self._checked
+
+    @property
     def autodiff_mode(self) -> Any:
-        """Quadrants' `AutodiffMode` of this kernel object (NONE for a primal)."""
+        """Quadrants' `AutodiffMode` of this kernel object (NONE for a primal; VALIDATION while a validating
+        Tape records it)."""
         from quadrants.types.enums import AutodiffMode
 
-        return {"": AutodiffMode.NONE, "reverse": AutodiffMode.REVERSE, "forward": AutodiffMode.FORWARD}[self.mode]
+        if self.mode_override is not None:
+            return self.mode_override
+        modes = {"": AutodiffMode.NONE, "reverse": AutodiffMode.REVERSE, "forward": AutodiffMode.FORWARD,
+                 "validation": AutodiffMode.VALIDATION}  # fmt: skip
+        return modes[self.mode]
 
     # ---- call path --------------------------------------------------------------------------------------
 

@@ -40,11 +40,17 @@ class Tape:
         self.gradient_evaluated = False
         self.paused = 0  # > 0 while a grad_replaced function runs: the kernels it calls are not recorded
         self._checker: Any = None
+        self._checking = False  # validation=True under debug=True: kernels run checked
 
     def __enter__(self) -> Tape:
+        from quadrants.lang import program
+
         assert not self.entered, "Tape can be entered only once."
         self.entered = True
         _prepare_loss(self.loss, self.clear_gradients)
+        self._checking = self.validation and program.get().config.debug
+        if self._checking:
+            _clear_checkbits()
         if self.grad_check:
             from quadrants.lang.grad_check import GradChecker
 
@@ -54,14 +60,23 @@ class Tape:
 
     def __exit__(self, *exc: Any) -> None:
         ACTIVE.remove(self)
+        for func, _ in self.calls:
+            if hasattr(func, "mode_override"):  # a kernel: its own mode again
+                func.mode_override = None
         if self.loss is not None and exc[0] is None:
             self.grad()
 
     def capture(self, kernel: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """A primal kernel's call: recorded (unless a grad_replaced function runs it); it runs as it is."""
-        if not self.paused:
-            self.insert(kernel, tuple(kernel._bind(kernel.params, args, dict(kwargs))) if kwargs else args)
-        return kernel
+        """A primal kernel's call: recorded (unless a grad_replaced function runs it); it runs as it is, or,
+        in a validating tape under debug=True, as its validation kernel (`kernel.checked`)."""
+        if self.paused:
+            return kernel
+        self.insert(kernel, tuple(kernel._bind(kernel.params, args, dict(kwargs))) if kwargs else args)
+        if self.validation:
+            from quadrants.types.enums import AutodiffMode
+
+            kernel.mode_override = AutodiffMode.VALIDATION
+        return kernel.checked if self._checking else kernel
 
     def insert(self, func: Any, args: tuple[Any, ...]) -> None:
         self.calls.append((func, args))
@@ -79,6 +94,23 @@ class Tape:
         self.gradient_evaluated = True
         if self._checker is not None:
             self._checker.check(self.calls)
+
+
+def _clear_checkbits() -> None:
+    """Give every placed field that has a gradient a zeroed u8 check-bit field of its shape (`_checkbit`, which
+    the frontend hands the validation pass): cleared on entering a validating tape, as in Quadrants."""
+    from quadrants.lang.field import Field, field, live_fields
+    from quadrants.types.compound import MatrixType
+    from quadrants.types.dtypes import u8
+
+    for f in live_fields():
+        if f._unplaced or not isinstance(f.__dict__.get("grad"), Field):
+            continue
+        bit = f.__dict__.get("_checkbit")
+        if bit is None:  # one per scalar: components of a vector element are checked apart
+            f._checkbit = field(MatrixType(f.element_shape, u8) if f.element_shape else u8, f.shape)
+        else:
+            bit.fill(0)
 
 
 def _is_torch(v: Any) -> bool:

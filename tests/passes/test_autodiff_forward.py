@@ -129,3 +129,28 @@ def test_fwd_mode_checks_its_arguments() -> None:
     with pytest.raises(RuntimeError, match="has no dual"):
         with qd.ad.FwdMode(loss=y, param=z, seed=[1.0] * 3):
             pass
+
+
+def test_the_gradient_of_float_mod_in_both_modes() -> None:
+    """x % y = x - y floor(x / y): d/dx = 1, d/dy = -floor(x / y) (it was zero in reverse mode)."""
+    qd.init(arch=qd.cpu, default_fp=qd.f64, log_level="warn")
+    x = qd.field(qd.f64, shape=3, needs_grad=True, needs_dual=True)
+    d = qd.field(qd.f64, shape=3, needs_grad=True, needs_dual=True)
+    y = qd.field(qd.f64, shape=3, needs_grad=True, needs_dual=True)
+
+    @qd.kernel
+    def k() -> None:
+        for i in x:
+            y[i] = x[i] % d[i]
+
+    xs, ds = np.array([5.5, -2.3, 7.1]), np.array([3.0, 2.0, -2.5])
+    x.from_numpy(xs)
+    d.from_numpy(ds)
+    k()
+    y.grad.fill(1.0)
+    k.grad()
+    np.testing.assert_allclose(x.grad.to_numpy(), 1.0)
+    np.testing.assert_allclose(d.grad.to_numpy(), -np.floor(xs / ds))
+    with qd.ad.FwdMode(loss=y, param=d, seed=[1.0, 1.0, 1.0]):
+        k()
+    np.testing.assert_allclose(y.dual.to_numpy(), -np.floor(xs / ds))
