@@ -148,10 +148,10 @@ def parse(text: str) -> TypeSpec:
     if m.group(4):
         if container == "numpy":
             raise TypeSpecError(f"{text!r}: a numpy array has no .grad (use ndarray[...] or torch[...])")
-        t = parse(f"{container}[{elem}, {ndim}]")
-        if not t.dtype.is_float:
+        plain = parse(f"{container}[{elem}, {ndim}]")
+        if not plain.dtype.is_float:
             raise TypeSpecError(f"{text!r}: only arrays of real numbers have a .grad")
-        return TypeSpec(t.dtype, t.container, t.ndim, t.elem_shape, grad=True)
+        return TypeSpec(plain.dtype, plain.container, plain.ndim, plain.elem_shape, grad=True)
     if not (0 if container == "ndarray" else 1) <= ndim <= MAX_NDIM:
         raise TypeSpecError(f"{text!r}: an array has 1 to {MAX_NDIM} dimensions (a qd.ndarray 0 to {MAX_NDIM}), "
                             f"not {ndim}")  # fmt: skip

@@ -19,8 +19,8 @@ from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.lvalues import atomic_ref, lvalue
-from quadrants.frontend.ndarrays import stop_grad
 from quadrants.frontend.matrix_ops import matmul, transpose
+from quadrants.frontend.ndarrays import stop_grad
 from quadrants.frontend.operators import binary, matrix_unary, unary
 from quadrants.frontend.refs import ScalarRef
 from quadrants.frontend.static_eval import static_eval

@@ -109,7 +109,7 @@ def read_lambda(fn: Callable[..., Any]) -> FunctionSource:
         raise QuadrantsCompilationError(f"cannot find the source of the lambda at {filename}:{code.co_firstlineno}")
     lam = found[0]
     ret = ast.Return(value=lam.body)
-    tree = ast.FunctionDef(name=name, args=lam.args, body=[ret], decorator_list=[], returns=None, type_params=[])
+    tree = ast.FunctionDef(name=name, args=lam.args, body=[ret], decorator_list=[], returns=None)
     for node in (ret, tree):
         ast.copy_location(node, lam)
     return FunctionSource(fn=fn, name=name, filename=filename, first_line=1, lines=lines, indent=0, tree=tree)

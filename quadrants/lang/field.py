@@ -82,7 +82,7 @@ class Field:
             made = pending.get(name)
             if made is None:
                 made = pending[name] = unplaced_like(self)
-                made._pending_of = (self, name)
+                made._pending_of = (self, name)  # type: ignore[attr-defined]
             return made
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 

@@ -108,7 +108,8 @@ def _clear_checkbits() -> None:
             continue
         bit = f.__dict__.get("_checkbit")
         if bit is None:  # one per scalar: components of a vector element are checked apart
-            f._checkbit = field(MatrixType(f.element_shape, u8) if f.element_shape else u8, f.shape)
+            element = MatrixType(f.element_shape, u8) if f.element_shape else u8
+            f._checkbit = field(element, f.shape)  # type: ignore[attr-defined]
         else:
             bit.fill(0)
 
