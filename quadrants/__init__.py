@@ -55,6 +55,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     atomic_xor,
     bit_cast,
     bit_shr,
+    block_local,
     cast,
     ceil,
     clz,

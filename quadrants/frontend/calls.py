@@ -23,7 +23,7 @@ from quadrants.frontend.inlining import inline
 from quadrants.frontend.intrinsic_calls import BUILTINS, EVAL, RAW
 from quadrants.frontend.loops import fill_field
 from quadrants.frontend.lvalues import lvalue, store_ref
-from quadrants.frontend.matrix_ops import matrix_method
+from quadrants.frontend.matrix_ops import matrix_index, matrix_method
 from quadrants.frontend.ndarrays import is_field
 from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.printing import format_call, print_call
@@ -62,6 +62,9 @@ def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
     if isinstance(fn, MatrixType):
         args, _ = call_args(fb, node)
         return construct(fb, fn, args, node)
+    if isinstance(fn, Matrix):  # `v(0)`, `m(i, j)`: the old spelling of `v[0]`, which Quadrants still accepts
+        args, _ = call_args(fb, node)
+        return matrix_index(fb, fn, args[0] if len(args) == 1 else tuple(args), node)
     if isinstance(fn, StructType):
         return structs.construct(fb, fn, *call_args(fb, node), node)
     name = getattr(fn, "__qd_intrinsic__", None)

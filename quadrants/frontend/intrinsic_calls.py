@@ -388,6 +388,15 @@ BUILTINS: dict[int, Callable[..., Any]] = {
 }  # fmt: skip
 
 
+def _block_local(fb: FrontendBuilder, node: ast.Call, name: str, *fields: Any) -> None:
+    """`qd.block_local(x, ...)`: a hint that a GPU block caches these fields in shared memory; the code is the
+    same without it (as on Quadrants' CPU backend), so it changes nothing here."""
+    from quadrants.frontend.ndarrays import is_field
+
+    if not all(is_field(f) for f in fields):
+        raise fb.error(node, "qd.block_local() takes fields")
+
+
 # ---- the tables ---------------------------------------------------------------------------------------
 
 RAW: dict[str, Handler] = {  # handlers that read their argument nodes themselves
@@ -404,4 +413,5 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     "Matrix.identity": _filled, "Matrix.rows": _rows_cols, "Matrix.cols": _rows_cols,
     "Matrix.diag": _diag, "Matrix.unit": _unit, "Vector.unit": _unit, "zero": _zero_one, "one": _zero_one,
     "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn, "stop_grad": stop_grad,
+    "block_local": _block_local,
 }  # fmt: skip

@@ -62,3 +62,19 @@ def test_a_library_function_with_runtime_values_is_still_refused() -> None:
 
     with pytest.raises(QuadrantsSyntaxError, match="cannot call the Python function 'sin'"):
         k(a)
+
+
+def test_calling_a_vector_indexes_it_and_block_local_is_a_hint() -> None:
+    a = qd.field(qd.f32, shape=3)
+    out = qd.field(qd.f32, shape=())
+
+    @qd.kernel
+    def k() -> None:
+        qd.block_local(a)
+        v = qd.Vector([1.0, 2.0, 3.0]) ** 2
+        m = qd.Matrix([[1.0, 2.0], [3.0, 4.0]])
+        out[None] = v(0) + v(2) + m(1, 0) + a[0]
+
+    a.fill(0.5)
+    k()
+    assert out[None] == pytest.approx(1.0 + 9.0 + 3.0 + 0.5)
