@@ -114,7 +114,8 @@ class Field:
         if self._unplaced:
             raise QuadrantsRuntimeError(f"{self!r} is not placed: declare it with shape= or place it in an SNode "
                                         "tree (qd.root.dense(qd.i, n).place(x))")  # fmt: skip
-        if self._snode is not None and self._placement is None:
+        # placed in a tree not finalized yet (a flat field's `snode` is for inspection: it has its memory)
+        if self._snode is not None and self._placement is None and "_region" not in self.__dict__:
             self._snode._builder.finalize()
         if self._tree is not None and self._tree.destroyed:
             raise QuadrantsRuntimeError("this field's SNode tree was destroyed (SNodeTree.destroy())")
