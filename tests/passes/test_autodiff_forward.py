@@ -154,3 +154,20 @@ def test_the_gradient_of_float_mod_in_both_modes() -> None:
     with qd.ad.FwdMode(loss=y, param=d, seed=[1.0, 1.0, 1.0]):
         k()
     np.testing.assert_allclose(y.dual.to_numpy(), -np.floor(xs / ds))
+
+
+def test_forward_mode_refuses_a_real_function_fed_a_tangent() -> None:
+    x = qd.field(qd.f32, shape=(), needs_dual=True)
+    y = qd.field(qd.f32, shape=(), needs_dual=True)
+
+    @qd.real_func
+    def twice(v: qd.f32) -> qd.f32:
+        return v * 2.0
+
+    @qd.kernel
+    def k() -> None:
+        y[None] = twice(x[None])
+
+    with pytest.raises(QuadrantsCompilationError, match="real_func call cannot be differentiated"):
+        with qd.ad.FwdMode(loss=y, param=x):
+            k()

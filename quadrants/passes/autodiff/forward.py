@@ -69,6 +69,8 @@ class DualBuilder:
                 self.emit(ir.Store(ptr=slot, value=self._tangent_or_zero(s.value), loc=s.loc))
         elif isinstance(s, ir.AtomicRMW):
             self._atomic(s)
+        elif isinstance(s, ir.Call) and any(v in self.tangent for v in s.args):  # its result would lose it
+            raise QuadrantsCompilationError("a qd.real_func call cannot be differentiated (forward mode)", s.loc)
         elif isinstance(s, ir.Unary) and s.op not in derivatives.ZERO_UNARY:
             self._rule(s, derivatives.UNARY.get(s.op))
         elif isinstance(s, ir.Binary) and s.op not in derivatives.ZERO_BINARY:
