@@ -73,7 +73,7 @@ def describe(p: Any, v: Any, adjoint: bool = False) -> Any:
     if kind in (ParamKind.DATACLASS, ParamKind.SELF) or (kind == ParamKind.TEMPLATE and objects.is_object(v)):
         if not objects.is_object(v):
             return {UNRECORDABLE: f"a {type(v).__name__} ({kind})"}
-        return objects.describe(v, UNRECORDABLE)
+        return objects.describe(v, UNRECORDABLE, with_grad=adjoint)
     if kind == ParamKind.TEMPLATE:
         return _template_value(v)
     return {UNRECORDABLE: f"a {type(v).__name__} ({kind})"}

@@ -16,7 +16,18 @@ from tests.cli.test_precompile import Proj
 pytestmark = pytest.mark.slow  # `qd record`, `qd precompile` and the program run in subprocesses
 
 KERNELS = """
+import dataclasses
 import quadrants as qd
+
+@dataclasses.dataclass
+class State:
+    pos: qd.types.NDArray[qd.f32, 1]
+    scale: qd.types.NDArray[qd.f32, 1]
+
+@qd.kernel(fastcache=True)
+def spring(s: State, loss: qd.types.NDArray[qd.f32, 0]) -> None:
+    for i in range(s.pos.shape[0]):
+        loss[None] += s.scale[i] * s.pos[i] * s.pos[i]
 
 @qd.kernel(fastcache=True)
 def cube(x: qd.types.NDArray[qd.f32, 1], loss: qd.types.NDArray[qd.f32, 0]) -> None:
@@ -44,10 +55,17 @@ loss = qd.ndarray(qd.f32, (), needs_grad=True)
 x.from_numpy(np.arange(4, dtype=np.float32))
 with qd.ad.Tape(loss=loss):
     K.cube(x, loss)
+state = K.State(qd.ndarray(qd.f32, (4,), needs_grad=True), qd.ndarray(qd.f32, (4,)))  # scale has no .grad
+state.pos.from_numpy(np.arange(4, dtype=np.float32))
+state.scale.fill(0.5)
+loss2 = qd.ndarray(qd.f32, (), needs_grad=True)
+with qd.ad.Tape(loss=loss2):
+    K.spring(state, loss2)
 K.a.from_numpy(np.arange(4, dtype=np.float32))
 with qd.ad.FwdMode(loss=K.y, param=K.a, seed=[1.0] * 4):
     K.square(4)
 print(json.dumps({"x_grad": x.grad.to_numpy().tolist(), "y_dual": K.y.dual.to_numpy().tolist(),
+                  "pos_grad": state.pos.grad.to_numpy().tolist(),
                   "compiles": qd.stats()["compiles"]}))
 """
 
@@ -63,15 +81,21 @@ def test_grad_and_dual_calls_are_recorded_then_precompiled(tmp_path: Path) -> No
     m = manifest.load(str(proj.root / "qd.toml"))
     entries = {k.name: k for k in m.kernels}
     # `square` ran only inside FwdMode: its dual kernel alone is recorded
-    assert set(entries) == {"app.kernels:cube", "app.kernels:cube.grad", "app.kernels:square.dual"}
+    assert set(entries) == {"app.kernels:cube", "app.kernels:cube.grad", "app.kernels:square.dual",
+                            "app.kernels:spring", "app.kernels:spring.grad"}  # fmt: skip
     grad_sig = {k: v.raw for k, v in entries["app.kernels:cube.grad"].signatures[0].params.items()}
     assert grad_sig == {"x": "ndarray[f32, 1, grad]", "loss": "ndarray[f32, 0, grad]"}
 
+    # an adjoint's object members say which have a .grad
+    assert any(getattr(o.members.get("pos"), "grad", False) and not getattr(o.members.get("scale"), "grad", True)
+               for o in m.objects.values()), m.objects  # fmt: skip
+
     rc, report = proj.precompile()
-    assert rc == 0 and report["failed"] == 0 and report["compiled"] == 3, report
+    assert rc == 0 and report["failed"] == 0 and report["compiled"] == 5, report
     out = proj.main()
     assert out["x_grad"] == [3.0 * i * i for i in range(4)]
     assert out["y_dual"] == [2.0 * i for i in range(4)]
+    assert out["pos_grad"] == [1.0 * i for i in range(4)]  # d/dp 0.5 p^2
     assert out["compiles"] == 0, out  # the adjoint and the dual kernel came from the precompiled cache
 
 
