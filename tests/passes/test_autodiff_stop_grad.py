@@ -1,5 +1,5 @@
 """`qd.stop_grad(x)` in a kernel: loads of `x` in that block and the blocks nested in it give no gradient;
-other loops, and the primal, are untouched."""
+other loops, and the primal, are untouched. Reading `x.grad` of a field without one is a named error."""
 
 from __future__ import annotations
 
@@ -44,3 +44,16 @@ def test_stop_grad_takes_a_field() -> None:
 
     with pytest.raises(qd.QuadrantsSyntaxError, match="takes a field"):
         f(a)
+
+
+def test_reading_the_grad_of_a_field_without_one_names_it() -> None:
+    x = qd.field(qd.f32, shape=())
+    y = qd.field(qd.f32, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def f(x: qd.template()) -> None:
+        y[None] = x.grad[None] * 2.0
+
+    with pytest.raises(qd.QuadrantsCompilationError, match=r"Gradient x\.grad has not been placed, check whether "
+                                                           r"`needs_grad=True`"):  # fmt: skip
+        f(x)
