@@ -215,10 +215,11 @@ def is_object(v: Any) -> bool:
     return (dataclasses.is_dataclass(v) and not isinstance(v, type)) or is_data_oriented(v)
 
 
-def describe(v: Any, unrecordable: str, walking: tuple[int, ...] = ()) -> Any:
+def describe(v: Any, unrecordable: str, walking: tuple[int, ...] = (), with_grad: bool = False) -> Any:
     """A dataclass / data_oriented object as nested JSON for a record line: its class and each member as a
     manifest writes it; `{unrecordable: why}` for what a manifest cannot spell (a field, a Vector value, an
-    arbitrary object). `record.merge` flattens the nesting into [objects] entries."""
+    arbitrary object). `record.merge` flattens the nesting into [objects] entries. `with_grad` (an adjoint's
+    call): array members say whether they have a `.grad`, which the adjoint's specialization depends on."""
     if id(v) in walking:
         return {unrecordable: f"a back-reference to an enclosing {type(v).__name__}"}
     cls = type(v)
@@ -230,14 +231,14 @@ def describe(v: Any, unrecordable: str, walking: tuple[int, ...] = ()) -> Any:
         names = [k for k in vars(v) if k.isidentifier()]
     members = {}
     for k in names:
-        d = _member(getattr(v, k), unrecordable, walking + (id(v),))
+        d = _member(getattr(v, k), unrecordable, walking + (id(v),), with_grad)
         if isinstance(d, dict) and unrecordable in d:
             return {unrecordable: f"a {cls.__name__} whose member {k!r} is {d[unrecordable]}"}
         members[k] = d
     return {OBJECT: f"{stable_module(cls.__module__)}:{cls.__qualname__}", "members": members}
 
 
-def _member(v: Any, unrecordable: str, walking: tuple[int, ...]) -> Any:
+def _member(v: Any, unrecordable: str, walking: tuple[int, ...], with_grad: bool = False) -> Any:
     import numpy as np
 
     from quadrants.types.dtypes import PrimitiveType
@@ -258,8 +259,8 @@ def _member(v: Any, unrecordable: str, walking: tuple[int, ...]) -> Any:
     if isinstance(v, tuple) and plain_nested(v):
         return as_lists(v)
     if is_object(v):
-        return describe(v, unrecordable, walking)
-    t = typespec.of_value(v)
+        return describe(v, unrecordable, walking, with_grad)
+    t = typespec.of_value(v, with_grad)
     if t is not None:
         return t.text()
     field = getattr(getattr(v, "_unwrap", lambda: v)(), "__qd_field__", None) is not None

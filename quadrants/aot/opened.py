@@ -105,6 +105,8 @@ def import_kernels(opened: OpenedProject) -> dict[str, project.Found]:
     kernels. Raises ManifestError or project.ProjectError."""
     opened.modules = project.import_modules(opened.manifest) if opened.manifest is not None else []
     opened.kernels = project.discover(opened.modules)
+    if opened.manifest is not None:
+        project.add_differentiated(opened.kernels, [k.name for k in opened.manifest.kernels])
     return opened.kernels
 
 

@@ -145,6 +145,17 @@ def discover(modules: list[Any]) -> dict[str, Found]:
     return dict(sorted(out.items()))
 
 
+def add_differentiated(found: dict[str, Found], names: list[str]) -> None:
+    """The manifest's names of differentiated kernels (`mod:k.grad`, the adjoint; `mod:k.dual`, the forward-mode
+    kernel: aot/record.py writes them) whose primal `mod:k` was found, added to `found` as kernels of their own:
+    precompiled, probed and bundled like any other."""
+    for name in names:
+        base, dot, attr = name.rpartition(".")
+        if dot and attr in ("grad", "dual") and base in found and name not in found:
+            primal = found[base]
+            found[name] = Found(name, getattr(primal.kernel, attr), primal.file, primal.line)
+
+
 def _kernels_in(value: Any, module: str) -> Iterator[Kernel]:
     for _ in range(8):  # through decorators that keep what they wrap (qd.perf_dispatch's `register`, functools)
         if isinstance(value, Kernel) or getattr(value, "__wrapped__", None) is None:

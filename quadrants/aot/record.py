@@ -30,6 +30,9 @@ from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 
 UNRECORDABLE = "__unrecordable__"
+# A differentiated kernel is written under its primal's name and the attribute that reaches it: `k.grad` is the
+# adjoint, `k.dual` the forward-mode kernel (quadrants/aot/opened.py finds them the same way).
+MODE_SUFFIX = {"reverse": ".grad", "forward": ".dual"}
 DEFAULT_CACHE_DIR = ".qd-cache"  # what a recorded manifest precompiles into when the run used the user cache
 
 
@@ -37,26 +40,31 @@ def record_call(path: str, kernel: Any, params: list[Any], values: list[Any], ca
     """Append this call's signature to `path` (one JSON line; appends of one line are atomic enough for a few
     processes writing at once). `cache_dir`: the cache folder the program chose, None for the user cache."""
     sig = {}
+    adjoint = kernel.mode == "reverse"  # its specialization depends on which arrays have a .grad
     for p, v in zip(params, values):
-        described = describe(p, v)
+        described = describe(p, v, adjoint)
         if described is not None:
             sig[p.name] = described
     module = stable_module(kernel.fn.__module__)  # a script: the manifest imports it by its file's module name
-    line = {"kernel": f"{module}:{kernel.fn.__qualname__}", "fastcache": kernel.fastcache, "params": sig,
+    name = f"{module}:{kernel.fn.__qualname__}" + MODE_SUFFIX.get(kernel.mode, "")
+    line = {"kernel": name, "fastcache": kernel.fastcache, "params": sig,
             "cache_dir": os.path.abspath(cache_dir) if cache_dir else None}
     with open(path, "a") as f:
         f.write(json.dumps(line) + "\n")
 
 
-def describe(p: Any, v: Any) -> Any:
-    """A parameter's value as a manifest writes it; None when the annotation already fixes it."""
+def describe(p: Any, v: Any, adjoint: bool = False) -> Any:
+    """A parameter's value as a manifest writes it; None when the annotation already fixes it. `adjoint`: the
+    call is a `kernel.grad` call, whose arrays say whether they have a `.grad`."""
     kind, a = p.kind, p.annotation
     if kind in (ParamKind.SCALAR, ParamKind.MATRIX, ParamKind.STRUCT):
         return None
     if kind in (ParamKind.NDARRAY, ParamKind.TENSOR):
-        t = typespec.of_value(v)
+        t = typespec.of_value(v, with_grad=adjoint and getattr(a, "needs_grad", None) is not False)
         if t is None:
             return {UNRECORDABLE: f"a {type(v).__name__}" + (" (a field)" if hasattr(v, "__qd_field__") else "")}
+        if t.grad:
+            return t.text()  # the annotation cannot say it has a .grad
         if isinstance(a, ann.NdarrayType) and a.dtype is not None and a.ndim is not None:
             return None  # fixed by the annotation: numpy, torch and qd.ndarray share one key
         return t.text()
@@ -65,7 +73,7 @@ def describe(p: Any, v: Any) -> Any:
     if kind in (ParamKind.DATACLASS, ParamKind.SELF) or (kind == ParamKind.TEMPLATE and objects.is_object(v)):
         if not objects.is_object(v):
             return {UNRECORDABLE: f"a {type(v).__name__} ({kind})"}
-        return objects.describe(v, UNRECORDABLE)
+        return objects.describe(v, UNRECORDABLE, with_grad=adjoint)
     if kind == ParamKind.TEMPLATE:
         return _template_value(v)
     return {UNRECORDABLE: f"a {type(v).__name__} ({kind})"}

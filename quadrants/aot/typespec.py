@@ -5,6 +5,8 @@
     ndarray[vector(3, f32), 2]                 ... of vectors (also vec2..vec4, ivec2..ivec4: f32 / i32)
     ndarray[matrix(3, 3, f32), 1]              ... of matrices (also mat2..mat4: f32)
     numpy[f64, 2] / torch[f32, 1]              a numpy array / a CPU torch tensor
+    ndarray[f32, 1, grad] / torch[f32, 1, grad]   ... with a `.grad` (needs_grad / requires_grad): what an
+                                               adjoint (`kernel.grad`, a manifest name ending `.grad`) passes
 
 A numpy array, a torch tensor and a qd.ndarray of one element type and dimension compile to the same kernel
 (one key), so all three spellings precompile the same entry.
@@ -31,7 +33,7 @@ EXPECTED = (
     '"numpy[f64, 2]" or "torch[f32, 1]"'
 )
 
-_ARRAY = re.compile(r"^(ndarray|numpy|torch)\[\s*(.+?)\s*,\s*(\d+)\s*\]$")
+_ARRAY = re.compile(r"^(ndarray|numpy|torch)\[\s*(.+?)\s*,\s*(\d+)\s*(,\s*grad\s*)?\]$")
 _VECTOR = re.compile(r"^vector\(\s*(\d+)\s*,\s*(\w+)\s*\)$")
 _MATRIX = re.compile(r"^matrix\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\w+)\s*\)$")
 
@@ -48,11 +50,12 @@ class TypeSpec:
     container: str | None = None
     ndim: int = 0
     elem_shape: tuple[int, ...] = ()
+    grad: bool = False  # the array has a `.grad` (needs_grad=True / requires_grad=True)
 
     def text(self) -> str:
         if self.container is None:
             return str(self.dtype)
-        return f"{self.container}[{element_text(self.dtype, self.elem_shape)}, {self.ndim}]"
+        return f"{self.container}[{element_text(self.dtype, self.elem_shape)}, {self.ndim}{', grad' if self.grad else ''}]"
 
     def example(self) -> Any:
         """A smallest argument of this type (one element per axis)."""
@@ -66,18 +69,32 @@ class TypeSpec:
         if self.container == "torch":
             import torch
 
-            return torch.zeros(shape, dtype=getattr(torch, _TORCH_NAMES.get(str(self.dtype), "float32")))
+            dtype = getattr(torch, _TORCH_NAMES.get(str(self.dtype), "float32"))
+            return torch.zeros(shape, dtype=dtype, requires_grad=self.grad)
         import quadrants as qd
 
+        g = self.grad
         if not self.elem_shape:
-            return qd.ndarray(self.dtype, (1,) * self.ndim)
+            return qd.ndarray(self.dtype, (1,) * self.ndim, needs_grad=g)
         if len(self.elem_shape) == 1:
-            return qd.Vector.ndarray(self.elem_shape[0], self.dtype, (1,) * self.ndim)
-        return qd.Matrix.ndarray(self.elem_shape[0], self.elem_shape[1], self.dtype, (1,) * self.ndim)
+            return qd.Vector.ndarray(self.elem_shape[0], self.dtype, (1,) * self.ndim, needs_grad=g)
+        return qd.Matrix.ndarray(self.elem_shape[0], self.elem_shape[1], self.dtype, (1,) * self.ndim, needs_grad=g)
 
 
-def of_value(v: Any) -> TypeSpec | None:
-    """The type of an array argument (a qd.ndarray, a numpy array, a CPU torch tensor); None for other values."""
+def of_value(v: Any, with_grad: bool = False) -> TypeSpec | None:
+    """The type of an array argument (a qd.ndarray, a numpy array, a CPU torch tensor); None for other values.
+    `with_grad`: say whether it has a `.grad` (what an adjoint's specialization depends on)."""
+    import dataclasses
+
+    t = _of_value(v)
+    if t is None or not with_grad or t.container == "numpy":
+        return t
+    impl = getattr(v, "_unwrap", lambda: v)()
+    has = bool(impl.requires_grad) if t.container == "torch" else impl.__dict__.get("grad") is not None
+    return dataclasses.replace(t, grad=has and t.dtype.is_float)
+
+
+def _of_value(v: Any) -> TypeSpec | None:
     import numpy as np
 
     from quadrants.runtime.ndarray import Ndarray
@@ -128,6 +145,13 @@ def parse(text: str) -> TypeSpec:
     if m is None:
         raise TypeSpecError(f"unknown type {text!r}; expected {EXPECTED}")
     container, elem, ndim = m.group(1), m.group(2), int(m.group(3))
+    if m.group(4):
+        if container == "numpy":
+            raise TypeSpecError(f"{text!r}: a numpy array has no .grad (use ndarray[...] or torch[...])")
+        plain = parse(f"{container}[{elem}, {ndim}]")
+        if not plain.dtype.is_float:
+            raise TypeSpecError(f"{text!r}: only arrays of real numbers have a .grad")
+        return TypeSpec(plain.dtype, plain.container, plain.ndim, plain.elem_shape, grad=True)
     if not (0 if container == "ndarray" else 1) <= ndim <= MAX_NDIM:
         raise TypeSpecError(f"{text!r}: an array has 1 to {MAX_NDIM} dimensions (a qd.ndarray 0 to {MAX_NDIM}), "
                             f"not {ndim}")  # fmt: skip

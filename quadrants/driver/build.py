@@ -14,6 +14,8 @@ from quadrants.ir.printer import format_kernel
 from quadrants.ir.verifier import verify
 from quadrants.passes import run_pipeline
 from quadrants.passes.autodiff import make_adjoint
+from quadrants.passes.autodiff.forward import make_dual
+from quadrants.passes.autodiff.validation import make_validation
 
 
 def frontend_options(config: Config, mode: str = "") -> FrontendOptions:
@@ -30,12 +32,19 @@ def build_ir(
     source: FunctionSource, name: str, params: list[ParamSpec], returns: tuple[Any, ...], config: Config,
     mode: str = "",
 ) -> FrontendResult:
-    """The frontend, then (`mode="reverse"`: the adjoint of `kernel.grad`) the adjoint pass, then the passes,
+    """The frontend, then (`mode="reverse"`: the adjoint of `kernel.grad`; `"forward"`: the dual kernel that
+    `qd.ad.FwdMode` runs; `"validation"`: a validating Tape's checked primal) the autodiff pass, then the passes,
     verified; the kernel's IR is `result.kernel`."""
     result = build_kernel(source, name, params, returns, frontend_options(config, mode))
     verify(result.kernel)
     if mode == "reverse":
         make_adjoint(result.kernel, config.ad_stack_experimental_enabled)
+        verify(result.kernel)
+    elif mode == "forward":
+        make_dual(result.kernel)
+        verify(result.kernel)
+    elif mode == "validation":
+        make_validation(result.kernel)
         verify(result.kernel)
     run_pipeline(result.kernel, verify_each=config.verify_passes)
     verify(result.kernel)

@@ -69,6 +69,9 @@ class FrontendBuilder:
         self.fields_used: dict[tuple[int, int], ir.GlobalNd] = {}
         self.clamped: set[int] = set()  # ids of the ndarray arguments declared boundary="clamp"
         self.field_offsets: dict[int, tuple[int, ...]] = {}  # id of a field's handle -> its domain offset
+        # qd.stop_grad(x) in an adjoint: id of the IR block it was called in -> field handle -> the alias its
+        # element pointers use there and in nested blocks (not in `kernel.grads`: no adjoint; ndarrays.py)
+        self.stop_grads: dict[int, dict[ir.Value, ir.Value]] = {}
         self.returns = returns  # the kernel's declared results: dtypes or MatrixTypes
         self.global_insert_pos = 0  # where field handles go: after the arguments, before everything else
         self.globals_block = kernel.body  # the block they go in (a real function's body while it is translated)

@@ -1,13 +1,16 @@
 """Calls inside kernels: dispatch to intrinsics and Python builtins (their handlers are tables in
 `intrinsic_calls.py`), vector/matrix constructors and methods, dtype casts (`qd.f32(x)`), `print`, `qd.func`
 inlining (`inlining.py`) and `qd.real_func` calls (`real_funcs.py`), a field's `fill` (a loop: `loops.fill_field`).
-Any other Python function runs at compile time on compile-time arguments.
+Any other Python function runs at compile time on compile-time arguments; one of the user's called with
+runtime values is inlined like a qd.func (lambdas too), as Quadrants runs it on its symbolic values.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import types
+import weakref
 from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
@@ -20,12 +23,13 @@ from quadrants.frontend.inlining import inline
 from quadrants.frontend.intrinsic_calls import BUILTINS, EVAL, RAW
 from quadrants.frontend.loops import fill_field
 from quadrants.frontend.lvalues import lvalue, store_ref
-from quadrants.frontend.matrix_ops import matrix_method
+from quadrants.frontend.matrix_ops import matrix_index, matrix_method
 from quadrants.frontend.ndarrays import is_field
 from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.printing import format_call, print_call
 from quadrants.frontend.real_funcs import call_real
 from quadrants.frontend.records import StaticCall
+from quadrants.frontend.source import read_function, read_lambda
 from quadrants.frontend.values import Matrix, Struct, is_runtime
 from quadrants.frontend.vectors import construct
 from quadrants.types.compound import MatrixType
@@ -60,6 +64,9 @@ def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
     if isinstance(fn, MatrixType):
         args, _ = call_args(fb, node)
         return construct(fb, fn, args, node)
+    if isinstance(fn, Matrix):  # `v(0)`, `m(i, j)`: the old spelling of `v[0]`, which Quadrants still accepts
+        args, _ = call_args(fb, node)
+        return matrix_index(fb, fn, args[0] if len(args) == 1 else tuple(args), node)
     if isinstance(fn, StructType):
         return structs.construct(fb, fn, *call_args(fb, node), node)
     name = getattr(fn, "__qd_intrinsic__", None)
@@ -85,6 +92,9 @@ def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
     if handler is not None and any(is_runtime(a) for a in args):
         return handler(fb, node, *args, **kwargs)
     if any(is_runtime(a) for a in args) or any(is_runtime(v) for v in kwargs.values()):
+        as_func = python_func(fn)
+        if as_func is not None:  # Quadrants runs it on its symbolic values: inlined like a qd.func here
+            return inline(fb, as_func, None, node)
         fname = getattr(fn, "__name__", repr(fn))
         raise fb.error(node, f"cannot call the Python function {fname!r} with runtime values; make it a @qd.func")
     fb.static_calls.append(StaticCall(fn, fb.loc(node)))
@@ -94,6 +104,29 @@ def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
         raise
     except Exception as e:
         raise fb.error(node, f"{type(e).__name__}: {e}", QuadrantsCompilationError) from None
+
+
+_PYTHON_FUNCS: weakref.WeakKeyDictionary[Any, Func] = weakref.WeakKeyDictionary()
+
+
+def python_func(fn: Any) -> Func | None:
+    """A plain Python function or lambda of the user's (not of a library) as a `Func` to inline, or None when
+    it is something else or its source cannot be read. Quadrants calls such a function on its symbolic
+    values, so its arithmetic and qd.* calls become the kernel's code: inlining its source does the same."""
+    if not isinstance(fn, types.FunctionType) or fn.__module__.split(".")[0] in _LIBRARIES:
+        return None
+    made = _PYTHON_FUNCS.get(fn)
+    if made is None:
+        made = Func(fn)
+        try:
+            made._source = read_lambda(fn) if fn.__name__ == "<lambda>" else read_function(fn, "func")
+        except QuadrantsCompilationError:
+            return None
+        _PYTHON_FUNCS[fn] = made
+    return made
+
+
+_LIBRARIES = frozenset({"quadrants", "numpy", "math", "cmath", "builtins", "torch"})
 
 
 def method_call(fb: FrontendBuilder, base: Matrix, attr: str, node: ast.Call) -> Any:

@@ -256,7 +256,14 @@ def _static_attribute(fb: FrontendBuilder, base: Any, node: ast.Attribute) -> An
     try:
         return getattr(base, node.attr)
     except AttributeError as e:
+        if node.attr in _COMPANIONS and getattr(base, "__qd_field__", None) is not None:  # Quadrants' words
+            what, flag = _COMPANIONS[node.attr]
+            raise fb.error(node, f"{what} {ast.unparse(node)} has not been placed, check whether `{flag}=True`",
+                           QuadrantsCompilationError) from None  # fmt: skip
         raise fb.error(node, f"AttributeError: {e}", QuadrantsCompilationError) from None
+
+
+_COMPANIONS = {"grad": ("Gradient", "needs_grad"), "dual": ("Dual", "needs_dual")}
 
 
 def _record_chain(fb: FrontendBuilder, node: ast.Attribute, value: Any) -> bool:

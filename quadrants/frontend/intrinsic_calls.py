@@ -21,6 +21,7 @@ from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.lvalues import atomic_ref, lvalue
 from quadrants.frontend.matrix_ops import matmul, transpose
+from quadrants.frontend.ndarrays import stop_grad
 from quadrants.frontend.operators import binary, matrix_unary, unary
 from quadrants.frontend.refs import ScalarRef
 from quadrants.frontend.static_eval import static_eval
@@ -388,6 +389,15 @@ BUILTINS: dict[int, Callable[..., Any]] = {
 }  # fmt: skip
 
 
+def _block_local(fb: FrontendBuilder, node: ast.Call, name: str, *fields: Any) -> None:
+    """`qd.block_local(x, ...)`: a hint that a GPU block caches these fields in shared memory; the code is the
+    same without it (as on Quadrants' CPU backend), so it changes nothing here."""
+    from quadrants.frontend.ndarrays import is_field
+
+    if not all(is_field(f) for f in fields):
+        raise fb.error(node, "qd.block_local() takes fields")
+
+
 # ---- the tables ---------------------------------------------------------------------------------------
 
 RAW: dict[str, Handler] = {  # handlers that read their argument nodes themselves
@@ -403,5 +413,6 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     "Vector.zero": _filled, "Vector.one": _filled, "Matrix.zero": _filled, "Matrix.one": _filled,
     "Matrix.identity": _filled, "Matrix.rows": _rows_cols, "Matrix.cols": _rows_cols,
     "Matrix.diag": _diag, "Matrix.unit": _unit, "Vector.unit": _unit, "zero": _zero_one, "one": _zero_one,
-    "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn,
+    "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn, "stop_grad": stop_grad,
+    "block_local": _block_local,
 }  # fmt: skip

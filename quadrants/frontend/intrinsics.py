@@ -197,3 +197,5 @@ atomic_cas = _kernel_only("atomic_cas")
 bit_shr = _kernel_only("bit_shr")
 loop_config = _kernel_only("loop_config")
 atomic_mul = _kernel_only("atomic_mul")
+stop_grad = _kernel_only("stop_grad")  # autodiff: loads of the field below it get no adjoint
+block_local = _kernel_only("block_local")  # a GPU shared-memory hint: no effect on the code

@@ -53,8 +53,14 @@ def ndarray_handle(fb: FrontendBuilder, v: Any) -> ir.Value:
         if offset:
             fb.field_offsets[id(handle)] = tuple(offset)
         grad = getattr(v, "grad", None)
-        if fb.options.autodiff and is_field(grad) and dtype.is_float:
+        if fb.options.autodiff == "reverse" and is_field(grad) and dtype.is_float:
             fb.kernel.grads[handle] = ndarray_handle(fb, grad)  # what the adjoint pass accumulates into
+        dual = getattr(v, "dual", None)
+        if fb.options.autodiff == "forward" and is_field(dual) and dtype.is_float:
+            fb.kernel.duals[handle] = ndarray_handle(fb, dual)  # what the dual pass carries tangents in
+        bit = getattr(v, "_checkbit", None)  # made by a validating Tape (lang/tape.py)
+        if fb.options.autodiff == "validation" and is_field(bit):
+            fb.kernel.checkbits[handle] = ndarray_handle(fb, bit)
     return handle
 
 
@@ -150,9 +156,40 @@ def element_ptrs_at(fb: FrontendBuilder, arr: ir.Value, values: list[ir.Value], 
     site = len(fb.kernel.sites)
     fb.kernel.sites.append(fb.site("bounds", loc, ast.unparse(node.value)))
     elems = [()] if not t.elem_shape else list(_element_indices(t.elem_shape))
+    if fb.stop_grads:
+        arr = _stopped(fb, arr)
     return [
         fb.b.emit(ir.ExtPtr(arr=arr, indices=tuple(values), elem=e, site=site, type=ir.PtrType(t.dtype))) for e in elems
     ]
+
+
+def stop_grad(fb: FrontendBuilder, node: ast.Call, name: str, x: Any) -> None:
+    """`qd.stop_grad(x)`: in this block and the blocks nested in it, loads of field `x` contribute nothing to
+    `x.grad` (as in Quadrants; a primal or dual kernel ignores it). The adjoint's element pointers there go
+    through an alias handle of the same memory that has no gradient."""
+    if not is_field(x):
+        raise fb.error(node, "qd.stop_grad() takes a field")
+    if fb.options.autodiff != "reverse":
+        return None
+    handle = ndarray_handle(fb, x)
+    if not isinstance(handle, ir.GlobalNd) or handle not in fb.kernel.grads:
+        return None
+    alias = ir.GlobalNd(region=handle.region, offset=handle.offset, shape=handle.shape, terms=handle.terms,
+                        type=handle.type)  # fmt: skip
+    fb.globals_block.stmts.insert(fb.global_insert_pos, alias)
+    fb.global_insert_pos += 1
+    if id(handle) in fb.field_offsets:
+        fb.field_offsets[id(alias)] = fb.field_offsets[id(handle)]
+    fb.stop_grads.setdefault(id(fb.b.block), {})[handle] = alias
+    return None
+
+
+def _stopped(fb: FrontendBuilder, arr: ir.Value) -> ir.Value:
+    for block in reversed(fb.b.blocks):
+        alias = fb.stop_grads.get(id(block), {}).get(arr)
+        if alias is not None:
+            return alias
+    return arr
 
 
 def _clamped(fb: FrontendBuilder, arr: ir.Value, values: list[ir.Value], loc: Any) -> list[ir.Value]:

@@ -70,7 +70,7 @@ class FrontendOptions:
     default_fp: PrimitiveType
     debug: bool = False
     unrolling_limit: int = 32
-    autodiff: str = ""  # "reverse": the kernel is built for its adjoint (fields' grads get handles)
+    autodiff: str = ""  # "reverse" / "forward": built for its adjoint / dual (fields' grads / duals get handles)
 
 
 @dataclass

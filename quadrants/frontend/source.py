@@ -86,3 +86,30 @@ def read_function(fn: Callable[..., Any], what: str = "kernel") -> FunctionSourc
     return FunctionSource(
         fn=fn, name=name, filename=filename, first_line=first_line, lines=lines, indent=indent, tree=defs[0]
     )
+
+
+def read_lambda(fn: Callable[..., Any]) -> FunctionSource:
+    """A lambda's source as a function that returns its body (`lambda x: x * x` reads as `def <lambda>(x):
+    return x * x`), found in its file's parsed text by its line and parameters, so that a kernel can inline it
+    as it inlines a qd.func. Raises QuadrantsCompilationError when no single lambda there matches."""
+    import linecache
+
+    code = fn.__code__
+    filename = code.co_filename
+    lines = linecache.getlines(filename)
+    name = "<lambda>"
+    try:
+        module = ast.parse("".join(lines))
+    except SyntaxError as e:
+        raise QuadrantsCompilationError(f"cannot parse the source of lambda in {filename}: {e}") from None
+    params = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+    found = [n for n in ast.walk(module) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
+             and [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == params]  # fmt: skip
+    if len(found) != 1:
+        raise QuadrantsCompilationError(f"cannot find the source of the lambda at {filename}:{code.co_firstlineno}")
+    lam = found[0]
+    ret = ast.Return(value=lam.body)
+    tree = ast.FunctionDef(name=name, args=lam.args, body=[ret], decorator_list=[], returns=None)
+    for node in (ret, tree):
+        ast.copy_location(node, lam)
+    return FunctionSource(fn=fn, name=name, filename=filename, first_line=1, lines=lines, indent=0, tree=tree)

@@ -438,7 +438,11 @@ class Kernel:
     functions: list[Function] = field(default_factory=list)  # the real functions its code calls
     # primal handle (an ndarray Arg, a field's GlobalNd) -> its gradient's handle (passes/autodiff)
     grads: dict[Value, Value] = field(default_factory=dict)
-    mode: str = ""  # "" for a primal kernel, "reverse" for an adjoint (passes/autodiff): printed in its text
+    # primal handle (a field's GlobalNd) -> its `.dual`'s handle (forward mode: passes/autodiff/forward.py)
+    duals: dict[Value, Value] = field(default_factory=dict)
+    # primal handle -> its u8 check-bit field's handle (Tape validation: passes/autodiff/validation.py)
+    checkbits: dict[Value, Value] = field(default_factory=dict)
+    mode: str = ""  # "", "reverse" (adjoint), "forward" (dual kernel), "validation": printed in its text
 
 
 def walk(block: Block) -> Iterator[Stmt]:

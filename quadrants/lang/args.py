@@ -272,9 +272,16 @@ class Specializer:
             t = nd_type(prim, ndim, elem_shape)
             if isinstance(v, np.ndarray):
                 sp.add_array(NumpyLeaf(path, prim, t, arr.dtype, ndim), want.boundary)
-            else:
-                sp.add_array(ExternalLeaf(path, prim, t), want.boundary)
-            return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary)
+                return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary)
+            sp.add_array(ExternalLeaf(path, prim, t), want.boundary)
+            needs = v.requires_grad and prim.is_float
+            if needs and v.grad is None:  # as in Quadrants (whatever the annotation says): a Function fills it
+                import torch
+
+                v.grad = torch.zeros_like(v)
+            passed = needs and self.grads and getattr(want, "needs_grad", None) is not False
+            grad = _torch_grad_spec(name, path, sp, t) if passed else None
+            return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary, grad=grad)
         raise QuadrantsRuntimeTypeError(
             f"argument {name!r} of kernel {self.kernel_name!r} must be an ndarray, got {type(v).__name__}"
         )
@@ -438,6 +445,12 @@ def _grad_spec(name: str, v: Ndarray, path: Path, sp: Specialization, want: Any)
         return None
     t = g._spec
     sp.add_array(NdarrayLeaf(path + ("grad",), t.dtype, t), "unsafe")
+    return ParamSpec(name + ".grad", SpecKind.NDARRAY, type=t, value="unsafe")
+
+
+def _torch_grad_spec(name: str, path: Path, sp: Specialization, t: Any) -> ParamSpec:
+    """The grad pointer of a torch tensor argument that requires grad: its `.grad` (a tensor of its shape)."""
+    sp.add_array(ExternalLeaf(path + ("grad",), t.dtype, t), "unsafe")
     return ParamSpec(name + ".grad", SpecKind.NDARRAY, type=t, value="unsafe")
 
 

@@ -73,6 +73,20 @@ class Field:
             self._region, self._offset = prog.fields.place(count * dtype.itemsize)
         prog.made_fields.append(weakref.ref(self))  # qd.root.lazy_grad() and clear_all_gradients() find it
 
+    def __getattr__(self, name: str) -> Any:
+        """`x.grad` / `x.dual` of a real field declared without shape and not placed yet, which has none: a
+        companion made on demand, as Quadrants gives every real field one, so that `place(x, x.grad)` can
+        place it. It becomes `x.grad` only once placed (lang/snode.py); one never placed is never allocated."""
+        d = self.__dict__
+        if name in ("grad", "dual") and d.get("_unplaced") and "_companion_of" not in d and d["_prim"].is_float:
+            pending = d.setdefault("_pending", {})
+            made = pending.get(name)
+            if made is None:
+                made = pending[name] = unplaced_like(self)
+                made._pending_of = (self, name)  # type: ignore[attr-defined]
+            return made
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def _bind(self, tree: Any, region: int, offset: int, placement: Any, place_offset: Any) -> None:
         """Its SNode tree was finalized: the field lives at `offset` of `region`, addressed by `placement`."""
         self._tree, self._region, self._offset, self._placement = tree, region, offset, placement
@@ -101,7 +115,8 @@ class Field:
         if self._unplaced:
             raise QuadrantsRuntimeError(f"{self!r} is not placed: declare it with shape= or place it in an SNode "
                                         "tree (qd.root.dense(qd.i, n).place(x))")  # fmt: skip
-        if self._snode is not None and self._placement is None:
+        # placed in a tree not finalized yet (a flat field's `snode` is for inspection: it has its memory)
+        if self._snode is not None and self._placement is None and "_region" not in self.__dict__:
             self._snode._builder.finalize()
         if self._tree is not None and self._tree.destroyed:
             raise QuadrantsRuntimeError("this field's SNode tree was destroyed (SNodeTree.destroy())")
@@ -364,7 +379,7 @@ def clear_all_gradients(kind: str = "grad") -> None:
     """`qd.ad.clear_all_gradients()`: zero the `.grad` (or `.dual`) companion of every field (ndarray grads are
     left alone, as in Quadrants)."""
     for f in live_fields():
-        companion = getattr(f, kind, None)
+        companion = f.__dict__.get(kind)  # (not an on-demand companion of an unplaced field)
         if isinstance(companion, Field):
             companion.fill(0)
 
@@ -381,7 +396,7 @@ class _FlatFields:
 
     def _lazy(self, kind: str) -> None:
         fields = live_fields()
-        companions = {id(getattr(f, k, None)) for f in fields for k in ("grad", "dual")}
+        companions = {id(f.__dict__.get(k)) for f in fields for k in ("grad", "dual")}
         for f in fields:
             if f._unplaced or f._placement is not None:  # in an SNode tree: its builder places the companion
                 continue

@@ -92,8 +92,11 @@ class Kernel:
     ) -> None:
         self.fn = fn
         self.fastcache = fastcache
-        self.mode = mode  # "reverse": this is the adjoint of `_primal` (kernel.grad)
+        self.mode = mode  # "reverse": the adjoint of `_primal` (kernel.grad); "forward": its dual (qd.ad.FwdMode)
         self._adjoint: Kernel | None = None
+        self._dual: Kernel | None = None
+        self._checked: Kernel | None = None
+        self.mode_override: Any = None  # the AutodiffMode a validating Tape reports while it records this kernel
         # Names visible where the kernel was defined: string annotations (PEP 563) may refer to them.
         self._def_locals = def_locals or {}
         self._primal = self
@@ -128,11 +131,46 @@ class Kernel:
             self._adjoint._primal = self
         return self._adjoint
 
+    @property
+    def dual(self) -> Kernel:
+        """The forward-mode (dual) kernel that a call inside `qd.ad.FwdMode` runs: the primal's effects plus the
+        tangents it carries into the `.dual` of the fields it writes (passes/autodiff/forward.py); compiled
+        and cached separately, as the adjoint is."""
+        if self.mode:
+            raise QuadrantsRuntimeError(f"{self.fn.__qualname__} is already differentiated (mode {self.mode})")
+        if self._dual is None:
+            self._dual = Kernel(self.fn, self.fastcache, self._def_locals, mode="forward")
+            self._dual._primal = self
+        return self._dual
+
+    @property
+    def checked(self) -> Kernel:
+        """The validation kernel a `qd.ad.Tape(validation=True)` runs under debug=True: the primal, plus a check
+        that no element of a field with a gradient is written after it was read (passes/autodiff/validation.py)."""
+        if self._checked is None:
+            self._checked = Kernel(self.fn, self.fastcache, self._def_locals, mode="validation")
+            self._checked._primal = self
+        return self._checked
+
+    @property
+    def autodiff_mode(self) -> Any:
+        """Quadrants' `AutodiffMode` of this kernel object (NONE for a primal; VALIDATION while a validating
+        Tape records it)."""
+        from quadrants.types.enums import AutodiffMode
+
+        if self.mode_override is not None:
+            return self.mode_override
+        modes = {"": AutodiffMode.NONE, "reverse": AutodiffMode.REVERSE, "forward": AutodiffMode.FORWARD,
+                 "validation": AutodiffMode.VALIDATION}  # fmt: skip
+        return modes[self.mode]
+
     # ---- call path --------------------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if _tape.ACTIVE and not self.mode:  # a qd.ad.Tape records the call, to run its adjoint on exit
-            _tape.ACTIVE[-1].insert(self, tuple(self._bind(self.params, args, dict(kwargs))) if kwargs else args)
+        if _tape.ACTIVE and not self.mode:  # a qd.ad.Tape records the call; qd.ad.FwdMode runs the dual kernel
+            target = _tape.ACTIVE[-1].capture(self, args, kwargs)
+            if target is not self:
+                return target(*args, **kwargs)
         fast = self._fast
         if fast is not None and not kwargs:
             try:
@@ -165,7 +203,7 @@ class Kernel:
         values, spec = self._specialize(args, kwargs, config, self._returns)
         entry = self._launchers.get(spec.key)
         if entry is None:
-            if config.record and not self.mode:  # (adjoints are not in manifests yet: issue 22, item 7)
+            if config.record:  # an adjoint / dual kernel as `name.grad` / `name.dual` (aot/record.py)
                 from quadrants.aot.record import record_call  # `qd record` is running this program
 
                 record_call(config.record, self, self.params, values, config.offline_cache_file_path)
@@ -238,7 +276,7 @@ class Kernel:
             from quadrants.cache.source import source_text  # the text the fastcache key reads (linecache)
 
             text = source_text(self.fn)
-            cached = self._grads_cached = bool(self.mode) or text is None or ".grad" in text  # no text: the safe side
+            cached = self._grads_cached = self.mode == "reverse" or text is None or ".grad" in text  # no text: safe
         return bool(cached)
 
     def _compile(self, spec: Specialization, prog: program.Program) -> Launcher | QuadrantsCompilationError:

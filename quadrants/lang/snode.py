@@ -68,6 +68,11 @@ class SNode:
         self.id = self._id = FieldsBuilder._ids  # unique across the process's trees, as Quadrants numbers them
         FieldsBuilder._ids += 1
 
+    @property
+    def ptr(self) -> PlaceInfo:
+        """What Quadrants' `snode.ptr` answers about a field's place: its gradient kind and companions."""
+        return PlaceInfo(self.field)
+
     def dense(self, indices: Any, dimensions: Any) -> SNode:
         """A dense level under this node: `dimensions` cells per axis of `indices` (one int for all)."""
         self._builder._check_open()
@@ -97,6 +102,9 @@ class SNode:
             if getattr(f, "_unplaced", None) is not True:
                 raise QuadrantsRuntimeError(f"{f!r} cannot be placed: only a field declared without shape= can be")
             f._unplaced = False
+            pending = f.__dict__.pop("_pending_of", None)
+            if pending is not None:  # an on-demand companion (`place(x, x.grad)`): now x's own
+                setattr(pending[0], pending[1], f)
             node = SNode(self._builder, self, "place", field=f)
             self.children.append(node)
             f._snode, f._place_offset = node, offset
@@ -332,6 +340,38 @@ class _Root:
 
 
 root = _Root()
+
+
+class PlaceInfo:
+    """`snode.ptr` of a place: `get_snode_grad_type()` (the field is a primal, some field's `.grad` / `.dual`,
+    or a validating tape's check bits), `has_adjoint()`, `has_dual()`, `has_adjoint_checkbit()`."""
+
+    def __init__(self, field: Any) -> None:
+        self.field = field
+
+    def _own(self, kind: str) -> bool:
+        return self.field is not None and self.field.__dict__.get(kind) is not None
+
+    def has_adjoint(self) -> bool:
+        return self._own("grad")
+
+    def has_dual(self) -> bool:
+        return self._own("dual")
+
+    def has_adjoint_checkbit(self) -> bool:
+        return self._own("_checkbit")
+
+    def get_snode_grad_type(self) -> Any:
+        from quadrants.lang.field import live_fields
+        from quadrants.types.enums import SNodeGradType
+
+        kinds = {"grad": SNodeGradType.ADJOINT, "dual": SNodeGradType.DUAL,
+                 "_checkbit": SNodeGradType.ADJOINT_CHECKBIT}  # fmt: skip
+        for f in live_fields():
+            for kind, t in kinds.items():
+                if self.field is not None and f.__dict__.get(kind) is self.field:
+                    return t
+        return SNodeGradType.PRIMAL
 
 
 def flat_snode(field: Any) -> SNode:

@@ -243,7 +243,8 @@ def _allocate(dtype: Any, shape: tuple[int, ...], backend: Backend, layout: tupl
     """The bare ndarray or field; `needs_grad` gives real-typed tensors a `.grad` of the same layout."""
     prim = dtype.dtype if isinstance(dtype, MatrixType) else dtype
     real = isinstance(program.resolve_dtype(prim), PrimitiveType) and program.resolve_dtype(prim).is_float
-    grad = bool(needs_grad) and real
+    # a vector/matrix ndarray of integers with needs_grad is refused by name (qd.ndarray raises), as in Quadrants
+    grad = bool(needs_grad) and (real or (isinstance(dtype, MatrixType) and backend is not Backend.FIELD))
     if backend is Backend.FIELD:
         from quadrants.lang.field import field
 

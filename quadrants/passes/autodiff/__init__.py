@@ -19,6 +19,7 @@ from __future__ import annotations
 from quadrants.errors import QuadrantsCompilationError
 from quadrants.ir import nodes as ir
 from quadrants.passes.autodiff.adjoint import AdjointBuilder
+from quadrants.passes.autodiff.cross_iter import check_loop
 
 MIXED = ("Invalid program input for autodiff: Mixed usage of for-loops and statements without looping. \n"
          "Please split them into two kernels and check the documentation for more details:\n"
@@ -43,6 +44,7 @@ def make_adjoint(kernel: ir.Kernel, independent_loops: bool = False) -> None:
     if others:
         raise QuadrantsCompilationError(MIXED, others[0].loc)
     for loop in loops:
+        check_loop(kernel, loop)  # cross-iteration read-after-write through a field: refused (cross_iter.py)
         AdjointBuilder(kernel, loop.body, independent_loops).run()
     declarations: list[ir.Stmt] = [s for s in body if not isinstance(s, ir.RangeFor)]
     kernel.body.stmts = declarations + list(reversed(loops))

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 Rule = Callable[["AdjointBuilder", Any, ir.Value], None]
 
 ZERO_UNARY = frozenset({"floor", "ceil", "round", "lnot", "invert", "popcnt", "clz"})
-ZERO_BINARY = frozenset({"floordiv", "mod", "raw_div", "raw_mod"}) | ir.CMP_OPS | ir.BIT_OPS
+ZERO_BINARY = frozenset({"floordiv", "raw_div", "raw_mod"}) | ir.CMP_OPS | ir.BIT_OPS
 
 
 def _neg(b: AdjointBuilder, s: ir.Unary, g: ir.Value) -> None:
@@ -121,6 +121,14 @@ def _div(b: AdjointBuilder, s: ir.Binary, g: ir.Value) -> None:
         b.acc(s.rhs, b.un("neg", b.bin("truediv", b.mul(g, b.primal(s.lhs)), b.mul(y, y))))
 
 
+def _mod(b: AdjointBuilder, s: ir.Binary, g: ir.Value) -> None:
+    """Python's `x % y` = x - y * floor(x / y) (Quadrants lowers it so): d/dx = 1, d/dy = -floor(x / y)."""
+    b.acc(s.lhs, g)
+    if b.active(s.rhs):
+        q = b.un("floor", b.bin("truediv", b.primal(s.lhs), b.primal(s.rhs)))
+        b.acc(s.rhs, b.un("neg", b.mul(g, q)))
+
+
 def _atan2(b: AdjointBuilder, s: ir.Binary, g: ir.Value) -> None:
     y, x = b.primal(s.lhs), b.primal(s.rhs)  # atan2(y, x): d/dy = x / r^2, d/dx = -y / r^2
     r2 = b.bin("add", b.mul(y, y), b.mul(x, x))
@@ -148,7 +156,7 @@ def _min_max(b: AdjointBuilder, s: ir.Binary, g: ir.Value) -> None:
 
 BINARY: dict[str, Rule] = {
     "add": _add, "sub": _sub, "mul": _mul, "truediv": _div, "atan2": _atan2, "pow": _pow, "min": _min_max,
-    "max": _min_max,
+    "max": _min_max, "mod": _mod,
 }  # fmt: skip
 
 
