@@ -67,13 +67,14 @@ class TypeSpec:
             import torch
 
             return torch.zeros(shape, dtype=getattr(torch, _TORCH_NAMES.get(str(self.dtype), "float32")))
-        import quadrants as qd
+        from quadrants.lang.matrix import Matrix, Vector
+        from quadrants.lang.tensor import ndarray
 
         if not self.elem_shape:
-            return qd.ndarray(self.dtype, (1,) * self.ndim)
+            return ndarray(self.dtype, (1,) * self.ndim)
         if len(self.elem_shape) == 1:
-            return qd.Vector.ndarray(self.elem_shape[0], self.dtype, (1,) * self.ndim)
-        return qd.Matrix.ndarray(self.elem_shape[0], self.elem_shape[1], self.dtype, (1,) * self.ndim)
+            return Vector.ndarray(self.elem_shape[0], self.dtype, (1,) * self.ndim)
+        return Matrix.ndarray(self.elem_shape[0], self.elem_shape[1], self.dtype, (1,) * self.ndim)
 
 
 def of_value(v: Any) -> TypeSpec | None:
