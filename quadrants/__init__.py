@@ -87,11 +87,11 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     zero,
 )  # fmt: skip
 from quadrants.lang import exception as _exception  # noqa: F401  - `qd.lang.exception`, as in Quadrants
+from quadrants.lang import kernel as _kernel_module
 from quadrants.lang.compat import Extension as extension  # noqa: F401
 from quadrants.lang.compat import Layout, is_extension_supported, pure, real_func  # noqa: F401
 from quadrants.lang.data_oriented import data_oriented  # noqa: F401
 from quadrants.lang.field import Field, MatrixField, ScalarField, field  # noqa: F401
-from quadrants.lang import kernel as _kernel_module
 from quadrants.lang.kernel import kernel  # noqa: F401
 from quadrants.lang.matrix import Matrix, Vector  # noqa: F401
 from quadrants.lang.perf_dispatch import perf_dispatch  # noqa: F401
@@ -118,13 +118,12 @@ from quadrants.lang.snode import (  # noqa: F401
     l,
     root,
 )
-from quadrants.lang.struct import Struct, StructField  # noqa: F401
+from quadrants.lang.struct import Struct, StructField, dataclass  # noqa: F401
 from quadrants.lang.tensor import Backend, MatrixTensor, Tensor, VectorTensor, ndarray, tensor, wrap  # noqa: F401
 from quadrants.math_linalg import eig, make_spd, polar_decompose, solve, svd, sym_eig  # noqa: F401
 from quadrants.runtime.ndarray import MatrixNdarray, Ndarray, ScalarNdarray, VectorNdarray  # noqa: F401
 from quadrants.types.annotations import Template, ref, template  # noqa: F401
 from quadrants.types.dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401
-from quadrants.lang.struct import dataclass  # noqa: F401
 
 x64 = x86_64 = arm64 = cpu
 float16, float32, float64 = f16, f32, f64
@@ -159,12 +158,12 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'quadrants' has no attribute {name!r}")
 
 
-def _record_call(path: str, kernel: object, params: list, values: list, cache_dir: str | None) -> None:
+def _record_call(path: str, kern: object, params: list, values: list, cache_dir: str | None) -> None:
     """What a kernel calls at its first call of a specialization while `qd record` runs the program: aot/record.py
     (imported only then) appends the signature. Installed here, above both: aot builds on lang."""
     from quadrants.aot.record import record_call
 
-    record_call(path, kernel, params, values, cache_dir)
+    record_call(path, kern, params, values, cache_dir)
 
 
 _kernel_module.RECORDER = _record_call

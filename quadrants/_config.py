@@ -20,9 +20,9 @@ from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from quadrants.targets import Target, as_target
 from quadrants.types import dtypes
 from quadrants.types.dtypes import PrimitiveType
-from quadrants.targets import Target, as_target
 
 
 class Arch:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from quadrants.types.dtypes import PrimitiveType, default_uint, to_dtype
 from quadrants.types import python_values
+from quadrants.types.dtypes import PrimitiveType, default_uint, to_dtype
 
 
 class Shaped:

@@ -12,7 +12,6 @@ makes a struct field: one field per member (lang/struct.py).
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Iterator
 from typing import Any
 
