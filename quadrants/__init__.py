@@ -89,7 +89,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     zero,
 )  # fmt: skip
 from quadrants.lang import exception as _exception  # noqa: F401  - `qd.lang.exception`, as in Quadrants
-from quadrants.lang.buffer_view import BufferView  # noqa: F401
+from quadrants.lang import kernel as _kernel_module
 from quadrants.lang.compat import Extension as extension  # noqa: F401
 from quadrants.lang.compat import Layout, is_extension_supported, pure, real_func  # noqa: F401
 from quadrants.lang.data_oriented import data_oriented  # noqa: F401
@@ -120,14 +120,14 @@ from quadrants.lang.snode import (  # noqa: F401
     l,
     root,
 )
-from quadrants.lang.struct import Struct, StructField  # noqa: F401
+from quadrants.lang.struct import Struct, StructField, dataclass  # noqa: F401
 from quadrants.lang.tensor import Backend, MatrixTensor, Tensor, VectorTensor, ndarray, tensor, wrap  # noqa: F401
 from quadrants.math_linalg import eig, make_spd, polar_decompose, solve, svd, sym_eig  # noqa: F401
+from quadrants.runtime.buffer_view import BufferView  # noqa: F401
 from quadrants.runtime.ndarray import MatrixNdarray, Ndarray, ScalarNdarray, VectorNdarray  # noqa: F401
 from quadrants.types.annotations import Template, ref, template  # noqa: F401
 from quadrants.types.dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401
 from quadrants.types.quant import BitpackedFields  # noqa: F401
-from quadrants.types.struct import dataclass  # noqa: F401
 
 x64 = x86_64 = arm64 = cpu
 float16, float32, float64 = f16, f32, f64
@@ -160,6 +160,17 @@ def __getattr__(name: str) -> object:
 
         return importlib.import_module("quadrants.algorithms")
     raise AttributeError(f"module 'quadrants' has no attribute {name!r}")
+
+
+def _record_call(path: str, kern: object, params: list, values: list, cache_dir: str | None) -> None:
+    """What a kernel calls at its first call of a specialization while `qd record` runs the program: aot/record.py
+    (imported only then) appends the signature. Installed here, above both: aot builds on lang."""
+    from quadrants.aot.record import record_call
+
+    record_call(path, kern, params, values, cache_dir)
+
+
+_kernel_module.RECORDER = _record_call
 
 
 def _imported() -> None:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from quadrants.targets import Target, as_target
 from quadrants.types import dtypes
 from quadrants.types.dtypes import PrimitiveType
 
@@ -273,14 +274,15 @@ def cache_root(config: Config, environ: dict[str, str] | None = None) -> str:
     return os.path.join(base, "quadrants-fastcache")
 
 
-def with_target(config: Config, target: str) -> Config:
+def with_target(config: Config, target: str | Target) -> Config:
     """`config` compiling for another target: `cuda:sm_80` (the CUDA backend for that GPU; no GPU needed to
     compile), else a CPU target (`host`, `x86-64-v3`, ...)."""
     import dataclasses
 
-    if target.startswith("cuda:"):
-        return dataclasses.replace(config, arch=cuda, cuda_arch=target[5:], cuda_emulate=False)
-    return dataclasses.replace(config, cpu_target=target)
+    t = as_target(target)
+    if t.is_cuda:
+        return dataclasses.replace(config, arch=cuda, cuda_arch=t.name, cuda_emulate=False)
+    return dataclasses.replace(config, cpu_target=t.name)
 
 
 def compile_relevant(config: Config) -> dict[str, str]:

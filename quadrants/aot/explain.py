@@ -17,6 +17,7 @@ from quadrants.aot import project
 from quadrants.aot.inventory import EntryInfo, scan
 from quadrants.aot.manifest import Manifest, ManifestError, Signature, _param_value
 from quadrants.aot.opened import current_folder_on_path, import_kernels, open_project, running
+from quadrants.targets import HOST
 
 
 def explain_kernel(
@@ -47,12 +48,12 @@ def explain_kernel(
         entry = m.kernel(kernel_name) if m is not None else None
         calls: list[list[Any]]
         if signature is not None:
-            pseudo = Manifest("--signature", [], [], None, ["host"], {}, [])
+            pseudo = Manifest("--signature", [], [], None, [str(HOST)], {}, [])
             calls = [project.example_args(pseudo, kernel, kernel.params, Signature(parse_inline(signature), ()))]
         elif m is not None and entry is not None:
             calls = [a for _, a in project.calls(m, entry, kernel)]
         else:
-            pseudo = Manifest("(annotations)", [], [], None, ["host"], {}, [])
+            pseudo = Manifest("(annotations)", [], [], None, [str(HOST)], {}, [])
             calls = [project.example_args(pseudo, kernel, kernel.params, Signature({}, ()))]
         cache = Driver(with_target(program.get().config, opened.target), load=False)
         return [explain(kernel, args, cache) for args in calls]
@@ -70,7 +71,7 @@ def parse_inline(text: str) -> dict[str, Any]:
         raise ManifestError(f"--signature is not a TOML inline table ({e})", "--signature") from None
     if not isinstance(table, dict):
         raise ManifestError('--signature must be an inline table like { x = "ndarray[f32, 1]" }', "--signature")
-    pseudo = Manifest("--signature", [], [], None, ["host"], {}, [])
+    pseudo = Manifest("--signature", [], [], None, [str(HOST)], {}, [])
     return {k: _param_value(pseudo, v, (k,)) for k, v in table.items()}
 
 

@@ -42,6 +42,7 @@ from typing import Any
 from quadrants.aot import typespec
 from quadrants.aot.objects import ObjectError, ObjectRef, ObjectSpec, parse_table
 from quadrants.aot.tomlpos import Path, key_lines, line_of
+from quadrants.targets import HOST, TargetError, parse_targets
 
 try:
     import tomllib
@@ -52,8 +53,6 @@ TOP_KEYS = {"modules", "python_path", "cache_dir", "targets", "init", "kernel", 
 REMOTE_SCHEMES = ("redis://", "rediss://", "unix://", "s3://")
 KERNEL_KEYS = {"name", "signatures", "factory"}
 _REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
-_TARGET = re.compile(r"^(host|[a-z][a-z0-9_.+-]*)$")
-_CUDA_ARCH = re.compile(r"^sm_\d{2,3}[a-z]?$")
 
 
 class ManifestError(Exception):
@@ -184,7 +183,7 @@ def load(path: str) -> Manifest:
         data = data.get("tool", {}).get("quadrants")
         if not isinstance(data, dict):
             raise ManifestError("no [tool.quadrants] table", display)
-    manifest = Manifest(display, [], ["."], None, ["host"], {}, [], prefix, key_lines(text))
+    manifest = Manifest(display, [], ["."], None, [str(HOST)], {}, [], prefix, key_lines(text))
     _validate(manifest, data)
     return manifest
 
@@ -237,15 +236,10 @@ def expand_targets(targets: list[str], error: Any) -> list[str]:
     index)` makes the exception to raise."""
     out: list[str] = []
     for i, t in enumerate(targets):
-        if t.startswith("cuda"):
-            archs = t.partition(":")[2].split(",")
-            if not t.startswith("cuda:") or not all(_CUDA_ARCH.match(a.strip()) for a in archs):
-                raise error(f'target {t!r}: expected "cuda:sm_80" or "cuda:sm_80,sm_90" (GPU architectures)', i)
-            out += [f"cuda:{a.strip()}" for a in archs]
-        elif _TARGET.match(t):
-            out.append(t)
-        else:
-            raise error(f'target {t!r}: expected "host", a CPU name such as "x86-64-v3", or "cuda:sm_80,sm_90"', i)
+        try:
+            out += [str(x) for x in parse_targets(t)]
+        except TargetError as e:
+            raise error(str(e), i) from None
     return list(dict.fromkeys(out))
 
 

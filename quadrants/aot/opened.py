@@ -20,6 +20,7 @@ from quadrants._config import cache_root, env_name, load_config, log_level_for_p
 from quadrants.aot import manifest as manifest_mod
 from quadrants.aot import project
 from quadrants.aot.manifest import Manifest, ManifestError
+from quadrants.targets import HOST, Target
 
 NO_MANIFEST = "no manifest: write a qd.toml (or [tool.quadrants] in pyproject.toml), or pass -m"
 
@@ -57,7 +58,7 @@ def open_project(
     if m is not None and targets:
         m.targets = manifest_mod.expand_targets(list(targets), lambda msg, i: ManifestError(msg, "--target"))
         m.targets_overridden = True
-    target = target or (m.targets[0] if m else "host")
+    target = target or (m.targets[0] if m else str(HOST))
     env = environment(m, target) if m else {}
     if cache_dir:
         env["QD_CACHE_DIR"] = os.path.abspath(cache_dir)
@@ -72,7 +73,7 @@ def environment(manifest: Manifest, target: str) -> dict[str, str]:
     """The QD_* variables the project runs under for `target`: the manifest's cache folder, qd.init options and
     target. Through the environment (not qd.init arguments) so a project that calls qd.init itself keeps its own
     explicit settings, exactly as it does when it runs."""
-    cpu = "host" if target.startswith("cuda:") else target  # GPU targets compile without a GPU, from the CPU
+    cpu = Target.parse(target).cpu_name  # GPU targets compile without a GPU, from the CPU
     env = {env_name("offline_cache"): "1", env_name("offline_cache_fallback"): "0", env_name("cpu_target"): cpu,
            env_name("log_level"): log_level_for_project()}  # fmt: skip
     if manifest.cache_dir:

@@ -30,6 +30,7 @@ from quadrants._config import with_target
 from quadrants.aot import project
 from quadrants.aot.manifest import Manifest, ManifestError
 from quadrants.aot.opened import OpenedProject, environment, import_kernels, open_project, running
+from quadrants.targets import KINDS, Target
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -211,7 +212,7 @@ def precompile(
                     report.errors.append(f"target {target}: the bundle could not be written "
                                          f"({cache.store.write_error})")  # fmt: skip
         if not check:
-            _record_targets(Driver(base, load=False), [t for t in m.targets if t != "host"], report)
+            _record_targets(Driver(base, load=False), [t for t in m.targets if not Target.parse(t).is_host], report)
             report.pushed += _push()
     report.seconds = time.perf_counter() - t0
     return report
@@ -286,12 +287,12 @@ def _record_targets(cache: Any, targets: list[str], report: Report) -> None:
     from quadrants.backends import backend_for
 
     listed = cache.store.read_json("targets.json")
-    sections: dict[str, set[str]] = {k: set(listed.get(k, [])) for k in ("cpu", "cuda")}
+    sections: dict[str, set[str]] = {k: set(listed.get(k, [])) for k in KINDS}
     for t in targets:
         section, name = backend_for(with_target(cache.config, t), None).recorded_as()
         sections[section].add(name)
     new = {k: sorted(v) for k, v in sections.items()}
-    if new != {k: sorted(listed.get(k, [])) for k in ("cpu", "cuda")} and not cache.store.write_json("targets.json", new):
+    if new != {k: sorted(listed.get(k, [])) for k in KINDS} and not cache.store.write_json("targets.json", new):
         report.errors.append(f"the list of precompiled targets could not be written ({cache.store.write_error})")
 
 

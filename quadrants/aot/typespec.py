@@ -71,14 +71,15 @@ class TypeSpec:
 
             dtype = getattr(torch, _TORCH_NAMES.get(str(self.dtype), "float32"))
             return torch.zeros(shape, dtype=dtype, requires_grad=self.grad)
-        import quadrants as qd
+        from quadrants.lang.matrix import Matrix, Vector
+        from quadrants.lang.tensor import ndarray
 
         g = self.grad
         if not self.elem_shape:
-            return qd.ndarray(self.dtype, (1,) * self.ndim, needs_grad=g)
+            return ndarray(self.dtype, (1,) * self.ndim, needs_grad=g)
         if len(self.elem_shape) == 1:
-            return qd.Vector.ndarray(self.elem_shape[0], self.dtype, (1,) * self.ndim, needs_grad=g)
-        return qd.Matrix.ndarray(self.elem_shape[0], self.elem_shape[1], self.dtype, (1,) * self.ndim, needs_grad=g)
+            return Vector.ndarray(self.elem_shape[0], self.dtype, (1,) * self.ndim, needs_grad=g)
+        return Matrix.ndarray(self.elem_shape[0], self.elem_shape[1], self.dtype, (1,) * self.ndim, needs_grad=g)
 
 
 def of_value(v: Any, with_grad: bool = False) -> TypeSpec | None:

@@ -192,10 +192,10 @@ class CpuBackend:
         return ready
 
     def launcher(self, abi: KernelABI, loaded: Loaded, program: Any) -> Any:
-        from quadrants.lang.matrix import Matrix
         from quadrants.runtime.launch import Launcher
+        from quadrants.types.python_values import wrap_matrix
 
-        return Launcher(abi, loaded, self.config.num_threads, program.fields.table_address, Matrix._wrap,
+        return Launcher(abi, loaded, self.config.num_threads, program.fields.table_address, wrap_matrix,
                         rand=program.random)  # fmt: skip
 
 

@@ -136,10 +136,10 @@ class CudaBackend:
         return True  # nothing to link against: the tasks are self-contained
 
     def launcher(self, abi: KernelABI, loaded: Any, program: Any) -> Any:
-        from quadrants.lang.matrix import Matrix
         from quadrants.runtime.cuda_launch import CudaLauncher
+        from quadrants.types.python_values import wrap_matrix
 
-        return CudaLauncher(abi, loaded, program.device, program.fields.table_address, Matrix._wrap,
+        return CudaLauncher(abi, loaded, program.device, program.fields.table_address, wrap_matrix,
                             check_errors=self.config.bounds_checked, rand=program.random)  # fmt: skip
 
 

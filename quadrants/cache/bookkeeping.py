@@ -17,6 +17,7 @@ import stat
 from typing import Any
 
 from quadrants import _logging
+from quadrants.targets import KINDS
 
 USAGE, TARGETS, STATS_FILE = "usage.json", "targets.json", "stats.json"
 _WARNED: set[str] = set()
@@ -49,7 +50,7 @@ def _shape_problem(name: str, data: Any) -> str | None:
         return None if isinstance(b, int) and not isinstance(b, bool) and b >= 0 else f'"bytes" is {b!r}'
     if name == TARGETS:
         for k, v in data.items():
-            if k not in ("cpu", "cuda") or not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            if k not in KINDS or not isinstance(v, list) or not all(isinstance(x, str) for x in v):
                 return f"{k!r} is {v!r}, expected a list of target names"
         return None
     for k, v in data.items():

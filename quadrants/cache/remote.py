@@ -21,7 +21,7 @@ sccache and ccache do:
   carries an HMAC-SHA256 of its key and bytes, and entries without a valid one are ignored; without it, the
   remote must be writable only by those you trust (and read-only for untrusted jobs).
 
-The store behind a URL is a `RemoteStore` (get_many, put_many, contains): `remote_redis.py` (Redis, redis-py)
+The store behind a URL is a `RemoteStore` (remote_store.py: get_many, put_many, contains): `remote_redis.py` (Redis, redis-py)
 and `remote_s3.py` (S3-compatible object storage, boto3), imported with their client only when a remote is
 first used: never on a local hit, never without a remote.
 """
@@ -29,34 +29,17 @@ first used: never on a local hit, never without a remote.
 from __future__ import annotations
 
 import hmac
-from typing import Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from quadrants import _logging
 from quadrants._config import remote_cache_secret
 from quadrants._stats import STATS
 from quadrants.cache.keys import FORMAT
+from quadrants.cache.remote_store import RemoteError, RemoteStore
 
 SIG_MAGIC = b"QDSIG001"  # after a signed entry: [entry][HMAC-SHA256: 32 bytes][SIG_MAGIC]
 SIG_SIZE = 32 + len(SIG_MAGIC)
 FLUSH_BYTES = 64 * 1024 * 1024  # a queue this large is sent at once rather than held until exit
-
-
-class RemoteError(Exception):
-    """The remote store failed (down, slow, refusing, misconfigured): the remote goes off for the process."""
-
-
-class RemoteStore(Protocol):
-    """A key-value store many machines share. Keys are short ASCII strings; values are entry bytes. Any failure
-    raises RemoteError (a missing key is not a failure)."""
-
-    def get_many(self, keys: list[str]) -> dict[str, bytes]:
-        """The values of those `keys` the store has (one round trip where it can)."""
-
-    def put_many(self, items: dict[str, bytes]) -> None:
-        """Store every value (one round trip where it can)."""
-
-    def contains(self, key: str) -> bool: ...
 
 
 _WARNED_OFF: set[str] = set()  # the remotes this process has said are off

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from quadrants._config import redis_password
-from quadrants.cache.remote import RemoteError
+from quadrants.cache.remote_store import RemoteError
 
 BATCH = 64  # keys per MGET / values per pipeline: large values go out in several round trips
 

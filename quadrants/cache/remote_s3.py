@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from quadrants.cache.remote import RemoteError
+from quadrants.cache.remote_store import RemoteError
 
 PARALLEL = 16  # concurrent requests of one get_many / put_many
 

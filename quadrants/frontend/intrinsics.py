@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.types import python_values
 
 F = Callable[..., Any]
 
@@ -108,11 +109,9 @@ def _math(name: str, py: F) -> F:
 def _elementwise(py: F, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """A math function of Python-scope vectors/matrices (and scalars, broadcast): element by element, as in
     Quadrants (`qd.max(4, qd.Vector([3, 4, 5]))` is `[4, 4, 5]`)."""
-    from quadrants.lang.matrix import Matrix  # only in Python scope: importing quadrants loaded it already
-
     arrays = np.broadcast_arrays(*(np.asarray(a) for a in args))
     flat = [py(*(x.item() for x in xs), **kwargs) for xs in zip(*(a.reshape(-1) for a in arrays))]
-    return Matrix._wrap(np.array(flat).reshape(arrays[0].shape))
+    return python_values.wrap_matrix(np.array(flat).reshape(arrays[0].shape))
 
 
 def _round_half_away(x: float) -> float:

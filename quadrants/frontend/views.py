@@ -1,4 +1,4 @@
-"""`qd.BufferView` values in kernels (lang/buffer_view.py): a window `[offset, offset + size)` of a 1-D ndarray.
+"""`qd.BufferView` values in kernels (runtime/buffer_view.py): a window `[offset, offset + size)` of a 1-D ndarray.
 
 A view is compile-time data holding IR values: the ndarray's handle and its offset and size (runtime i32
 arguments of a view parameter, or any integer values for one made in the kernel). Nothing reaches the IR but

@@ -42,6 +42,15 @@ EMPTY = inspect.Parameter.empty  # no default / no annotation
 _VARARGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 
 
+def _no_recorder(path: str, kernel: Any, params: list[Any], values: list[Any], cache_dir: str | None) -> None:
+    raise RuntimeError("no signature recorder was installed (quadrants/__init__.py installs aot.record's)")
+
+
+# Called at the first call of each specialization while `qd record` runs the program (config.record: the file).
+# aot/record.py writes the signature; the package installs it (aot builds on lang, so lang does not import it).
+RECORDER: Callable[[str, Any, list[Any], list[Any], str | None], None] = _no_recorder
+
+
 def _signature(fn: Any) -> list[tuple[str | None, Any, Any]]:
     """(name, annotation, default) per parameter, read from the code object: a kernel's first call on a
     fastcache hit pays for this, and `inspect.signature` costs several times more. A `*args` or `**kwargs`
@@ -204,9 +213,7 @@ class Kernel:
         entry = self._launchers.get(spec.key)
         if entry is None:
             if config.record:  # an adjoint / dual kernel as `name.grad` / `name.dual` (aot/record.py)
-                from quadrants.aot.record import record_call  # `qd record` is running this program
-
-                record_call(config.record, self, self.params, values, config.offline_cache_file_path)
+                RECORDER(config.record, self, self.params, values, config.offline_cache_file_path)  # `qd record` runs
             _warn_dataclass_templates(self, values)
             entry = self._compile(spec, prog)
             self._launchers[spec.key] = entry

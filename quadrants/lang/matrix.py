@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from quadrants.types import python_values
 from quadrants.types.compound import MatrixType
 
 
@@ -348,3 +349,6 @@ def construct(mtype: MatrixType, args: tuple[Any, ...]) -> Matrix:
         raise ValueError(f"{mtype!r} needs {mtype.size} values, got {len(flat)}")
     arr = np.array(flat, dtype=resolve_dtype(mtype.dtype).np_dtype).reshape(mtype.shape)
     return Matrix._wrap(arr)
+
+
+python_values.register_matrix(Matrix._wrap, construct)  # the rooms below lang hand out vectors through this

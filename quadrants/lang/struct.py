@@ -13,10 +13,13 @@
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 import numpy as np
 
+from quadrants.frontend.func import Func
+from quadrants.types import python_values
 from quadrants.types.compound import MatrixType
 from quadrants.types.struct import StructType
 
@@ -303,3 +306,29 @@ def _struct_from_leaves(t: StructType, values: list[Any]) -> Struct:
         return Struct._typed(st, {k: build(mt) if isinstance(mt, StructType) else next(it) for k, mt in st.members.items()})
 
     return build(t)
+
+
+def dataclass(cls: type) -> StructType:
+    """`@qd.dataclass`: a class's annotated members become a struct type, its `qd.func` methods the type's
+    methods (called on values: `ray.length()`)."""
+    raw = dict(vars(cls).get("__annotations__", {}))
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - a string annotation naming a local of the defining function
+        hints = raw
+    members = {k: hints.get(k, t) for k, t in raw.items()}
+    methods = {k: v for k, v in vars(cls).items() if isinstance(v, Func)}
+    return StructType(members, methods, cls.__name__)
+
+
+def _struct_field(t: StructType, shape: Any, needs_grad: bool = False, layout: Any = None, name: str = "",
+                  offset: Any = None, needs_dual: bool = False) -> Any:  # fmt: skip
+    """`S.field(shape=...)`: a struct field (the layout is accepted; members are stored as separate arrays, the SOA
+    layout, either way), with its gradient and dual companions when asked for."""
+    from quadrants.lang.field import with_companions
+
+    return with_companions(StructField(t, shape, name, offset), lambda: StructField(t, shape, name, offset),
+                           needs_grad, needs_dual)  # fmt: skip
+
+
+python_values.register_struct(make_struct, _struct_field)  # struct types are callable through this (types/ is below lang)

@@ -19,7 +19,7 @@ from quadrants._logging import warn
 from quadrants.errors import QuadrantsIndexError, QuadrantsRuntimeError
 from quadrants.ir.types import NdType
 from quadrants.runtime import device, host_views
-from quadrants.types import dtypes
+from quadrants.types import dtypes, python_values
 from quadrants.types.dtypes import PrimitiveType
 
 _INTERNED: dict[tuple[PrimitiveType, int, tuple[int, ...], tuple[int, ...]], NdType] = {}
@@ -225,7 +225,7 @@ class Ndarray:
         elements, as in Quadrants (a slice of any other ndarray is refused there and here); other numpy-style
         indices give a numpy copy."""
         if isinstance(index, slice):
-            from quadrants.lang.buffer_view import view_of  # the Python-scope view type (lang builds on runtime)
+            from quadrants.runtime.buffer_view import view_of  # the view type (it builds on this module)
 
             return view_of(self, index)
         self._check_index(index)
@@ -234,9 +234,7 @@ class Ndarray:
         if isinstance(v, np.generic):
             return v.item()
         if self._spec.elem_shape and v.shape == self._spec.elem_shape:
-            from quadrants.lang.matrix import Matrix  # the Python-scope value type (lang builds on runtime)
-
-            return Matrix._wrap(v)
+            return python_values.wrap_matrix(v)  # the Python-scope value type (registered by lang, which builds on runtime)
         return v.copy()
 
     def __setitem__(self, index: Any, value: Any) -> None:

@@ -138,7 +138,7 @@ def ref(dtype: Any) -> RefType:
 
 
 class BufferViewType:
-    """`BufferView[qd.f32]` (`qd.BufferView`, lang/buffer_view.py): a parameter taking a window of a 1-D ndarray
+    """`BufferView[qd.f32]` (`qd.BufferView`, runtime/buffer_view.py): a parameter taking a window of a 1-D ndarray
     whose element type is `dtype` (a scalar dtype or a vector/matrix type), or any (None: plain `BufferView`)."""
 
     __slots__ = ("dtype",)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from quadrants.types import python_values
 from quadrants.types.dtypes import PrimitiveType, default_uint, to_dtype
 
 
@@ -76,9 +77,7 @@ class MatrixType(Shaped):
         return to_dtype(self.dtype, default_ip, default_fp)
 
     def __call__(self, *args: Any) -> Any:
-        from quadrants.lang.matrix import construct
-
-        return construct(self, args)
+        return python_values.construct_matrix(self, args)
 
 
 def vector(n: int, dtype: Any = float) -> MatrixType:

@@ -1,4 +1,4 @@
-"""Struct types: `qd.types.struct(pos=vec3, mass=qd.f32)` and `@qd.dataclass` classes.
+"""Struct types: `qd.types.struct(pos=vec3, mass=qd.f32)` and `@qd.dataclass` classes (made in lang/struct.py).
 
 A `StructType` is an ordered set of named members, each a scalar dtype (or `float` / `int`: the program's
 defaults), a vector/matrix type, or another struct type, plus the `qd.func` methods of a `@qd.dataclass`. It is
@@ -12,10 +12,10 @@ makes a struct field: one field per member (lang/struct.py).
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Iterator
 from typing import Any
 
+from quadrants.types import python_values
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType, default_uint, to_dtype
 
@@ -101,19 +101,13 @@ class StructType:
         return out
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from quadrants.lang.struct import make_struct
-
-        return make_struct(self, args, kwargs)
+        return python_values.make_struct(self, args, kwargs)
 
     def field(self, shape: Any = (), needs_grad: bool = False, layout: Any = None, name: str = "",
               offset: Any = None, needs_dual: bool = False) -> Any:  # fmt: skip
         """A field of this struct: one field per member, all of `shape` (the layout is accepted; members are
         stored as separate arrays, the SOA layout, either way)."""
-        from quadrants.lang.field import with_companions
-        from quadrants.lang.struct import StructField
-
-        return with_companions(StructField(self, shape, name, offset), lambda: StructField(self, shape, name, offset),
-                               needs_grad, needs_dual)  # fmt: skip
+        return python_values.struct_field(self, shape, needs_grad, layout, name, offset, needs_dual)
 
 
 def _member_type(name: str, t: Any) -> Any:
@@ -138,21 +132,6 @@ def _type_text(t: Any) -> str:
 def struct(**members: Any) -> StructType:
     """`qd.types.struct(pos=qd.math.vec3, mass=qd.f32)`"""
     return StructType(members)
-
-
-def dataclass(cls: type) -> StructType:
-    """`@qd.dataclass`: a class's annotated members become a struct type, its `qd.func` methods the type's
-    methods (called on values: `ray.length()`)."""
-    from quadrants.frontend.func import Func
-
-    raw = dict(vars(cls).get("__annotations__", {}))
-    try:
-        hints = typing.get_type_hints(cls)
-    except Exception:  # noqa: BLE001 - a string annotation naming a local of the defining function
-        hints = raw
-    members = {k: hints.get(k, t) for k, t in raw.items()}
-    methods = {k: v for k, v in vars(cls).items() if isinstance(v, Func)}
-    return StructType(members, methods, cls.__name__)
 
 
 def is_struct_type(obj: Any) -> bool:

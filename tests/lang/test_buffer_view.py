@@ -1,4 +1,4 @@
-"""qd.BufferView: host-side windows of 1-D ndarrays and their use in kernels and funcs (lang/buffer_view.py,
+"""qd.BufferView: host-side windows of 1-D ndarrays and their use in kernels and funcs (runtime/buffer_view.py,
 frontend/views.py). Values checked against what real Quadrants 1.3.3 gives for the same programs."""
 
 from __future__ import annotations
