@@ -110,12 +110,3 @@ def reset() -> None:
 def sync() -> None:
     """`qd.sync()`: wait for launched kernels (CPU kernels run synchronously: nothing to wait for)."""
     memory.current().sync()
-
-
-def refuse_layout_on_gpu(layout: tuple[int, ...]) -> None:
-    """A non-identity storage layout (`qd.tensor(layout=)`, `qd.field(order=)`) on the CUDA backend is refused:
-    there a kernel specialized for one layout was seen to index another tensor's memory with it (wrong values,
-    tests/lang/test_tensor_layout.py under --backend cuda-emulated), so it is an error until that is fixed."""
-    if layout and get().device is not None:
-        raise NotImplementedError("a non-identity tensor layout (layout= / order=) is not supported on the CUDA "
-                                  "backend yet; use the default layout there")  # fmt: skip
