@@ -396,6 +396,7 @@ RAW: dict[str, Handler] = {  # handlers that read their argument nodes themselve
 EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (builder, node, name, *args, **kwargs)
     "static_print": _static_print, "ndrange": _ndrange, "grouped": _grouped,
     **{name: _unary_math for name in UNARY_MATH},
+    "logical_not": lambda fb, node, _name, x: _unary_math(fb, node, "lnot", x),
     "floor": _rounding, "ceil": _rounding, "round": _rounding, "min": _minmax, "max": _minmax,
     "pow": _binary_math, "atan2": _binary_math, "raw_div": _binary_math, "raw_mod": _binary_math,
     "select": _select, "Vector": _vector, "Matrix": _matrix,

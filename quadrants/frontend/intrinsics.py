@@ -146,6 +146,7 @@ raw_mod = _math(
 popcnt = _math("popcnt", lambda x: bin(x & 0xFFFFFFFF).count("1"))
 clz = _math("clz", lambda x: 32 - (x & 0xFFFFFFFF).bit_length())
 ffs = _math("ffs", lambda x: (x & -x).bit_length())  # the lowest set bit is the same at any width
+logical_not = _math("logical_not", lambda x: int(not x))  # 1 / 0 (a vector: element by element)
 zero = _math("zero", lambda x: x * 0)  # a value of x's type and shape: 0
 one = _math("one", lambda x: x * 0 + 1)
 

@@ -143,6 +143,10 @@ class Matrix:
     def __neg__(self) -> Matrix:
         return Matrix._wrap(-self._arr)
 
+    def __invert__(self) -> Matrix:
+        """`~v`: bitwise not of each (integer) element, as in kernels (a float vector raises numpy's TypeError)."""
+        return Matrix._wrap(~self._arr)
+
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
         return Matrix._wrap(self._arr != np.asarray(other))
 
