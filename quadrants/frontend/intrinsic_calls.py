@@ -15,7 +15,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
+from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.lvalues import atomic_ref, lvalue
@@ -60,8 +60,11 @@ def _static_print(fb: FrontendBuilder, node: ast.Call, name: str, *args: Any, **
     print(*args, **kwargs)
 
 
-def _ndrange(fb: FrontendBuilder, node: ast.Call, name: str, *dims: Any) -> Any:
-    return _NdRange(*dims)
+def _ndrange(fb: FrontendBuilder, node: ast.Call, name: str, *dims: Any, axes: Any = None) -> Any:
+    try:
+        return _NdRange(*dims, axes=axes)
+    except (QuadrantsSyntaxError, QuadrantsTypeError) as e:
+        raise fb.error(node, str(e), type(e)) from None
 
 
 def _grouped(fb: FrontendBuilder, node: ast.Call, name: str, x: Any) -> Any:

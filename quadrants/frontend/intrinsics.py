@@ -58,9 +58,11 @@ def static_assert(cond: Any, msg: str | None = None) -> None:
 
 
 class _NdRange:
-    def __init__(self, *dims: Any) -> None:
+    def __init__(self, *dims: Any, axes: Any = None) -> None:
         """Each dimension is `n` or `(begin, end)`: integers, or integer runtime values in a kernel (Quadrants'
-        errors otherwise: QuadrantsSyntaxError for another form, QuadrantsTypeError for a non-integer)."""
+        errors otherwise: QuadrantsSyntaxError for another form, QuadrantsTypeError for a non-integer).
+        `axes` is the visit order: the canonical axis at each nesting level, outermost first (the loop
+        variables stay canonical); the identity is `None`, as Quadrants reports it."""
         self.bounds: list[tuple[Any, Any]] = []
         for d in dims:
             if isinstance(d, (tuple, list)):
@@ -74,15 +76,50 @@ class _NdRange:
                 raise QuadrantsTypeError("Every argument of ndrange should be an integer scalar or a tuple/list of "
                                          f"(int, int), got {d!r}")  # fmt: skip
             self.bounds.append(bounds)
+        self.axes = _check_axes(axes, len(self.bounds))
 
     def __iter__(self) -> Iterator[tuple[int, ...]]:
-        return itertools.product(*(range(int(b), int(e)) for b, e in self.bounds))
+        if self.axes is None:
+            return itertools.product(*(range(int(b), int(e)) for b, e in self.bounds))
+        order = self.axes
+        return (_canonical(t, order) for t in itertools.product(*(range(int(self.bounds[a][0]),
+                                                                        int(self.bounds[a][1])) for a in order)))  # fmt: skip
+
+    def grouped(self) -> Iterator[Any]:
+        """Python scope: each index as a `qd.Vector`, in the visit order."""
+        from quadrants.lang.matrix import Vector
+
+        return (Vector(list(t)) for t in self)
+
+
+def _canonical(physical: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    out = [0] * len(axes)
+    for p, a in enumerate(axes):
+        out[a] = physical[p]
+    return tuple(out)
+
+
+def _check_axes(axes: Any, ndim: int) -> tuple[int, ...] | None:
+    """`qd.ndrange(axes=)` checked as Quadrants does; the identity becomes None."""
+    if axes is None:
+        return None
+    axes = tuple(axes)
+    if not all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in axes):
+        raise QuadrantsTypeError(f"qd.ndrange(axes={axes!r}): entries must be Python ints (axis numbers)")
+    if len(axes) != ndim:
+        raise QuadrantsSyntaxError(f"qd.ndrange(axes={axes!r}) has {len(axes)} entries but ndrange has {ndim} "
+                                   "dimension(s)")  # fmt: skip
+    if sorted(int(a) for a in axes) != list(range(ndim)):
+        raise QuadrantsSyntaxError(f"qd.ndrange(axes={axes!r}) is not a permutation of 0..{ndim - 1}")
+    axes = tuple(int(a) for a in axes)
+    return None if axes == tuple(range(ndim)) else axes
 
 
 @intrinsic("ndrange")
-def ndrange(*dims: Any) -> _NdRange:
-    """Iterate over a multi-dimensional index space: `for i, j in qd.ndrange(n, (1, m))`."""
-    return _NdRange(*dims)
+def ndrange(*dims: Any, axes: Any = None) -> _NdRange:
+    """Iterate over a multi-dimensional index space: `for i, j in qd.ndrange(n, (1, m))`. `axes=(1, 0)` visits
+    axis 1 outermost (to match a `qd.tensor(layout=(1, 0))`); `i, j` stay the canonical indices."""
+    return _NdRange(*dims, axes=axes)
 
 
 @intrinsic("grouped")

@@ -59,8 +59,11 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
     if grouped:
         it = it.inner
     bounds = _domain(fb, it, it_node)
+    axes = it.axes if isinstance(it, _NdRange) else None
     if not bounds:
         _empty_index_loop(fb, node)
+    elif axes is not None:  # visit in `axes` order (the flattened dimensions), bind the canonical indices
+        range_loop(fb, node, [bounds[a] for a in axes], grouped, axes)
     else:
         range_loop(fb, node, bounds, grouped)
 
@@ -210,7 +213,9 @@ def _flatten(fb: FrontendBuilder, it_node: ast.expr, bounds: list[tuple[Any, Any
     return _FlatRange(begins, dim_types, extents, flat_t, begin, end)
 
 
-def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]], grouped: bool) -> None:
+def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]], grouped: bool,
+               axes: tuple[int, ...] | None = None) -> None:  # fmt: skip
+    """`bounds` in visit order (outermost first); `axes[p]`: the canonical axis of level p (None: the same)."""
     it_node = node.iter
     loc = fb.loc(it_node)
     flat = _flatten(fb, it_node, bounds)
@@ -247,6 +252,8 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
     try:
         with fb.b.into(loop.body):
             coords = [loop] if len(bounds) == 1 else _coords(fb, loop, flat.begins, flat.dim_types, it_node)
+            if axes is not None:
+                coords = [coords[axes.index(k)] for k in range(len(coords))]
             if grouped:
                 scope.names[targets[0]] = Fixed(Matrix((len(coords),), list(coords)), "loop index")
             else:

@@ -55,6 +55,10 @@ class Matrix:
         return tuple(self._arr.shape), [x.item() for x in self._arr.reshape(-1)]
 
     # -- numpy-like surface --
+    def to_list(self) -> list[Any]:
+        """The elements as Python numbers: a list for a vector, a list of rows for a matrix (Quadrants')."""
+        return self._arr.tolist()  # type: ignore[no-any-return]
+
     def to_numpy(self) -> np.ndarray:
         return self._arr.copy()
 
