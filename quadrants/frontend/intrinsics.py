@@ -72,6 +72,9 @@ class _NdRange:
                 bounds = (d[0], d[1])
             else:
                 bounds = (0, d)
+            if any(isinstance(b, _NdRange) for b in bounds):
+                raise QuadrantsSyntaxError("Every argument of ndrange should be a scalar or a tuple/list like "
+                                           "(begin, end): an ndrange cannot be nested in another")  # fmt: skip
             if any(isinstance(b, (float, np.floating)) for b in bounds):
                 raise QuadrantsTypeError("Every argument of ndrange should be an integer scalar or a tuple/list of "
                                          f"(int, int), got {d!r}")  # fmt: skip

@@ -286,6 +286,8 @@ def static_for(fb: FrontendBuilder, node: ast.For) -> None:
     if len(call.args) != 1:
         raise fb.error(call, "for ... in qd.static(...) takes one iterable")
     arg = call.args[0]
+    if isinstance(arg, ast.Call) and getattr(fb.expr(arg.func), "__qd_intrinsic__", None) == "static":
+        raise fb.error(arg, "qd.static(qd.static(...)) is not supported: qd.static cannot be nested")
     bound = fb.frame.scope.find(arg.id)[1] if isinstance(arg, ast.Name) else None
     if isinstance(bound, (MatVar, Fixed, Alias)):  # unrolling over the elements of a runtime vector
         m = as_matrix(fb, read(fb, bound), arg)
@@ -293,7 +295,10 @@ def static_for(fb: FrontendBuilder, node: ast.For) -> None:
             raise fb.error(arg, "qd.static(...) needs a compile-time iterable or a vector")
         items = m.unpack_values()
     else:
-        items = list(static_eval(fb, arg))
+        try:
+            items = list(static_eval(fb, arg))
+        except NotImplementedError as e:  # e.g. a Python-scope struct for over a field, unrolled
+            raise fb.error(arg, f"qd.static(...) cannot unroll this: {e}") from None
     if len(items) > fb.options.unrolling_limit:
         warn(
             f"{fb.loc(call).short()}: qd.static loop unrolls {len(items)} iterations "

@@ -66,7 +66,7 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | StructRef | None:
     if isinstance(node, ast.Name):
         _, binding = fb.frame.scope.find(node.id)
         if isinstance(binding, Fixed):
-            raise fb.error(node, f"cannot assign to {binding.what} {node.id!r}")
+            raise fb.error(node, _fixed_words(binding.what, node.id))
         return binding_ref(fb, binding)
     if isinstance(node, ast.Subscript):
         inner = _sub_ref(fb, node.value)
@@ -287,10 +287,17 @@ def assign(fb: FrontendBuilder, target: ast.expr, value: Any, node: ast.AST, sta
         _assign_target(fb, target, value, target)
 
 
+def _fixed_words(what: str, name: str) -> str:
+    """Why a kernel argument or loop index cannot be assigned (Quadrants' words for an argument first)."""
+    if what == "kernel argument":
+        return f'Kernel argument "{name}" is immutable in the kernel (cannot assign to kernel argument {name!r})'
+    return f"cannot assign to {what} {name!r}"
+
+
 def assign_name(fb: FrontendBuilder, name: str, value: Any, node: ast.AST, static: bool = False) -> None:
     scope, binding = fb.frame.scope.find(name)
     if isinstance(binding, Fixed):
-        raise fb.error(node, f"cannot assign to {binding.what} {name!r}")
+        raise fb.error(node, _fixed_words(binding.what, name))
     if isinstance(binding, (Var, MatVar)) and not static:
         store_ref(fb, binding_ref(fb, binding), value, node)  # type: ignore[arg-type]
         return

@@ -269,9 +269,9 @@ class Specializer:
             else:
                 sp.add_array(ExternalLeaf(path, prim, t), want.boundary)
             return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary)
-        raise QuadrantsRuntimeTypeError(
-            f"argument {name!r} of kernel {self.kernel_name!r} must be an ndarray, got {type(v).__name__}"
-        )
+        shown = repr(v) if isinstance(v, (int, float, bool, str)) else type(v).__name__
+        raise QuadrantsRuntimeTypeError(f"Invalid type for argument {name}, got {shown}: argument {name!r} of kernel "
+                                        f"{self.kernel_name!r} must be an ndarray")  # fmt: skip
 
     def _matrix(
         self, name: str, annotation: MatrixType, v: Any, path: Path, sp: Specialization, wrap: bool = False
