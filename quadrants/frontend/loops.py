@@ -228,6 +228,9 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
                          f"{len(targets)} name(s))")  # fmt: skip
 
     config, fb.loop_config = fb.loop_config or {}, None
+    if config.get("name") is not None and any(kind != "static" for kind in fb.loops):
+        warn(f"{loc.short()}: qd.loop_config(name={config['name']!r}) is ignored: this loop is nested inside another "
+             "for-loop (only top-level loops are named)", tag="frontend")  # fmt: skip
     serialize = config.get("serialize") or config.get("parallelize") == 1
     parallel = fb.runtime_depth == 0 and fb.parallel_id == 0 and not serialize
     ext_values = tuple(_index_value(fb, e, flat.flat_type, loc) for e in flat.extents)

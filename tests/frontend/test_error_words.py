@@ -67,3 +67,28 @@ def test_a_scalar_for_an_ndarray_parameter() -> None:
     """)
     with pytest.raises(qd.QuadrantsRuntimeTypeError, match="Invalid type for argument a, got 1.2"):
         ns["k"](1.2)
+
+
+def test_a_loop_name_on_a_nested_loop_warns(capfd: pytest.CaptureFixture[str]) -> None:
+    ns = define("""
+        @qd.kernel
+        def k(a: qd.types.NDArray[qd.i32, 1]):
+            qd.loop_config(name="outer")
+            for _ in range(2):
+                qd.loop_config(name="nested_inner")
+                for i in range(4):
+                    a[i] += 1
+            for j in qd.static(range(2)):
+                qd.loop_config(name="unrolled_top")
+                for i in range(4):
+                    a[i] += 1
+    """)
+    import numpy as np
+
+    a = np.zeros(4, np.int32)
+    capfd.readouterr()
+    ns["k"](a)
+    err = capfd.readouterr().err
+    assert "nested_inner" in err and "nested inside another for-loop" in err
+    assert "outer" not in err.replace("nested inside another", "") and "unrolled_top" not in err
+    assert a.tolist() == [4, 4, 4, 4]
