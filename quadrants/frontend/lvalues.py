@@ -15,7 +15,7 @@ from typing import Any
 
 from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
-from quadrants.frontend.matrix_ops import COMPONENTS, check_index, is_swizzle, slice_positions
+from quadrants.frontend.matrix_ops import check_index, is_swizzle, slice_positions, swizzle
 from quadrants.frontend.ndarrays import element_ptrs, is_ndarray, ndarray_handle, reject_captured_array
 from quadrants.frontend.operators import binary
 from quadrants.frontend.ops import is_static_number
@@ -90,9 +90,7 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | StructRef | None:
         if isinstance(inner, StructRef):
             return member_ref(fb, inner.struct, node.attr, node)
         if isinstance(inner, MatrixRef) and len(inner.shape) == 1 and is_swizzle(node.attr):
-            idx = [COMPONENTS[c] for c in node.attr]
-            if max(idx) >= inner.shape[0]:
-                raise fb.error(node, f"a vector of size {inner.shape[0]} has no component {node.attr!r}")
+            idx = swizzle(fb, node.attr, inner.shape[0], node)
             return inner.refs[idx[0]] if len(idx) == 1 else MatrixRef((len(idx),), [inner.refs[i] for i in idx])
         raise fb.error(node, f"cannot assign to attribute {node.attr!r} in a kernel")
     raise fb.error(node, f"cannot assign to {type(node).__name__} in a kernel")

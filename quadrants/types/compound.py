@@ -131,3 +131,23 @@ def element_mismatch(
         return TypeError, f"Expect element type {want} for argument {name}, but get {got_text}"
     want_text = element_type_text(want, want_shape)
     return ValueError, f"Invalid value for argument {name} - required element type: {want_text}, but {got_text} is provided"
+
+
+# ---- swizzles: `v.xy`, `v.rgb`, `v.stp` (one definition for Python scope and kernels) ----------------------
+
+SWIZZLE_SETS = ("xyzw", "rgba", "stpq")
+
+
+def is_swizzle(attr: str) -> bool:
+    """Whether `attr` names components of a vector: 1 to 4 letters of one of xyzw / rgba / stpq."""
+    return 1 <= len(attr) <= 4 and any(all(c in s for c in attr) for s in SWIZZLE_SETS)
+
+
+def swizzle_indices(attr: str, n: int) -> list[int]:
+    """The component indices a swizzle `attr` selects from a vector of `n` elements; ValueError with Quadrants'
+    words (`vec2 only has attributes=('x', 'y'), got=('z',)`) when one is beyond it."""
+    letters = next(s for s in SWIZZLE_SETS if all(c in s for c in attr))
+    idx = [letters.index(c) for c in attr]
+    if max(idx) >= n:
+        raise ValueError(f"vec{n} only has attributes={tuple(letters[:n])}, got={tuple(attr)}")
+    return idx
