@@ -22,12 +22,15 @@ from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.refs import DynamicRef, MatrixRef, Ref, ScalarRef, load_ref, var_ref
 from quadrants.frontend.scope import Alias, Fixed, MatVar, Var
 from quadrants.frontend.structs import (
+    UnpackedGroup,
     field_element,
     is_struct_field,
     is_struct_value,
     is_variable,
     new_variable,
     snapshot,
+    unpacked_group,
+    unpacked_member,
 )
 from quadrants.frontend.values import Matrix, Struct, is_runtime
 from quadrants.frontend.vectors import as_matrix, flatten
@@ -82,6 +85,8 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | StructRef | None:
             elem_shape = handle.type.elem_shape  # type: ignore[union-attr]
             refs = [ScalarRef(p, p.type.pointee, shared=True) for p in ptrs]  # type: ignore[union-attr]
             return refs[0] if not elem_shape else MatrixRef(elem_shape, refs)
+        if isinstance(inner, UnpackedGroup):  # `obj.r[i] = v`: the scalar member `_r{i}`
+            return member_ref(fb, inner.struct, unpacked_member(fb, inner, fb.expr(node.slice), node), node)
         if not isinstance(inner, MatrixRef):
             raise fb.error(node, "a scalar cannot be indexed")
         return index_ref(fb, inner, fb.expr(node.slice), node)
@@ -111,7 +116,10 @@ def _sub_ref(fb: FrontendBuilder, node: ast.expr) -> Ref | StructRef | None:
 
 
 def member_ref(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -> Ref | StructRef:
-    """Member `attr` of a struct as an assignment target."""
+    """Member `attr` of a struct as an assignment target (an unpacked vector member: the group, to index)."""
+    group = unpacked_group(s, attr)
+    if group is not None and attr not in s.members:
+        return group  # type: ignore[return-value]
     if attr not in s.members:
         raise fb.error(node, f"{s.cls!r} has no member {attr!r}")
     b = s.members[attr]

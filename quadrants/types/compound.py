@@ -81,9 +81,34 @@ class MatrixType(Shaped):
         return construct(self, args)
 
 
-def vector(n: int, dtype: Any = float) -> MatrixType:
-    """`qd.types.vector(3, qd.f32)`"""
-    return MatrixType((n,), dtype)
+def vector(n: int, dtype: Any = float, unpacked: bool = False) -> MatrixType:
+    """`qd.types.vector(3, qd.f32)`; `unpacked=True`: only as a `@qd.dataclass` member, stored as `n` scalar
+    members `_name0 ..` (types/struct.py) that `obj.name[i]` (i known at compile time) reads and writes."""
+    return UnpackedVectorType((n,), dtype) if unpacked else MatrixType((n,), dtype)
+
+
+class UnpackedVectorType(MatrixType):
+    """`qd.types.vector(n, dtype, unpacked=True)`: a member layout of a `@qd.dataclass`, not a value type."""
+
+    __slots__ = ()
+
+    def _refuse(self, what: str) -> Any:
+        from quadrants.errors import QuadrantsSyntaxError
+
+        raise QuadrantsSyntaxError(f"{what} of qd.types.vector(..., unpacked=True): an unpacked vector is only a "
+                                   "member annotation of a @qd.dataclass (its components become scalar members)")  # fmt: skip
+
+    def __call__(self, *args: Any) -> Any:
+        return self._refuse("a value")
+
+    def field(self, *args: Any, **kwargs: Any) -> Any:
+        return self._refuse("a field")
+
+    def ndarray(self, *args: Any, **kwargs: Any) -> Any:
+        return self._refuse("an ndarray")
+
+    def __repr__(self) -> str:
+        return super().__repr__()[:-1] + ", unpacked=True)"
 
 
 def matrix(n: int, m: int, dtype: Any = float) -> MatrixType:
