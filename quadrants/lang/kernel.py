@@ -169,7 +169,7 @@ class Kernel:
             self._launchers[spec.key] = entry
         if isinstance(entry, QuadrantsCompilationError):
             raise type(entry)(entry.message, entry.loc) from None
-        self.launch_stats = entry.launch_stats  # type: ignore[union-attr]
+        self.launch_stats = entry.launch_stats  # type: ignore[union-attr,attr-defined]
         fast = entry.fast_path(len(values), spec.leaves, spec.guards)
         regroup = result_regrouper(self._returns)
         STATS.time("prepare", time.perf_counter() - t0)
