@@ -18,9 +18,10 @@ import numpy as _numpy  # noqa: F401 - before the clock: a dependency its caller
 
 _t0 = _time.perf_counter()
 
-from quadrants import ad, linalg, math, types  # noqa: F401
+from quadrants import _lib, ad, linalg, math, types  # noqa: F401  - `qd._lib.core` / `qd._lib.utils`, as in Quadrants
 from quadrants._config import amdgpu, cc, cpu, cuda, dx11, dx12, gles, metal, opengl, vulkan, wasm  # noqa: F401
 from quadrants._config import gpu_archs as gpu  # noqa: F401  - a list, as in Quadrants
+from quadrants._logging import set_logging_level  # noqa: F401
 from quadrants._version import __version__  # noqa: F401
 from quadrants.errors import (  # noqa: F401
     QuadrantsArgumentError,
@@ -89,6 +90,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     zero,
 )  # fmt: skip
 from quadrants.lang import exception as _exception  # noqa: F401  - `qd.lang.exception`, as in Quadrants
+from quadrants.lang import impl as _impl  # noqa: F401  - `qd.lang.impl`, as in Quadrants
 from quadrants.lang import kernel as _kernel_module
 from quadrants.lang.compat import Extension as extension  # noqa: F401
 from quadrants.lang.compat import Layout, is_extension_supported, pure, real_func  # noqa: F401

@@ -43,6 +43,13 @@ class Arch:
     def __reduce__(self) -> str:
         return self.name
 
+    def __int__(self) -> int:
+        """Quadrants' number for the arch (`int(qd.cfg.arch)`; `qd._lib.core.Arch(n)` turns it back)."""
+        try:
+            return ARCH_NUMBERS[self.name]
+        except KeyError:
+            raise TypeError(f"arch {self.name} has no number in Quadrants") from None
+
 
 cpu = Arch("cpu")
 cuda = Arch("cuda")
@@ -56,6 +63,20 @@ FOREIGN = (vulkan, metal, amdgpu, opengl, gles, dx11, dx12, cc, wasm, python)
 gpu_archs = [cuda, metal, vulkan, amdgpu]  # `qd.gpu`: as in Quadrants, a list (the first one usable is taken)
 ARCHES = {"cpu": cpu, "x64": cpu, "x86_64": cpu, "arm64": cpu, "cuda": cuda, "gpu": gpu,
           **{a.name: a for a in FOREIGN}}  # fmt: skip
+
+
+# Quadrants 1.3.3's Arch enum values (x64 is this package's cpu). `gpu` is a choice, not an arch: no number.
+ARCH_NUMBERS = {"cpu": 0, "arm64": 1, "js": 2, "python": 3, "cuda": 4, "metal": 5, "opencl": 6, "amdgpu": 7,
+                "vulkan": 8}  # fmt: skip
+
+
+def arch_from_int(number: int) -> Arch:
+    """The arch of Quadrants' number `number` (the inverse of `int(arch)`); an arch this package lacks is the
+    foreign Arch of that name (qd.init runs it on the CPU, warned)."""
+    for name, n in ARCH_NUMBERS.items():
+        if n == number:
+            return ARCHES.get(name) or Arch(name)
+    raise ValueError(f"no arch has the number {number}")
 
 
 def _parse_bool(text: Any) -> bool:
@@ -162,7 +183,9 @@ class Config:
                             "no cache key holds it); the same seed and program draw the same numbers")  # fmt: skip
     print_ir: bool = _opt(False, _parse_bool, False, "print quadrants IR of each compiled kernel")
     dump: str = _opt("", str, False, "comma list of ir,llvm,opt,asm to write under debug_dump_path")
-    debug_dump_path: str = _opt("qd_dump", str, False, "directory for `dump`")
+    dump_ir: bool = _opt(False, _parse_bool, False, "Quadrants' switch: write each compiled kernel's IR under "
+                         "debug_dump_path (as dump=ir)")  # fmt: skip
+    debug_dump_path: str = _opt("/tmp/ir/", str, False, "directory for `dump` / `dump_ir` (Quadrants' default)")
     unrolling_limit: int = _opt(32, int, False, "warn when qd.static(range) unrolls more iterations")
     ad_stack_experimental_enabled: bool = _opt(False, _parse_bool, True, "reverse mode: differentiate dynamic "
                                                "inner loops that carry no local between iterations (no adstack)")
@@ -179,6 +202,17 @@ class Config:
                                "broke it (the test suite sets it; a normal compile verifies before and after "
                                "the whole pipeline)")  # fmt: skip
 
+    # the accepted options given (argument or QD_* variable), as (name, value) pairs: see ACCEPTED_OPTIONS
+    accepted: tuple[tuple[str, Any], ...] = field(default=(), metadata={"parse": tuple, "compile": False,
+                                                  "doc": "accepted options of real Quadrants that change nothing here"})  # fmt: skip
+
+    def __getattr__(self, name: str) -> Any:
+        """An accepted option of real Quadrants (ACCEPTED_OPTIONS) reads as given, else as its default."""
+        default = ACCEPTED_OPTIONS.get(name)
+        if default is None or name.startswith("__"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return dict(self.accepted).get(name, default)
+
     @property
     def bounds_checked(self) -> bool:
         return self.debug or self.check_out_of_bound
@@ -189,33 +223,46 @@ class Config:
 
     @property
     def dump_stages(self) -> frozenset[str]:
-        return frozenset(s.strip() for s in self.dump.split(",") if s.strip())
+        return frozenset(s.strip() for s in self.dump.split(",") if s.strip()) | ({"ir"} if self.dump_ir else set())
 
 
-# Options real Quadrants accepts that have no effect here; accepted so programs run unchanged.
-IGNORED_OPTIONS = frozenset(
-    {
-        "advanced_optimization", "device_memory_GB", "device_memory_fraction", "kernel_profiler",
-        "num_compile_threads", "short_circuit_operators", "print_full_traceback",
-        "gdb_trigger", "require_version", "_test_mode", "default_gpu_block_dim",
-        "ad_stack_size", "verbose", "print_kernel_llvm_ir", "print_accessor_ir", "make_thread_local",
-        "make_block_local", "cfg_optimization", "external_optimization_level", "fast_math_f64",
-        # the rest of real Quadrants 1.3.3's CompileConfig: optimizer, mesh, quantization, Vulkan/Metal, autodiff
-        # and debug-print switches with no counterpart here (code generation here does its own thing)
-        "ad_stack_sparse_threshold_bytes", "auto_mesh_local_default_occupacy",
-        "cache_loop_invariant_global_vars", "default_cpu_block_dim", "default_up",
-        "demote_dense_struct_fors", "demote_no_access_mesh_fors", "detect_read_only", "experimental_auto_mesh_local",
-        "external_metal_command_queue", "external_metal_command_queue_is_torch_queue", "flatten_if",
-        "force_scalarize_matrix", "half2_vectorization", "make_cpu_multithreading_loop", "make_mesh_block_local",
-        "max_block_dim", "mesh_localize_all_attr_mappings", "mesh_localize_from_end_mapping",
-        "mesh_localize_to_end_mapping", "move_loop_invariant_outside_if", "optimize_mesh_reordered_mapping",
-        "print_ir_dbg_info", "print_kernel_amdgcn", "print_kernel_asm", "print_kernel_llvm_ir_optimized",
-        "print_preprocessed_ir", "print_struct_llvm_ir", "quant_opt_atomic_demotion", "quant_opt_store_fusion",
-        "raise_on_templated_floats", "real_matrix_scalarize", "saturating_grid_dim", "timeline", "vk_api_version",
-    }
-)  # fmt: skip
+# Options real Quadrants accepts that have no effect here; accepted so programs run unchanged. Those with a value
+# here are also readable on the Config (`qd.lang.impl.current_cfg().advanced_optimization`), with this default
+# (1.3.3's) or what `qd.init` / their QD_* variable gave (parsed by the default's type); `None`: accepted only,
+# as in Quadrants, whose CompileConfig has no such attribute. None of them changes code or enters a cache key.
+ACCEPTED_OPTIONS: dict[str, Any] = {
+    "advanced_optimization": True, "device_memory_GB": 1.0, "device_memory_fraction": 0.0, "kernel_profiler": False,
+    "num_compile_threads": 4, "gdb_trigger": False, "default_gpu_block_dim": 128, "ad_stack_size": 0,
+    "print_kernel_llvm_ir": False, "print_accessor_ir": False, "make_thread_local": True, "make_block_local": True,
+    "cfg_optimization": True, "ad_stack_sparse_threshold_bytes": 104857600, "auto_mesh_local_default_occupacy": 4,
+    "cache_loop_invariant_global_vars": True, "default_cpu_block_dim": 32, "demote_dense_struct_fors": True,
+    "demote_no_access_mesh_fors": True, "detect_read_only": True, "experimental_auto_mesh_local": False,
+    "external_metal_command_queue": 0, "external_metal_command_queue_is_torch_queue": False, "flatten_if": False,
+    "force_scalarize_matrix": False, "half2_vectorization": False, "make_cpu_multithreading_loop": True,
+    "make_mesh_block_local": True, "max_block_dim": 1024, "mesh_localize_all_attr_mappings": False,
+    "mesh_localize_from_end_mapping": False, "mesh_localize_to_end_mapping": True,
+    "move_loop_invariant_outside_if": False, "optimize_mesh_reordered_mapping": True, "print_ir_dbg_info": False,
+    "print_kernel_amdgcn": False, "print_kernel_asm": False, "print_kernel_llvm_ir_optimized": False,
+    "print_preprocessed_ir": False, "print_struct_llvm_ir": False, "quant_opt_atomic_demotion": True,
+    "quant_opt_store_fusion": True, "raise_on_templated_floats": False, "real_matrix_scalarize": True,
+    "saturating_grid_dim": 0, "timeline": False, "vk_api_version": "",
+    # accepted, not readable (not on 1.3.3's CompileConfig either)
+    "short_circuit_operators": None, "print_full_traceback": None, "require_version": None, "_test_mode": None,
+    "verbose": None, "external_optimization_level": None, "fast_math_f64": None, "default_up": None,
+}  # fmt: skip
+IGNORED_OPTIONS = frozenset(ACCEPTED_OPTIONS)
 
-FIELDS = {f.name: f for f in dataclasses.fields(Config)}
+
+def _parse_like(default: Any, value: Any) -> Any:
+    """An accepted option's value, of its default's type (an environment variable's text, or an argument)."""
+    if isinstance(default, bool):
+        return _parse_bool(value)
+    if isinstance(default, (int, float)) and isinstance(value, str):
+        return type(default)(value)
+    return value
+
+
+FIELDS = {f.name: f for f in dataclasses.fields(Config) if f.name != "accepted"}  # the options (accepted: above)
 
 
 def env_name(option: str) -> str:
@@ -244,6 +291,20 @@ def load_config(kwargs: dict[str, Any], environ: dict[str, str] | None = None) -
     if unknown:
         raise KeyError(f"Unrecognized keyword argument(s) for qd.init: {', '.join(unknown)}")
     set_by_qd = set(env.get("QD_SET_BY_QD", "").split(","))  # variables a `qd` command set for the project
+    accepted = []
+    for name, default in ACCEPTED_OPTIONS.items():
+        if default is None:
+            continue
+        text = env.get(env_name(name), "")
+        try:
+            if name in kwargs and kwargs[name] is not None:
+                accepted.append((name, _parse_like(default, kwargs[name])))
+            elif text:
+                accepted.append((name, _parse_like(default, text)))
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"invalid qd.init argument or {env_name(name)} for {name}: {e}") from None
+    if accepted:
+        values["accepted"] = tuple(accepted)
     for name, f in FIELDS.items():
         parse = f.metadata["parse"]
         text = env.get(env_name(name), "")

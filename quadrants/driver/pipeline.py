@@ -72,6 +72,7 @@ class Outcome:
     validated: bool = False
     loaded: bool = False
     stored: bool = False
+    offline_hit: bool = False  # the offline cache (or this process's memory of it) served the lowered kernel
 
 
 class Driver:
@@ -144,7 +145,8 @@ class Driver:
                 _logging.warn(f"fastcache is off for kernel {req.fn.__qualname__!r}: {fallback}", tag="fastcache")
             else:
                 stored = self._fast_store(req.fn, fast_key, inputs, art, fe, report.records)
-        return Outcome(art, key_generated=fast_key is not None, loaded=from_cache, stored=stored)
+        return Outcome(art, key_generated=fast_key is not None, loaded=from_cache, stored=stored,
+                       offline_hit=from_cache)  # fmt: skip
 
     def fast_inputs(self, req: CompileRequest) -> tuple[str, str] | None:
         """The kernel's source text and the signature text of the call: with the config, the fastcache key."""

@@ -102,7 +102,8 @@ class FrontendBuilder:
     def stmt(self, node: ast.stmt) -> None:
         fn = self.statements.get(type(node))
         if fn is None:
-            raise self.error(node, f"{type(node).__name__} statements are not supported in kernels")
+            raise self.error(node, f'Unsupported node "{type(node).__name__}": {type(node).__name__} statements are not '
+                                   "supported in kernels")  # fmt: skip
         try:
             with self.b.at(self.loc(node)):
                 fn(self, node)
@@ -120,7 +121,8 @@ class FrontendBuilder:
     def expr(self, node: ast.expr) -> Any:
         fn = self.expressions.get(type(node))
         if fn is None:
-            raise self.error(node, f"{type(node).__name__} expressions are not supported in kernels")
+            raise self.error(node, f'Unsupported node "{type(node).__name__}": {type(node).__name__} expressions are not '
+                                   "supported in kernels")  # fmt: skip
         try:
             return fn(self, node)
         except QuadrantsCompilationError as e:

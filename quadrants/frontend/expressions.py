@@ -34,7 +34,7 @@ from quadrants.frontend.records import Capture
 from quadrants.frontend.refs import read
 from quadrants.frontend.scope import MISSING
 from quadrants.frontend.static_eval import attribute_chain
-from quadrants.frontend.structs import field_element, is_struct_field
+from quadrants.frontend.structs import UnpackedGroup, field_element, is_struct_field, unpacked_group, unpacked_member
 from quadrants.frontend.values import Matrix, Struct, is_runtime, type_name
 from quadrants.frontend.vectors import as_matrix, make_matrix
 from quadrants.ir import nodes as ir
@@ -285,6 +285,9 @@ def struct_attribute(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -
     attribute (a compile-time constant)."""
     if attr in s.members:
         return read(fb, s.members[attr])
+    group = unpacked_group(s, attr)
+    if group is not None:
+        return group
     member = getattr(s.cls, attr, None)
     if member is not None:
         if isinstance(member, Func):
@@ -361,6 +364,8 @@ def transform_subscript(fb: FrontendBuilder, node: ast.Subscript) -> Any:
         return views.subscript(fb, base, node)
     reject_captured_array(fb, base, node)
     index = fb.expr(node.slice)
+    if isinstance(base, UnpackedGroup):
+        return struct_attribute(fb, base.struct, unpacked_member(fb, base, index, node), node)
     if isinstance(base, np.ndarray):
         return numpy_constant(fb, base, index, node)
     if isinstance(base, Matrix):

@@ -15,7 +15,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
+from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend import views
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.intrinsics import _NdRange
@@ -62,8 +62,11 @@ def _static_print(fb: FrontendBuilder, node: ast.Call, name: str, *args: Any, **
     print(*args, **kwargs)
 
 
-def _ndrange(fb: FrontendBuilder, node: ast.Call, name: str, *dims: Any) -> Any:
-    return _NdRange(*dims)
+def _ndrange(fb: FrontendBuilder, node: ast.Call, name: str, *dims: Any, axes: Any = None) -> Any:
+    try:
+        return _NdRange(*dims, axes=axes)
+    except (QuadrantsSyntaxError, QuadrantsTypeError) as e:
+        raise fb.error(node, str(e), type(e)) from None
 
 
 def _grouped(fb: FrontendBuilder, node: ast.Call, name: str, x: Any) -> Any:
@@ -407,6 +410,7 @@ RAW: dict[str, Handler] = {  # handlers that read their argument nodes themselve
 EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (builder, node, name, *args, **kwargs)
     "static_print": _static_print, "ndrange": _ndrange, "grouped": _grouped,
     **{name: _unary_math for name in UNARY_MATH},
+    "logical_not": lambda fb, node, _name, x: _unary_math(fb, node, "lnot", x),
     "floor": _rounding, "ceil": _rounding, "round": _rounding, "min": _minmax, "max": _minmax,
     "pow": _binary_math, "atan2": _binary_math, "raw_div": _binary_math, "raw_mod": _binary_math,
     "select": _select, "Vector": _vector, "Matrix": _matrix, "BufferView": views.construct,

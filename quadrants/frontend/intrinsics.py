@@ -59,9 +59,11 @@ def static_assert(cond: Any, msg: str | None = None) -> None:
 
 
 class _NdRange:
-    def __init__(self, *dims: Any) -> None:
+    def __init__(self, *dims: Any, axes: Any = None) -> None:
         """Each dimension is `n` or `(begin, end)`: integers, or integer runtime values in a kernel (Quadrants'
-        errors otherwise: QuadrantsSyntaxError for another form, QuadrantsTypeError for a non-integer)."""
+        errors otherwise: QuadrantsSyntaxError for another form, QuadrantsTypeError for a non-integer).
+        `axes` is the visit order: the canonical axis at each nesting level, outermost first (the loop
+        variables stay canonical); the identity is `None`, as Quadrants reports it."""
         self.bounds: list[tuple[Any, Any]] = []
         for d in dims:
             if isinstance(d, (tuple, list)):
@@ -71,19 +73,55 @@ class _NdRange:
                 bounds = (d[0], d[1])
             else:
                 bounds = (0, d)
+            if any(isinstance(b, _NdRange) for b in bounds):
+                raise QuadrantsSyntaxError("Every argument of ndrange should be a scalar or a tuple/list like "
+                                           "(begin, end): an ndrange cannot be nested in another")  # fmt: skip
             if any(isinstance(b, (float, np.floating)) for b in bounds):
                 raise QuadrantsTypeError("Every argument of ndrange should be an integer scalar or a tuple/list of "
                                          f"(int, int), got {d!r}")  # fmt: skip
             self.bounds.append(bounds)
+        self.axes = _check_axes(axes, len(self.bounds))
 
     def __iter__(self) -> Iterator[tuple[int, ...]]:
-        return itertools.product(*(range(int(b), int(e)) for b, e in self.bounds))
+        if self.axes is None:
+            return itertools.product(*(range(int(b), int(e)) for b, e in self.bounds))
+        order = self.axes
+        return (_canonical(t, order) for t in itertools.product(*(range(int(self.bounds[a][0]),
+                                                                        int(self.bounds[a][1])) for a in order)))  # fmt: skip
+
+    def grouped(self) -> Iterator[Any]:
+        """Python scope: each index as a `qd.Vector`, in the visit order."""
+        return (python_values.wrap_matrix(np.array(t)) for t in self)
+
+
+def _canonical(physical: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    out = [0] * len(axes)
+    for p, a in enumerate(axes):
+        out[a] = physical[p]
+    return tuple(out)
+
+
+def _check_axes(axes: Any, ndim: int) -> tuple[int, ...] | None:
+    """`qd.ndrange(axes=)` checked as Quadrants does; the identity becomes None."""
+    if axes is None:
+        return None
+    axes = tuple(axes)
+    if not all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in axes):
+        raise QuadrantsTypeError(f"qd.ndrange(axes={axes!r}): entries must be Python ints (axis numbers)")
+    if len(axes) != ndim:
+        raise QuadrantsSyntaxError(f"qd.ndrange(axes={axes!r}) has {len(axes)} entries but ndrange has {ndim} "
+                                   "dimension(s)")  # fmt: skip
+    if sorted(int(a) for a in axes) != list(range(ndim)):
+        raise QuadrantsSyntaxError(f"qd.ndrange(axes={axes!r}) is not a permutation of 0..{ndim - 1}")
+    axes = tuple(int(a) for a in axes)
+    return None if axes == tuple(range(ndim)) else axes
 
 
 @intrinsic("ndrange")
-def ndrange(*dims: Any) -> _NdRange:
-    """Iterate over a multi-dimensional index space: `for i, j in qd.ndrange(n, (1, m))`."""
-    return _NdRange(*dims)
+def ndrange(*dims: Any, axes: Any = None) -> _NdRange:
+    """Iterate over a multi-dimensional index space: `for i, j in qd.ndrange(n, (1, m))`. `axes=(1, 0)` visits
+    axis 1 outermost (to match a `qd.tensor(layout=(1, 0))`); `i, j` stay the canonical indices."""
+    return _NdRange(*dims, axes=axes)
 
 
 @intrinsic("grouped")
@@ -145,6 +183,7 @@ raw_mod = _math(
 popcnt = _math("popcnt", lambda x: bin(x & 0xFFFFFFFF).count("1"))
 clz = _math("clz", lambda x: 32 - (x & 0xFFFFFFFF).bit_length())
 ffs = _math("ffs", lambda x: (x & -x).bit_length())  # the lowest set bit is the same at any width
+logical_not = _math("logical_not", lambda x: int(not x))  # 1 / 0 (a vector: element by element)
 zero = _math("zero", lambda x: x * 0)  # a value of x's type and shape: 0
 one = _math("one", lambda x: x * 0 + 1)
 

@@ -59,8 +59,11 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
     if grouped:
         it = it.inner
     bounds = _domain(fb, it, it_node)
+    axes = it.axes if isinstance(it, _NdRange) else None
     if not bounds:
         _empty_index_loop(fb, node)
+    elif axes is not None:  # visit in `axes` order (the flattened dimensions), bind the canonical indices
+        range_loop(fb, node, [bounds[a] for a in axes], grouped, axes)
     else:
         range_loop(fb, node, bounds, grouped)
 
@@ -210,7 +213,9 @@ def _flatten(fb: FrontendBuilder, it_node: ast.expr, bounds: list[tuple[Any, Any
     return _FlatRange(begins, dim_types, extents, flat_t, begin, end)
 
 
-def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]], grouped: bool) -> None:
+def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]], grouped: bool,
+               axes: tuple[int, ...] | None = None) -> None:  # fmt: skip
+    """`bounds` in visit order (outermost first); `axes[p]`: the canonical axis of level p (None: the same)."""
     it_node = node.iter
     loc = fb.loc(it_node)
     flat = _flatten(fb, it_node, bounds)
@@ -223,6 +228,9 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
                          f"{len(targets)} name(s))")  # fmt: skip
 
     config, fb.loop_config = fb.loop_config or {}, None
+    if config.get("name") is not None and any(kind != "static" for kind in fb.loops):
+        warn(f"{loc.short()}: qd.loop_config(name={config['name']!r}) is ignored: this loop is nested inside another "
+             "for-loop (only top-level loops are named)", tag="frontend")  # fmt: skip
     serialize = config.get("serialize") or config.get("parallelize") == 1
     parallel = fb.runtime_depth == 0 and fb.parallel_id == 0 and not serialize
     ext_values = tuple(_index_value(fb, e, flat.flat_type, loc) for e in flat.extents)
@@ -247,6 +255,8 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
     try:
         with fb.b.into(loop.body):
             coords = [loop] if len(bounds) == 1 else _coords(fb, loop, flat.begins, flat.dim_types, it_node)
+            if axes is not None:
+                coords = [coords[axes.index(k)] for k in range(len(coords))]
             if grouped:
                 scope.names[targets[0]] = Fixed(Matrix((len(coords),), list(coords)), "loop index")
             else:
@@ -279,6 +289,8 @@ def static_for(fb: FrontendBuilder, node: ast.For) -> None:
     if len(call.args) != 1:
         raise fb.error(call, "for ... in qd.static(...) takes one iterable")
     arg = call.args[0]
+    if isinstance(arg, ast.Call) and getattr(fb.expr(arg.func), "__qd_intrinsic__", None) == "static":
+        raise fb.error(arg, "qd.static(qd.static(...)) is not supported: qd.static cannot be nested")
     bound = fb.frame.scope.find(arg.id)[1] if isinstance(arg, ast.Name) else None
     if isinstance(bound, (MatVar, Fixed, Alias)):  # unrolling over the elements of a runtime vector
         m = as_matrix(fb, read(fb, bound), arg)
@@ -286,7 +298,10 @@ def static_for(fb: FrontendBuilder, node: ast.For) -> None:
             raise fb.error(arg, "qd.static(...) needs a compile-time iterable or a vector")
         items = m.unpack_values()
     else:
-        items = list(static_eval(fb, arg))
+        try:
+            items = list(static_eval(fb, arg))
+        except NotImplementedError as e:  # e.g. a Python-scope struct for over a field, unrolled
+            raise fb.error(arg, f"qd.static(...) cannot unroll this: {e}") from None
     if len(items) > fb.options.unrolling_limit:
         warn(
             f"{fb.loc(call).short()}: qd.static loop unrolls {len(items)} iterations "

@@ -16,19 +16,22 @@ from typing import Any
 from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend import sparse_builders, views
 from quadrants.frontend.builder import FrontendBuilder
-from quadrants.frontend.matrix_ops import COMPONENTS, check_index, is_swizzle, slice_positions
+from quadrants.frontend.matrix_ops import check_index, is_swizzle, slice_positions, swizzle
 from quadrants.frontend.ndarrays import element_ptrs, is_ndarray, ndarray_handle, reject_captured_array
 from quadrants.frontend.operators import binary
 from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.refs import DynamicRef, MatrixRef, Ref, ScalarRef, load_ref, var_ref
 from quadrants.frontend.scope import Alias, Fixed, MatVar, Var
 from quadrants.frontend.structs import (
+    UnpackedGroup,
     field_element,
     is_struct_field,
     is_struct_value,
     is_variable,
     new_variable,
     snapshot,
+    unpacked_group,
+    unpacked_member,
 )
 from quadrants.frontend.values import Matrix, Struct, is_runtime
 from quadrants.frontend.vectors import as_matrix, flatten
@@ -70,7 +73,7 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
     if isinstance(node, ast.Name):
         _, binding = fb.frame.scope.find(node.id)
         if isinstance(binding, Fixed):
-            raise fb.error(node, f"cannot assign to {binding.what} {node.id!r}")
+            raise fb.error(node, _fixed_words(binding.what, node.id))
         return binding_ref(fb, binding)
     if isinstance(node, ast.Subscript):
         inner = _sub_ref(fb, node.value)
@@ -90,6 +93,8 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
             elem_shape = handle.type.elem_shape  # type: ignore[union-attr]
             refs = [ScalarRef(p, p.type.pointee, shared=True) for p in ptrs]  # type: ignore[union-attr]
             return refs[0] if not elem_shape else MatrixRef(elem_shape, refs)
+        if isinstance(inner, UnpackedGroup):  # `obj.r[i] = v`: the scalar member `_r{i}`
+            return member_ref(fb, inner.struct, unpacked_member(fb, inner, fb.expr(node.slice), node), node)
         if not isinstance(inner, MatrixRef):
             raise fb.error(node, "a scalar cannot be indexed")
         return index_ref(fb, inner, fb.expr(node.slice), node)
@@ -98,9 +103,7 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
         if isinstance(inner, StructRef):
             return member_ref(fb, inner.struct, node.attr, node)
         if isinstance(inner, MatrixRef) and len(inner.shape) == 1 and is_swizzle(node.attr):
-            idx = [COMPONENTS[c] for c in node.attr]
-            if max(idx) >= inner.shape[0]:
-                raise fb.error(node, f"a vector of size {inner.shape[0]} has no component {node.attr!r}")
+            idx = swizzle(fb, node.attr, inner.shape[0], node)
             return inner.refs[idx[0]] if len(idx) == 1 else MatrixRef((len(idx),), [inner.refs[i] for i in idx])
         raise fb.error(node, f"cannot assign to attribute {node.attr!r} in a kernel")
     raise fb.error(node, f"cannot assign to {type(node).__name__} in a kernel")
@@ -121,7 +124,10 @@ def _sub_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
 
 
 def member_ref(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -> Ref | StructRef:
-    """Member `attr` of a struct as an assignment target."""
+    """Member `attr` of a struct as an assignment target (an unpacked vector member: the group, to index)."""
+    group = unpacked_group(s, attr)
+    if group is not None and attr not in s.members:
+        return group  # type: ignore[return-value]
     if attr not in s.members:
         raise fb.error(node, f"{s.cls!r} has no member {attr!r}")
     b = s.members[attr]
@@ -302,10 +308,17 @@ def assign(fb: FrontendBuilder, target: ast.expr, value: Any, node: ast.AST, sta
         _assign_target(fb, target, value, target)
 
 
+def _fixed_words(what: str, name: str) -> str:
+    """Why a kernel argument or loop index cannot be assigned (Quadrants' words for an argument first)."""
+    if what == "kernel argument":
+        return f'Kernel argument "{name}" is immutable in the kernel (cannot assign to kernel argument {name!r})'
+    return f"cannot assign to {what} {name!r}"
+
+
 def assign_name(fb: FrontendBuilder, name: str, value: Any, node: ast.AST, static: bool = False) -> None:
     scope, binding = fb.frame.scope.find(name)
     if isinstance(binding, Fixed):
-        raise fb.error(node, f"cannot assign to {binding.what} {name!r}")
+        raise fb.error(node, _fixed_words(binding.what, name))
     if isinstance(binding, (Var, MatVar)) and not static:
         store_ref(fb, binding_ref(fb, binding), value, node)  # type: ignore[arg-type]
         return

@@ -17,12 +17,15 @@ from quadrants.frontend.operators import binary, matrix_binary
 from quadrants.frontend.values import Matrix, is_runtime, matrix_dtype
 from quadrants.frontend.vectors import as_matrix, resolve_dt
 from quadrants.ir import nodes as ir
+from quadrants.types.compound import is_swizzle, swizzle_indices  # noqa: F401  - is_swizzle: lvalues.py imports it here
 
-COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3}
 
-
-def is_swizzle(attr: str) -> bool:
-    return 1 <= len(attr) <= 4 and (all(c in "xyzw" for c in attr) or all(c in "rgba" for c in attr))
+def swizzle(fb: FrontendBuilder, attr: str, n: int, node: ast.AST) -> list[int]:
+    """The components a swizzle selects (types/compound.py), or Quadrants' located QuadrantsSyntaxError."""
+    try:
+        return swizzle_indices(attr, n)
+    except ValueError as e:
+        raise QuadrantsSyntaxError(str(e), fb.loc(node)) from None
 
 
 # ---- linear algebra -----------------------------------------------------------------------------------
@@ -256,9 +259,7 @@ def matrix_attribute(fb: FrontendBuilder, m: Matrix, attr: str, node: ast.AST) -
     if attr == "shape":
         return m.shape
     if m.is_vector and is_swizzle(attr):
-        idx = [COMPONENTS[c] for c in attr]
-        if max(idx) >= m.n:
-            raise QuadrantsSyntaxError(f"a vector of size {m.n} has no component {attr!r}", fb.loc(node))
+        idx = swizzle(fb, attr, m.n, node)
         return m.elements[idx[0]] if len(idx) == 1 else Matrix((len(idx),), [m.elements[i] for i in idx])
     raise QuadrantsSyntaxError(f"vectors and matrices have no attribute {attr!r}", fb.loc(node))
 

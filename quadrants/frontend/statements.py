@@ -41,7 +41,9 @@ def transform_expr(fb: FrontendBuilder, node: ast.Expr) -> None:
 
 
 def transform_function_def(fb: FrontendBuilder, node: ast.FunctionDef) -> None:
-    raise fb.error(node, "nested function definitions are not supported in kernels; use a qd.func")
+    where = "qd.func" if len(fb.frames) > 1 else "qd.kernel"  # (Quadrants' words, then what to do instead)
+    raise fb.error(node, f"Function definition is not allowed in '{where}': nested function definitions are not "
+                         "supported in kernels; use a qd.func")  # fmt: skip
 
 
 def transform_return(fb: FrontendBuilder, node: ast.Return) -> None:
@@ -186,5 +188,6 @@ def _jump(fb: FrontendBuilder, node: ast.AST, cls: type, word: str) -> None:
                                  "inside a non-static `if`.")  # fmt: skip
         raise StaticJump(word)  # static_for stops unrolling (break) or this iteration (continue)
     if kind == "parallel" and word == "break":
-        raise fb.error(node, "'break' is not allowed in the outermost (parallel) for loop of a kernel")
+        raise fb.error(node, "Cannot break in the outermost loop: 'break' is not allowed in the outermost "
+                             "(parallel) for loop of a kernel")  # fmt: skip
     fb.b.emit(cls())

@@ -16,14 +16,17 @@ time. Assignment targets through structs are resolved in `lvalues.py` (`member_r
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.ndarrays import element_indices, element_ptrs_at, ndarray_handle
 from quadrants.frontend.refs import MatrixRef, ScalarRef, read
 from quadrants.frontend.scope import Alias, MatVar, Var
-from quadrants.frontend.values import Matrix, Struct, matrix_dtype
+from quadrants.frontend.values import Matrix, Struct, is_runtime, matrix_dtype
 from quadrants.frontend.vectors import as_matrix
 from quadrants.frontend.vectors import construct as construct_matrix
 from quadrants.ir import nodes as ir
@@ -220,3 +223,34 @@ def result_scalars(fb: FrontendBuilder, values: list[Any], types: Any, node: ast
                 raise fb.error(node, f"{who} is annotated to return {t} but returns a vector/matrix", QuadrantsTypeError)
             out.append(fb.ops.cast(v, t, loc))
     return out
+
+
+# ---- unpacked vector members (`qd.types.vector(n, dt, unpacked=True)` in a @qd.dataclass) -------------------
+
+
+@dataclass(frozen=True)
+class UnpackedGroup:
+    """`obj.r` for an unpacked vector member `r`: its components are the scalar members `_r0 ..`, so it is only
+    indexed (`obj.r[i]`, `i` known at compile time), never a value of its own."""
+
+    struct: Struct
+    name: str
+    count: int
+
+
+def unpacked_group(s: Struct, attr: str) -> UnpackedGroup | None:
+    groups = getattr(s.cls, "_unpacked_groups", None) if isinstance(s.cls, StructType) else None
+    if not groups or attr not in groups:
+        return None
+    return UnpackedGroup(s, attr, groups[attr][0])
+
+
+def unpacked_member(fb: FrontendBuilder, g: UnpackedGroup, index: Any, node: ast.AST) -> str:
+    """The scalar member `obj.r[index]` names (Quadrants' errors for a runtime or out-of-range index)."""
+    if is_runtime(index) or not isinstance(index, (int, np.integer)) or isinstance(index, bool):
+        raise fb.error(node, f"an unpacked vector member ({g.name!r}) is indexed by a python-int or a qd.static loop "
+                             "variable, not a runtime value")  # fmt: skip
+    if not 0 <= int(index) < g.count:
+        raise fb.error(node, f"index {int(index)} is out of bounds for the unpacked vector member {g.name!r} "
+                             f"({g.count} components)")  # fmt: skip
+    return f"_{g.name}{int(index)}"

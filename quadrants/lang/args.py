@@ -282,9 +282,9 @@ class Specializer:
             passed = needs and self.grads and getattr(want, "needs_grad", None) is not False
             grad = _torch_grad_spec(name, path, sp, t) if passed else None
             return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary, grad=grad)
-        raise QuadrantsRuntimeTypeError(
-            f"argument {name!r} of kernel {self.kernel_name!r} must be an ndarray, got {type(v).__name__}"
-        )
+        shown = repr(v) if isinstance(v, (int, float, bool, str)) else type(v).__name__
+        raise QuadrantsRuntimeTypeError(f"Invalid type for argument {name}, got {shown}: argument {name!r} of kernel "
+                                        f"{self.kernel_name!r} must be an ndarray")  # fmt: skip
 
     def _matrix(
         self, name: str, annotation: MatrixType, v: Any, path: Path, sp: Specialization, wrap: bool = False

@@ -335,7 +335,6 @@ def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offs
     shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     off = domain_offset(offset, len(shape_t), shape)
     lay = host_views.order_layout(order, len(shape_t)) if isinstance(order, str) else ()
-    program.refuse_layout_on_gpu(lay)
     return _make(dtype, shape_t, off, lay)
 
 

@@ -1,9 +1,13 @@
 """Quadrants' `quadrants.lang.impl` functions that programs call (Genesis: `impl.current_cfg().debug`).
 
-Only what programs reach is here: the active settings and the device's shared-memory size.
+Only what programs reach is here: the active settings, the device's shared-memory size, and `get_runtime()`,
+the runtime object whose few members programs and tests use (`prog.config()`, `prog.get_device_caps()`,
+`materialize()`, `sync()`, the default types, the number of compiled kernels).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from quadrants import _config
 from quadrants.errors import QuadrantsRuntimeError
@@ -34,6 +38,88 @@ def get_max_shared_memory_bytes(*, is_lowerbound_ok: bool) -> int:
     elif is_lowerbound_ok and arch is _config.cpu:
         return 0
     raise RuntimeError(f"get_max_shared_memory_bytes not implemented for arch {arch}")
+
+
+class _DeviceCaps:
+    """`prog.get_device_caps()`: Quadrants' SPIR-V capability table. No backend here is SPIR-V, so every
+    capability reads 0, as on Quadrants' CPU and CUDA backends."""
+
+    def get(self, capability: Any) -> int:
+        return 0
+
+    def hashed_key(self) -> str:
+        """What the device contributes to the cache keys (the backend's `device_key`)."""
+        from quadrants.backends import device_key
+
+        return device_key(program.get().config)
+
+
+class _ProgramView:
+    """`get_runtime().prog`: the active program's settings and device capabilities."""
+
+    def config(self) -> _config.Config:
+        return current_cfg()
+
+    def get_device_caps(self) -> _DeviceCaps:
+        return _DeviceCaps()
+
+    def synchronize(self) -> None:
+        program.sync()
+
+
+class Runtime:
+    """`impl.get_runtime()`: Quadrants' PyQuadrants as programs reach it. Fields need no materialize step here
+    (their memory is placed when they are made), so `materialize()` only starts the program, as a kernel call
+    would."""
+
+    prog = _ProgramView()
+
+    @property
+    def _arch(self) -> _config.Arch:
+        return current_cfg().arch
+
+    @property
+    def default_fp(self) -> Any:
+        return program.get().config.default_fp
+
+    @default_fp.setter
+    def default_fp(self, dtype: Any) -> None:
+        program.set_defaults(default_fp=dtype)
+
+    @property
+    def default_ip(self) -> Any:
+        return program.get().config.default_ip
+
+    @default_ip.setter
+    def default_ip(self, dtype: Any) -> None:
+        program.set_defaults(default_ip=dtype)
+
+    def set_default_fp(self, dtype: Any) -> None:
+        program.set_defaults(default_fp=dtype)
+
+    def set_default_ip(self, dtype: Any) -> None:
+        program.set_defaults(default_ip=dtype)
+
+    @property
+    def materialized(self) -> bool:
+        return program.current_config() is not None
+
+    def materialize(self) -> None:
+        program.get()
+
+    def sync(self) -> None:
+        program.sync()
+
+    def get_num_compiled_functions(self) -> int:
+        return program.compiled_count()
+
+
+_RUNTIME = Runtime()
+
+
+def get_runtime() -> Runtime:
+    """The runtime object (one per process; it reads the active program at each use)."""
+    return _RUNTIME
 
 
 def __getattr__(name: str) -> object:

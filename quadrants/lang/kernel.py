@@ -30,6 +30,7 @@ from quadrants.errors import (
 from quadrants.frontend.source import FunctionSource, read_function
 from quadrants.lang import program
 from quadrants.lang import tape as _tape
+from quadrants.lang._kernel_types import FeLlCacheObservations, LaunchStats, SrcLlCacheObservations, launch_stats
 from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation, signature_text
 from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.lang.struct import result_regrouper
@@ -82,15 +83,6 @@ class Param:
     default: Any = EMPTY
 
 
-@dataclass
-class SrcLlCacheObservations:
-    """What fastcache did for this kernel (kept from the first call of the process)."""
-
-    cache_key_generated: bool = False
-    cache_validated: bool = False
-    cache_loaded: bool = False
-    cache_stored: bool = False
-
 
 class Kernel:
     __qd_kernel__ = True
@@ -116,6 +108,8 @@ class Kernel:
         self._fast: Callable[..., Any] | None = None
         self._returns: tuple[Any, ...] = ()
         self.src_ll_cache_observations = SrcLlCacheObservations()
+        self.fe_ll_cache_observations = FeLlCacheObservations()
+        self.launch_stats = LaunchStats()  # the last specialization launched through the general path
         self._observed = False
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 
@@ -196,6 +190,7 @@ class Kernel:
         self._launchers.clear()
         self._fast = None
         self.src_ll_cache_observations = SrcLlCacheObservations()
+        self.fe_ll_cache_observations = FeLlCacheObservations()
         self._observed = False
 
     def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -219,6 +214,7 @@ class Kernel:
             self._launchers[spec.key] = entry
         if isinstance(entry, QuadrantsCompilationError):
             raise type(entry)(entry.message, entry.loc) from None
+        self.launch_stats = entry.launch_stats  # type: ignore[union-attr,attr-defined]
         fast = entry.fast_path(len(values), spec.leaves, spec.guards)
         regroup = result_regrouper(self._returns)
         STATS.time("prepare", time.perf_counter() - t0)
@@ -299,10 +295,13 @@ class Kernel:
             obs = self.src_ll_cache_observations
             obs.cache_key_generated, obs.cache_validated = outcome.key_generated, outcome.validated
             obs.cache_loaded, obs.cache_stored = outcome.loaded and outcome.validated, outcome.stored
+        if outcome.offline_hit:
+            self.fe_ll_cache_observations.cache_hit = True
         art = outcome.artifact
         assert art.loaded is not None  # this process's driver loads what it finds
         launcher: Launcher = driver.backend.launcher(art.abi, art.loaded, prog)
         launcher.compiled = art.compiled  # type: ignore[attr-defined]
+        launcher.launch_stats = launch_stats(art.abi.args)  # type: ignore[attr-defined]
         launcher.locate = self._locate_site
         # errors name the kernel as the program does (`Sim.step`), not by its symbol or the enclosing functions
         launcher.kernel_name = self.fn.__qualname__.rsplit("<locals>.", 1)[-1]

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from quadrants.types import python_values
-from quadrants.types.compound import MatrixType
+from quadrants.types.compound import MatrixType, is_swizzle, swizzle_indices
 
 
 def _intrinsic(name: str) -> Any:
@@ -56,6 +56,10 @@ class Matrix:
         return tuple(self._arr.shape), [x.item() for x in self._arr.reshape(-1)]
 
     # -- numpy-like surface --
+    def to_list(self) -> list[Any]:
+        """The elements as Python numbers: a list for a vector, a list of rows for a matrix (Quadrants')."""
+        return self._arr.tolist()  # type: ignore[no-any-return]
+
     def to_numpy(self) -> np.ndarray:
         return self._arr.copy()
 
@@ -143,6 +147,10 @@ class Matrix:
 
     def __neg__(self) -> Matrix:
         return Matrix._wrap(-self._arr)
+
+    def __invert__(self) -> Matrix:
+        """`~v`: bitwise not of each (integer) element, as in kernels (a float vector raises numpy's TypeError)."""
+        return Matrix._wrap(~self._arr)
 
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
         return Matrix._wrap(self._arr != np.asarray(other))
@@ -297,10 +305,29 @@ class Vector(Matrix):
     def _component(self, i: int) -> Any:
         return self._arr[i].item()
 
-    x = property(lambda self: self._component(0), lambda self, v: self.__setitem__(0, v))
-    y = property(lambda self: self._component(1), lambda self, v: self.__setitem__(1, v))
-    z = property(lambda self: self._component(2), lambda self, v: self.__setitem__(2, v))
-    w = property(lambda self: self._component(3), lambda self, v: self.__setitem__(3, v))
+    def __getattr__(self, name: str) -> Any:
+        """A swizzle: `v.x`, `v.xy`, `v.rgb`, `v.stp` (a number for one letter, else a vector)."""
+        if not is_swizzle(name):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        idx = _swizzle(name, len(self._arr))
+        return self._component(idx[0]) if len(idx) == 1 else Vector(self._arr[idx].copy())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """`v.xy = (1, 2)`, `v.rgb += 1`: writes the components the swizzle names."""
+        if not is_swizzle(name):
+            object.__setattr__(self, name, value)
+            return
+        idx = _swizzle(name, len(self._arr))
+        values = np.asarray(value.to_numpy() if isinstance(value, Matrix) else value).reshape(-1)
+        if len(idx) == 1 and values.size == 1:
+            self.__setitem__(idx[0], values[0].item())
+            return
+        if values.size != len(idx):
+            from quadrants.errors import QuadrantsRuntimeError
+
+            raise QuadrantsRuntimeError(f"value len does not match the swizzle pattern={name}")
+        for i, v in zip(idx, values):
+            self.__setitem__(i, v.item())
 
     @staticmethod
     @_intrinsic("Vector.zero")
@@ -349,6 +376,15 @@ def construct(mtype: MatrixType, args: tuple[Any, ...]) -> Matrix:
         raise ValueError(f"{mtype!r} needs {mtype.size} values, got {len(flat)}")
     arr = np.array(flat, dtype=resolve_dtype(mtype.dtype).np_dtype).reshape(mtype.shape)
     return Matrix._wrap(arr)
+
+
+def _swizzle(name: str, n: int) -> list[int]:
+    from quadrants.errors import QuadrantsSyntaxError
+
+    try:
+        return swizzle_indices(name, n)
+    except ValueError as e:
+        raise QuadrantsSyntaxError(str(e)) from None
 
 
 python_values.register_matrix(Matrix._wrap, construct)  # the rooms below lang hand out vectors through this

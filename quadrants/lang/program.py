@@ -6,6 +6,7 @@ Consumes `qd.init(...)` arguments; produces the state every kernel call reads.
 
 from __future__ import annotations
 
+import re
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -61,11 +62,16 @@ def resolve_dtype(dt: Any) -> PrimitiveType:
     return to_dtype(dt, c.default_ip, c.default_fp)
 
 
-def init(arch: Any = None, default_fp: Any = None, default_ip: Any = None, **kwargs: Any) -> None:
-    """`qd.init(arch=qd.cpu, ...)`: (re)start with the given options. See `quadrants/_config.py`."""
+def init(arch: Any = None, default_fp: Any = None, default_ip: Any = None, **kwargs: Any) -> Config | None:
+    """`qd.init(arch=qd.cpu, ...)`: (re)start with the given options. See `quadrants/_config.py`. With
+    `_test_mode=True` it returns the settings (Quadrants' test hook: `qd.init(_test_mode=True).log_level`);
+    `require_version="1.2.3"` raises unless this package's major version is 1 and it is at least 1.2.3."""
     t0 = time.perf_counter()
     try:
+        if kwargs.get("require_version") is not None:
+            _check_version(str(kwargs["require_version"]))
         _init(arch, default_fp, default_ip, **kwargs)
+        return get().config if kwargs.get("_test_mode") else None
     finally:
         STATS.time("init", time.perf_counter() - t0)
 
@@ -93,6 +99,19 @@ def _init(arch: Any, default_fp: Any, default_ip: Any, **kwargs: Any) -> None:
     _logging.info(f"Starting on arch={config.arch}", tag="init")
 
 
+def _check_version(required: str) -> None:
+    from quadrants._lib.utils import _version
+
+    m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", required)
+    if m is None:
+        raise ValueError(f"require_version={required!r}: expected major.minor.patch (PEP 440), e.g. 1.3.3")
+    major, minor, patch = int(m[1]), int(m[2]), int(m[3] or 0)
+    have = _version()
+    if major != have[0] or (minor, patch) > have[1:]:
+        raise RuntimeError(f"Quadrants version mismatch: required {required}, this is "
+                           f"{'.'.join(map(str, have))}")  # fmt: skip
+
+
 def current_config() -> Config | None:
     """The active program's config (`qd.cfg`), None before the first qd.init."""
     return _program.config if _program is not None else None
@@ -112,10 +131,21 @@ def sync() -> None:
     memory.current().sync()
 
 
-def refuse_layout_on_gpu(layout: tuple[int, ...]) -> None:
-    """A non-identity storage layout (`qd.tensor(layout=)`, `qd.field(order=)`) on the CUDA backend is refused:
-    there a kernel specialized for one layout was seen to index another tensor's memory with it (wrong values,
-    tests/lang/test_tensor_layout.py under --backend cuda-emulated), so it is an error until that is fixed."""
-    if layout and get().device is not None:
-        raise NotImplementedError("a non-identity tensor layout (layout= / order=) is not supported on the CUDA "
-                                  "backend yet; use the default layout there")  # fmt: skip
+def set_defaults(**defaults: Any) -> None:
+    """`impl.get_runtime().set_default_fp(qd.f64)` (and `_ip`): later kernels type `float` / `int` and literals
+    with these. The config changes (its keys hold the defaults), so compiled kernels recompile or reload."""
+    global _generation
+    import dataclasses
+
+    prog = get()
+    parsed = {k: _config.FIELDS[k].metadata["parse"](v) for k, v in defaults.items()}
+    _forget_all()
+    _generation += 1
+    prog.config, prog.generation = dataclasses.replace(prog.config, **parsed), _generation
+
+
+def compiled_count() -> int:
+    """How many kernel specializations this program has compiled or loaded (Quadrants'
+    `get_num_compiled_functions`): one per argument types and template values of each kernel."""
+    return sum(sum(1 for e in getattr(h, "_launchers", {}).values() if not isinstance(e, Exception))
+               for h in list(_holders))  # fmt: skip

@@ -24,8 +24,6 @@ from quadrants.types.dtypes import PrimitiveType
 def ndarray(dtype: Any, shape: Any, needs_grad: bool = False, *, layout: Any = None) -> Ndarray:
     """`qd.ndarray(dtype, shape)`: a zero-initialized ndarray. `dtype` may be a vector/matrix type; `needs_grad`
     allocates `.grad` beside it (with the same layout)."""
-    if layout:
-        program.refuse_layout_on_gpu(tuple(layout))
     if needs_grad:
         from quadrants.errors import QuadrantsRuntimeError
         from quadrants.lang.field import with_companions
@@ -186,7 +184,6 @@ def with_layout(arr: Any, layout: Any) -> Any:
     if not isinstance(nd, Ndarray):
         raise TypeError(f"_with_layout takes an ndarray, not {type(nd).__name__}")
     nd._set_layout(layout)
-    program.refuse_layout_on_gpu(tuple(nd.layout or ()))
     grad = getattr(nd, "grad", None)
     if isinstance(grad, Ndarray) and grad.layout != nd.layout:
         grad._set_layout(layout)

@@ -94,7 +94,7 @@ class CudaLauncher(Launcher):
                         "allocate it after qd.init(arch=qd.cuda)"
                     )
                 params.append((ctypes.c_void_p, v._arr.ctypes.data))
-                params += [(ctypes.c_int64, n) for n in v.shape]
+                params += [(ctypes.c_int64, n) for n in v._physical_shape]  # the storage order the kernel indexes
             else:  # numpy, torch
                 address, shape = self._external(v, spec, copies)
                 params.append((ctypes.c_void_p, address))

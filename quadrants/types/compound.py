@@ -80,9 +80,34 @@ class MatrixType(Shaped):
         return python_values.construct_matrix(self, args)
 
 
-def vector(n: int, dtype: Any = float) -> MatrixType:
-    """`qd.types.vector(3, qd.f32)`"""
-    return MatrixType((n,), dtype)
+def vector(n: int, dtype: Any = float, unpacked: bool = False) -> MatrixType:
+    """`qd.types.vector(3, qd.f32)`; `unpacked=True`: only as a `@qd.dataclass` member, stored as `n` scalar
+    members `_name0 ..` (types/struct.py) that `obj.name[i]` (i known at compile time) reads and writes."""
+    return UnpackedVectorType((n,), dtype) if unpacked else MatrixType((n,), dtype)
+
+
+class UnpackedVectorType(MatrixType):
+    """`qd.types.vector(n, dtype, unpacked=True)`: a member layout of a `@qd.dataclass`, not a value type."""
+
+    __slots__ = ()
+
+    def _refuse(self, what: str) -> Any:
+        from quadrants.errors import QuadrantsSyntaxError
+
+        raise QuadrantsSyntaxError(f"{what} of qd.types.vector(..., unpacked=True): an unpacked vector is only a "
+                                   "member annotation of a @qd.dataclass (its components become scalar members)")  # fmt: skip
+
+    def __call__(self, *args: Any) -> Any:
+        return self._refuse("a value")
+
+    def field(self, *args: Any, **kwargs: Any) -> Any:
+        return self._refuse("a field")
+
+    def ndarray(self, *args: Any, **kwargs: Any) -> Any:
+        return self._refuse("an ndarray")
+
+    def __repr__(self) -> str:
+        return super().__repr__()[:-1] + ", unpacked=True)"
 
 
 def matrix(n: int, m: int, dtype: Any = float) -> MatrixType:
@@ -130,3 +155,23 @@ def element_mismatch(
         return TypeError, f"Expect element type {want} for argument {name}, but get {got_text}"
     want_text = element_type_text(want, want_shape)
     return ValueError, f"Invalid value for argument {name} - required element type: {want_text}, but {got_text} is provided"
+
+
+# ---- swizzles: `v.xy`, `v.rgb`, `v.stp` (one definition for Python scope and kernels) ----------------------
+
+SWIZZLE_SETS = ("xyzw", "rgba", "stpq")
+
+
+def is_swizzle(attr: str) -> bool:
+    """Whether `attr` names components of a vector: 1 to 4 letters of one of xyzw / rgba / stpq."""
+    return 1 <= len(attr) <= 4 and any(all(c in s for c in attr) for s in SWIZZLE_SETS)
+
+
+def swizzle_indices(attr: str, n: int) -> list[int]:
+    """The component indices a swizzle `attr` selects from a vector of `n` elements; ValueError with Quadrants'
+    words (`vec2 only has attributes=('x', 'y'), got=('z',)`) when one is beyond it."""
+    letters = next(s for s in SWIZZLE_SETS if all(c in s for c in attr))
+    idx = [letters.index(c) for c in attr]
+    if max(idx) >= n:
+        raise ValueError(f"vec{n} only has attributes={tuple(letters[:n])}, got={tuple(attr)}")
+    return idx

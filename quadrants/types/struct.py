@@ -16,24 +16,40 @@ from collections.abc import Iterator
 from typing import Any
 
 from quadrants.types import python_values
-from quadrants.types.compound import MatrixType
+from quadrants.types.compound import MatrixType, UnpackedVectorType
 from quadrants.types.dtypes import PrimitiveType, default_uint, to_dtype
 
 
 class StructType:
-    __slots__ = ("members", "methods", "name")
+    __slots__ = ("members", "methods", "name", "_unpacked_groups")
 
     members: dict[str, Any]  # name -> PrimitiveType | float | int | MatrixType | StructType, in declaration order
     methods: dict[str, Any]  # name -> a qd.func (of a @qd.dataclass)
     name: str
 
     def __init__(self, members: dict[str, Any], methods: dict[str, Any] | None = None, name: str = "") -> None:
-        checked = {}
+        checked: dict[str, Any] = {}
+        groups: dict[str, tuple[int, Any, tuple[str, ...]]] = {}  # unpacked vector -> (count, dtype, members)
         for k, t in members.items():
             if not isinstance(k, str) or not k.isidentifier():
                 raise TypeError(f"struct member names must be identifiers, got {k!r}")
-            checked[k] = _member_type(k, t)
+            names = [f"_{k}{i}" for i in range(t.n)] if isinstance(t, UnpackedVectorType) else [k]
+            for member in names:
+                if member in checked:
+                    from quadrants.errors import QuadrantsSyntaxError
+
+                    group = next((g for g, (_, _, ns) in groups.items() if member in ns), k)
+                    raise QuadrantsSyntaxError(f"struct member {member!r} collides with a component member of the "
+                                               f"unpacked vector member {group!r} (qd.types.vector(..., "
+                                               f"unpacked=True) stores {group!r} as _{group}0, _{group}1, ...)")  # fmt: skip
+            if isinstance(t, UnpackedVectorType):
+                for member in names:
+                    checked[member] = _member_type(member, t.dtype)
+                groups[k] = (t.n, checked[names[0]], tuple(names))
+            else:
+                checked[k] = _member_type(k, t)
         object.__setattr__(self, "members", checked)
+        object.__setattr__(self, "_unpacked_groups", groups)
         object.__setattr__(self, "methods", dict(methods or {}))
         object.__setattr__(self, "name", name)
 
@@ -48,7 +64,8 @@ class StructType:
         raise AttributeError(f"struct type {self!r} has no attribute {name!r}")
 
     def _identity(self) -> tuple[Any, ...]:
-        return tuple(self.members.items()), tuple(sorted((k, id(v)) for k, v in self.methods.items()))
+        return tuple(self.members.items()), tuple(sorted((k, id(v)) for k, v in self.methods.items())), \
+            tuple(self._unpacked_groups)  # fmt: skip
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, StructType) and self._identity() == other._identity()
@@ -72,7 +89,10 @@ class StructType:
                 out[k] = MatrixType(t.shape, t.resolve(default_ip, default_fp))
             else:
                 out[k] = to_dtype(t, default_ip, default_fp)
-        return StructType(out, self.methods, self.name)
+        resolved = StructType(out, self.methods, self.name)
+        object.__setattr__(resolved, "_unpacked_groups", {g: (n, out[names[0]], names)
+                                                          for g, (n, _, names) in self._unpacked_groups.items()})  # fmt: skip
+        return resolved
 
     def leaves(self) -> Iterator[tuple[tuple[str, ...], Any]]:
         """(member path, scalar dtype or MatrixType) of every non-struct member, depth first in order."""

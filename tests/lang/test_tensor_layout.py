@@ -15,25 +15,28 @@ from tests.helpers import define
 BACKENDS = [qd.Backend.NDARRAY, qd.Backend.FIELD]
 
 
-@pytest.fixture(autouse=True)
-def _cpu_only() -> None:
-    """Layouts are refused on the CUDA backend for now (lang/program.refuse_layout_on_gpu): checked below."""
-    from quadrants.lang import program
-
-    if program.get().device is not None:
-        pytest.skip("non-identity layouts are refused on the CUDA backend (test_layouts_are_refused_on_cuda)")
-
-
-def test_layouts_are_refused_on_cuda() -> None:
-    """Rather than a wrong value: under the CUDA backend a non-identity layout is an error naming it."""
+@pytest.mark.parametrize("layout", [(1, 0, 2), (2, 0, 1)])
+def test_the_cuda_backend_passes_an_ndarray_its_storage_shape(layout: tuple) -> None:
+    """The CUDA launcher once passed an ndarray's canonical shape where the kernel indexes its storage order
+    (runtime/cuda_launch.py): every non-identity layout read and wrote the wrong elements there."""
     from tests.conftest import qd_init
 
     qd_init(arch=qd.cuda, cuda_emulate=True)
-    for make in (lambda: qd.tensor(qd.f32, (2, 3), layout=(1, 0)), lambda: qd.field(qd.f32, (2, 3), order="ji"),
-                 lambda: qd.tensor(qd.f32, (2, 3), layout=(1, 0), backend=qd.Backend.FIELD)):  # fmt: skip
-        with pytest.raises(NotImplementedError, match="not supported on the CUDA backend"):
-            make()
-    assert qd.tensor(qd.f32, (2, 3), layout=(0, 1)).shape == (2, 3)  # the identity layout is fine
+    ns = define("""
+        @qd.kernel
+        def fill(x: qd.Tensor, y: qd.Tensor):
+            for i, j, k in qd.ndrange(x.shape[0], x.shape[1], x.shape[2]):
+                x[i, j, k] = i * 100 + j * 10 + k
+            for i, j, k in y:
+                y[i, j, k] = x[i, j, k] * 2 + y.shape[2]
+    """)
+    x = qd.tensor(qd.i32, shape=(2, 3, 4), layout=layout)
+    y = qd.tensor(qd.i32, shape=(2, 3, 4), layout=layout[::-1])
+    ns["fill"](x, y)
+    idx = np.indices((2, 3, 4))
+    np.testing.assert_array_equal(x.to_numpy(), idx[0] * 100 + idx[1] * 10 + idx[2])
+    np.testing.assert_array_equal(y.to_numpy(), x.to_numpy() * 2 + 4)
+    np.testing.assert_array_equal(_storage(x), np.transpose(x.to_numpy(), layout))
 
 
 def _storage(t: qd.Tensor) -> np.ndarray:
