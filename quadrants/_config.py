@@ -15,6 +15,7 @@ cache keys (see `compile_relevant()`); log level, thread counts and paths do not
 from __future__ import annotations
 
 import dataclasses
+import operator
 import os
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -120,6 +121,17 @@ def _parse_level(value: Any) -> str:
     return v
 
 
+def _parse_stack_size(value: Any) -> int:
+    """A non-negative integer (0: the default capacity)."""
+    try:
+        n = int(value) if isinstance(value, str) else operator.index(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"ad_stack_size must be an integer, got {value!r}") from None
+    if n < 0 or n >= 2**31:
+        raise ValueError(f"ad_stack_size must be in [0, 2**31), got {n}")
+    return n
+
+
 def _opt(default: Any, parse: Callable[[Any], Any], compile: bool = False, doc: str = "") -> Any:
     return field(default=default, metadata={"parse": parse, "compile": compile, "doc": doc})
 
@@ -164,7 +176,9 @@ class Config:
     debug_dump_path: str = _opt("qd_dump", str, False, "directory for `dump`")
     unrolling_limit: int = _opt(32, int, False, "warn when qd.static(range) unrolls more iterations")
     ad_stack_experimental_enabled: bool = _opt(False, _parse_bool, True, "reverse mode: differentiate dynamic "
-                                               "inner loops that carry no local between iterations (no adstack)")
+                                               "inner loops (with the adstack for the locals they carry)")
+    ad_stack_size: int = _opt(0, _parse_stack_size, True, "slots of each adstack (0: passes/autodiff/adstack.py's "
+                              "default); a loop of n iterations needs n + 1, more is an 'Adstack overflow' error")
     linker: str = _opt("auto", str, False, "system linker for cached shared objects: auto (ld), a path, or none")
     record: str = _opt("", str, False, "append the signature of each kernel call to this file (qd record)")
     cuda_emulate: bool = _opt(False, _parse_bool, False, "arch=cuda runs the CUDA backend's code on the CPU (an "
@@ -197,7 +211,7 @@ IGNORED_OPTIONS = frozenset(
         "advanced_optimization", "device_memory_GB", "device_memory_fraction", "kernel_profiler",
         "num_compile_threads", "short_circuit_operators", "print_full_traceback",
         "gdb_trigger", "require_version", "_test_mode", "default_gpu_block_dim",
-        "ad_stack_size", "verbose", "print_kernel_llvm_ir", "print_accessor_ir", "make_thread_local",
+        "verbose", "print_kernel_llvm_ir", "print_accessor_ir", "make_thread_local",
         "make_block_local", "cfg_optimization", "external_optimization_level", "fast_math_f64",
         # the rest of real Quadrants 1.3.3's CompileConfig: optimizer, mesh, quantization, Vulkan/Metal, autodiff
         # and debug-print switches with no counterpart here (code generation here does its own thing)

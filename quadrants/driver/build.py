@@ -35,7 +35,7 @@ def build_ir(
     result = build_kernel(source, name, params, returns, frontend_options(config, mode))
     verify(result.kernel)
     if mode == "reverse":
-        make_adjoint(result.kernel, config.ad_stack_experimental_enabled)
+        make_adjoint(result.kernel, config.ad_stack_experimental_enabled, config.ad_stack_size)
         verify(result.kernel)
     run_pipeline(result.kernel, verify_each=config.verify_passes)
     verify(result.kernel)

@@ -29,21 +29,22 @@ _DECLARATIONS = (ir.Const, ir.Arg, ir.GlobalNd, ir.NdShape, ir.Binary, ir.Unary,
                  ir.Alloca, ir.Assert)  # fmt: skip
 
 
-def make_adjoint(kernel: ir.Kernel, independent_loops: bool = False) -> None:
+def make_adjoint(kernel: ir.Kernel, independent_loops: bool = False, stack_size: int = 0) -> None:
     """Rewrite `kernel` into its reverse-mode adjoint (in place); its text then says `[reverse]`.
-    `independent_loops` (the `ad_stack_experimental_enabled` option): differentiate dynamic inner loops that
-    carry no local from one iteration to the next (adjoint.py)."""
+    `independent_loops` (the `ad_stack_experimental_enabled` option): differentiate dynamic inner loops, with
+    the adstack of `stack_size` slots (`ad_stack_size`; 0: adstack.py's default) where they use the
+    enclosing code's locals (adjoint.py, adstack.py)."""
     kernel.mode = "reverse"
     body = kernel.body.stmts
     loops = [s for s in body if isinstance(s, ir.RangeFor)]
     if not loops:
-        AdjointBuilder(kernel, kernel.body, independent_loops).run(prologue_at=_leading_declarations(body))
+        AdjointBuilder(kernel, kernel.body, independent_loops, stack_size=stack_size).run(prologue_at=_leading_declarations(body))
         return
     others = [s for s in body if not isinstance(s, ir.RangeFor) and not _declaration(s)]
     if others:
         raise QuadrantsCompilationError(MIXED, others[0].loc)
     for loop in loops:
-        AdjointBuilder(kernel, loop.body, independent_loops).run()
+        AdjointBuilder(kernel, loop.body, independent_loops, stack_size=stack_size).run()
     declarations: list[ir.Stmt] = [s for s in body if not isinstance(s, ir.RangeFor)]
     kernel.body.stmts = declarations + list(reversed(loops))
 
