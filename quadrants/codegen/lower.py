@@ -54,6 +54,7 @@ FAST_FLAGS = ("reassoc", "contract", "afn", "arcp", "nsz")
 class CodegenOptions:
     fast_math: bool = True
     bounds_checked: bool = False
+    error_checks: bool = False  # read the error record after each parallel task (bounds_checked, or an adstack)
 
 
 @dataclass

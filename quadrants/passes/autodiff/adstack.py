@@ -70,8 +70,7 @@ def plan(b: AdjointBuilder, loop: ir.RangeFor, outer: list[ir.Alloca], written: 
          capacity: int) -> LoopStacks:  # fmt: skip
     """Declare the stacks of `loop` in builder `b`'s prologue (emptied once per run of `b`'s body)."""
     cap = capacity or DEFAULT_CAPACITY
-    where = f"a loop of more than {cap - 1} iterations (line {loop.loc.lineno if loop.loc else '?'}) needs a larger " \
-            "ad_stack_size in qd.init"  # fmt: skip
+    where = f"this loop ran more than {cap - 1} iterations in a reverse-mode kernel: raise ad_stack_size in qd.init"
     b.kernel.sites.append(ir.Site("adstack", loop.loc, where))
     ls = LoopStacks(loop, site=len(b.kernel.sites) - 1)
     for var in outer:
