@@ -328,23 +328,6 @@ def test_independent_inner_loops_with_ad_stack_experimental_enabled() -> None:
     np.testing.assert_allclose(a.grad.to_numpy(), want, rtol=1e-12)
 
 
-def test_a_local_carried_by_an_inner_loop_is_refused() -> None:
-    from tests.conftest import qd_init
-
-    qd_init(log_level="warn", ad_stack_experimental_enabled=True)
-    a = qd.field(qd.f32, shape=3, needs_grad=True)
-
-    @qd.kernel
-    def k() -> None:
-        for i in a:
-            s = 1.0
-            for j in range(i):
-                s *= a[j]  # the product needs each iteration's s: the adstack
-            a[i] = s
-
-    _fails(k, "the local variable 's' carries a value between iterations", "s *= a[j]")
-
-
 def test_an_inner_loop_that_only_accumulates_into_a_local() -> None:
     from tests.conftest import qd_init
 
