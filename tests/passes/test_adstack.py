@@ -191,6 +191,43 @@ def test_a_multi_dimensional_inner_loop_runs_backwards_over_its_coordinates() ->
     np.testing.assert_allclose(a.grad.to_numpy(), want, rtol=1e-7)
 
 
+def test_a_local_declared_inside_an_if_feeds_nested_dynamic_loops() -> None:
+    _init()
+    x = qd.field(qd.f64, shape=4, needs_grad=True)
+    y = qd.field(qd.f64, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def k() -> None:
+        for i in x:
+            for j in range(i + 1):
+                if j % 2 == 0:
+                    s = x[j]  # declared in the branch; the sweep's copy of the k-loop uses it
+                    for q in range(j):
+                        s = qd.sin(s) + x[q]
+                    y[None] += s * s
+
+    def f(v: np.ndarray) -> float:
+        total = 0.0
+        for i in range(4):
+            for j in range(i + 1):
+                if j % 2 == 0:
+                    s = v[j]
+                    for q in range(j):
+                        s = np.sin(s) + v[q]
+                    total += s * s
+        return total
+
+    xs = np.array([0.3, -0.6, 0.9, 0.2])
+    x.from_numpy(xs)
+    k()
+    assert y[None] == pytest.approx(f(xs), rel=1e-12)
+    y.grad[None] = 1.0
+    k.grad()
+    h = 1e-6
+    want = [(f(xs + h * e) - f(xs - h * e)) / (2 * h) for e in np.eye(4)]
+    np.testing.assert_allclose(x.grad.to_numpy(), want, rtol=1e-7)
+
+
 def test_a_loop_that_only_accumulates_needs_no_stack() -> None:
     _init(offline_cache=False)
     a = qd.field(qd.f64, shape=4, needs_grad=True)

@@ -60,6 +60,9 @@ class AdjointBuilder:
     def run(self, prologue_at: int = 0) -> None:
         """Rewrite the body; its first `prologue_at` statements (declarations; a reversed loop's index and
         restored locals) stay first, before the adjoint locals, and have no adjoint."""
+        for s in self.body.stmts:
+            for inner in s.blocks() if isinstance(s, ir.If) else ():
+                self._hoist_allocas(inner)
         forward = list(self.body.stmts)
         self._scan(forward, depth=0)
         sweep = self.cur
@@ -67,6 +70,20 @@ class AdjointBuilder:
         self._erase_and_spill(self.body)
         stmts = self.body.stmts
         self.body.stmts = stmts[:prologue_at] + self.prologue + stmts[prologue_at:] + sweep.stmts
+
+    def _hoist_allocas(self, block: ir.Block) -> None:
+        """Move the locals declared inside an `if` of the body to its prologue: the sweep (another block) and
+        the copies of inner loops it emits may use them. Where a local is declared changes no code (every
+        backend allocates locals at the function's entry), only what the IR verifier sees."""
+        keep: list[ir.Stmt] = []
+        for s in block.stmts:
+            if isinstance(s, ir.Alloca):
+                self.prologue.append(s)
+                continue
+            keep.append(s)
+            for inner in s.blocks() if isinstance(s, ir.If) else ():
+                self._hoist_allocas(inner)
+        block.stmts = keep
 
     def _scan(self, stmts: list[ir.Stmt], depth: int) -> None:
         """Refuse what reverse mode cannot differentiate; note the values defined inside `if`s."""
