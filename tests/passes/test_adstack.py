@@ -75,7 +75,8 @@ def _kernel_source(seed: int) -> str:
         lines += ["            " + s for s in loop]
     else:
         lines += ["        " + s for s in loop]
-    lines.append("        y[i] = v * w + v")
+    # the result may read only one of the carried floats: the other reaches it through the iterations only
+    lines.append(f"        y[i] = {rng.choice(['v * w + v', 'w', 'v'])}")
     return "\n".join(lines) + "\n"
 
 

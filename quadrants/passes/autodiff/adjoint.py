@@ -133,6 +133,10 @@ class AdjointBuilder:
         accumulators = {v for v in uses if isinstance(v, ir.Alloca) and _accumulates_only(v, loop.body, uses)}
         outer, written = adstack.outer_locals(loop, accumulators)
         if outer:
+            for var in outer:  # a store is swept before the reads of later iterations: its adjoint local first
+                if _is_float(var.var_type):
+                    owner = self._owner(var)
+                    owner._slot(owner.local_adj, var, var.var_type)
             ls = self.stacked[loop] = adstack.plan(self, loop, outer, written, self.stack_size)
             rev = adstack.reversed_loop(self, loop, ls, lambda b, m: self._outer_primals(_clone_block(b, m)))
             head = len(rev.body.stmts) - len(loop.body.stmts)
