@@ -350,3 +350,40 @@ def test_break_and_while_inside_a_dynamic_loop_are_refused_at_their_line() -> No
             kernel.grad()
         text = str(e.value)
         assert message in text and "test_adstack.py" in text and line in text, text
+
+
+def test_a_top_level_loop_bound_read_from_a_field_is_no_mixed_statement() -> None:
+    _init()
+    x = qd.field(qd.f64, shape=4, needs_grad=True)
+    y = qd.field(qd.f64, shape=(), needs_grad=True)
+    n = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def k() -> None:
+        for i in range(n[None]):  # the bound is read at the top level: Quadrants allows it
+            v = x[i]
+            for _ in range(3):
+                v = v * v * 0.5 + 0.1
+            y[None] += v
+
+    @qd.kernel
+    def reads_a_differentiable_array_at_the_top() -> None:
+        for i in range(qd.cast(x[0], qd.i32)):
+            y[None] += x[i]
+
+    n[None] = 3
+    xs = np.array([0.4, -0.3, 0.8, 2.0])
+    x.from_numpy(xs)
+    k()
+    y.grad[None] = 1.0
+    k.grad()
+    want = np.zeros(4)
+    for i in range(3):
+        v, d = xs[i], 1.0
+        for _ in range(3):
+            d *= v  # d(v^2 / 2 + 0.1) / dv = v
+            v = v * v * 0.5 + 0.1
+        want[i] = d
+    np.testing.assert_allclose(x.grad.to_numpy(), want, rtol=1e-6)  # 0.1 is an f32 constant
+    with pytest.raises(qd.QuadrantsCompilationError, match="Mixed usage of for-loops"):
+        reads_a_differentiable_array_at_the_top.grad()

@@ -24,7 +24,8 @@ MIXED = ("Invalid program input for autodiff: Mixed usage of for-loops and state
          "Please split them into two kernels and check the documentation for more details:\n"
          "https://docs.taichi-lang.org/docs/differentiable_programming")  # fmt: skip
 
-# Top-level statements that may sit beside loops: declarations and arithmetic on them (loop bounds), locals.
+# Top-level statements that may sit beside loops: declarations and arithmetic on them (loop bounds), locals,
+# reads of arrays that have no gradient (a bound read from a field or an ndarray).
 _DECLARATIONS = (ir.Const, ir.Arg, ir.GlobalNd, ir.NdShape, ir.Binary, ir.Unary, ir.Cast, ir.Select, ir.ExtPtr,
                  ir.Alloca, ir.Assert)  # fmt: skip
 
@@ -40,7 +41,7 @@ def make_adjoint(kernel: ir.Kernel, independent_loops: bool = False, stack_size:
     if not loops:
         AdjointBuilder(kernel, kernel.body, independent_loops, stack_size=stack_size).run(prologue_at=_leading_declarations(body))
         return
-    others = [s for s in body if not isinstance(s, ir.RangeFor) and not _declaration(s)]
+    others = [s for s in body if not isinstance(s, ir.RangeFor) and not _declaration(s, kernel)]
     if others:
         raise QuadrantsCompilationError(MIXED, others[0].loc)
     for loop in loops:
@@ -49,7 +50,9 @@ def make_adjoint(kernel: ir.Kernel, independent_loops: bool = False, stack_size:
     kernel.body.stmts = declarations + list(reversed(loops))
 
 
-def _declaration(s: ir.Stmt) -> bool:
+def _declaration(s: ir.Stmt, kernel: ir.Kernel) -> bool:
+    if isinstance(s, ir.Load) and isinstance(s.ptr, ir.ExtPtr):  # a read of data without a gradient (a bound)
+        return s.ptr.arr not in kernel.grads
     if isinstance(s, (ir.Load, ir.Store)):  # a local variable of the top level, not memory
         return isinstance(s.ptr, ir.Alloca)
     return isinstance(s, _DECLARATIONS)
