@@ -387,3 +387,24 @@ def test_a_top_level_loop_bound_read_from_a_field_is_no_mixed_statement() -> Non
     np.testing.assert_allclose(x.grad.to_numpy(), want, rtol=1e-6)  # 0.1 is an f32 constant
     with pytest.raises(qd.QuadrantsCompilationError, match="Mixed usage of for-loops"):
         reads_a_differentiable_array_at_the_top.grad()
+
+
+def test_an_inner_loop_chained_through_global_data_is_swept_from_its_end() -> None:
+    _init()
+    x = qd.field(qd.f32, shape=(), needs_grad=True)
+    out = qd.field(qd.f32, shape=5, needs_grad=True)
+
+    @qd.kernel
+    def k() -> None:
+        for _ in range(1):
+            for i in range(5):  # no local carried: the chain runs through out
+                if i == 0:
+                    out[i] = x[None]
+                else:
+                    out[i] = out[i - 1] * 2.0 + x[None]
+
+    x[None] = 1.0
+    k()
+    out.grad[4] = 1.0
+    k.grad()
+    assert x.grad[None] == pytest.approx(1 + 2 + 4 + 8 + 16)  # out[4] = (2^5 - 1) x

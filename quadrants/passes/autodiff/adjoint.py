@@ -124,11 +124,12 @@ class AdjointBuilder:
             raise QuadrantsCompilationError("Cannot use non static range in Backwards mode", loop.loc)
 
     def _inner_loop(self, loop: ir.RangeFor) -> None:
-        """The adjoint of an inner loop: a serial loop whose body is the forward body replayed and then swept
-        (a child builder: its adjoint locals are zeroed per iteration). A loop that uses no local of the
-        enclosing code but to accumulate into it (`s += v`: no iteration needs its value, and its adjoint is
-        the same in every iteration) runs over the same range, in order; any other goes through the adstack
-        (adstack.py): its iterations last to first, each replayed from the locals' values at its start."""
+        """The adjoint of an inner loop: a serial loop over its iterations last to first (a chain through
+        global data, `out[i] = out[i - 1] + v`, is swept from its end), each the forward body replayed and
+        then swept (a child builder: its adjoint locals are zeroed per iteration). The locals of the enclosing
+        code the loop uses go through the adstack (adstack.py), which gives each iteration's replay their
+        values at its start; not those it only accumulates into (`s += v`: no iteration needs their value,
+        and their adjoint is the same in every iteration)."""
         uses = _uses(loop.body)
         accumulators = {v for v in uses if isinstance(v, ir.Alloca) and _accumulates_only(v, loop.body, uses)}
         outer, written = adstack.outer_locals(loop, accumulators)
@@ -138,19 +139,10 @@ class AdjointBuilder:
                     owner = self._owner(var)
                     owner._slot(owner.local_adj, var, var.var_type)
             ls = self.stacked[loop] = adstack.plan(self, loop, outer, written, self.stack_size)
-            rev = adstack.reversed_loop(self, loop, ls, lambda b, m: self._outer_primals(_clone_block(b, m)))
-            head = len(rev.body.stmts) - len(loop.body.stmts)
-            self._child(rev.body, prologue_at=head)
-            return
-        mapping: dict[ir.Value, ir.Value] = {}
-        clone = copy.copy(loop)
-        mapping[loop] = clone
-        clone.body = self._outer_primals(_clone_block(loop.body, mapping))
-        clone.begin, clone.end = self.primal(loop.begin), self.primal(loop.end)
-        clone.extents = tuple(self.primal(e) for e in loop.extents)
-        clone.parallel, clone.reductions = False, []
-        self.emit(clone)
-        self._child(clone.body)
+        else:
+            ls = adstack.LoopStacks(loop)  # no stacks
+        rev, head = adstack.reversed_loop(self, loop, ls, lambda b, m: self._outer_primals(_clone_block(b, m)))
+        self._child(rev.body, prologue_at=head)
 
     def _child(self, body: ir.Block, prologue_at: int = 0) -> None:
         AdjointBuilder(self.kernel, body, self.independent_loops, parent=self, stack_size=self.stack_size).run(

@@ -15,7 +15,8 @@ except those it only accumulates into (`s += v`: no iteration needs their value)
                                                       <body at i, swept>
                                                     pop u (every outer local u)
 
-A *carried* local is an outer local the body writes. The iterations are swept last to first, each one replayed
+A loop without outer locals is reversed the same way, without stacks (a chain through global data,
+`out[i] = out[i - 1] + v`, must be swept from its end). A *carried* local is an outer local the body writes. The iterations are swept last to first, each one replayed
 first from the outer locals' values at its start, so a loop-carried value may feed a nonlinear op, an index or
 an `if` condition: the replay recomputes exactly what the forward pass computed. Adjoints need no stack (a
 local's adjoint is a local of the enclosing body, swept in reverse order like its primal). A loop of n
@@ -101,10 +102,11 @@ def instrument(ls: LoopStacks) -> list[ir.Stmt]:
 
 
 def reversed_loop(b: AdjointBuilder, loop: ir.RangeFor, ls: LoopStacks,
-                  clone_block: Callable[..., ir.Block]) -> ir.RangeFor:  # fmt: skip
+                  clone_block: Callable[..., ir.Block]) -> tuple[ir.RangeFor, int]:  # fmt: skip
     """Emit, where builder `b` sweeps, the serial loop that visits `loop`'s iterations last to first, each
     starting with the outer locals restored and then `loop`'s body (a copy, for the child builder to replay and
-    sweep); then the pops of the entry values. Returns the emitted loop."""
+    sweep); then the pops of the entry values. Returns the emitted loop and the number of statements its
+    body starts with before the copy (the index, the coordinates, the pops and restores)."""
     loc = loop.loc
     t = loop.type
     assert isinstance(t, PrimitiveType)
@@ -131,7 +133,7 @@ def reversed_loop(b: AdjointBuilder, loop: ir.RangeFor, ls: LoopStacks,
     b.emit(rev)
     for _, st in ls.outer:
         b.emit(ir.AdStackPop(stack=st, loc=loc))
-    return rev
+    return rev, len(head)
 
 
 def _coordinates(loop: ir.RangeFor, index: ir.Value, b: AdjointBuilder, head: list[ir.Stmt],
