@@ -385,3 +385,36 @@ def test_a_needs_grad_false_parameter_gets_no_gradient() -> None:
     y.grad.fill(1.0)
     k.grad(x, y)
     np.testing.assert_allclose(x.grad.to_numpy(), np.zeros(3))  # the parameter says: no gradient
+
+
+# ---- cross-iteration read-after-write in a top-level loop (passes/autodiff/cross_iter.py) ---------------
+
+
+def test_cross_iteration_read_after_write_in_a_top_level_loop_is_refused_at_the_load() -> None:
+    x = qd.field(qd.f32, shape=(), needs_grad=True)
+    out = qd.field(qd.f32, shape=(4, 2), needs_grad=True)
+
+    @qd.kernel
+    def chained() -> None:
+        for i in range(1, 4):
+            out[i, 0] = out[i - 1, 0] + x[None]  # iteration i reads what iteration i - 1 wrote
+
+    @qd.kernel
+    def allowed() -> None:
+        for i in range(4):
+            out[i, 1] = x[None] * 3.0
+            out[i, 0] = out[i, 1] * 2.0  # the same i, a sibling component: no chain between iterations
+            out[i, 1] = out[i, 1] + out[3, 0] * 0.0  # out[3, 0]'s index does not depend on i
+
+    with pytest.raises(qd.QuadrantsCompilationError) as e:
+        chained.grad()
+    text = str(e.value)
+    assert "Cross-iteration read-after-write" in text and "test_autodiff_rules.py" in text, text
+    assert "out[i - 1, 0]" in text, text
+    x[None] = 1.0
+    allowed()
+    out.grad.fill(0.0)
+    for i in range(4):
+        out.grad[i, 0] = 1.0
+    allowed.grad()
+    assert x.grad[None] == pytest.approx(4 * 6.0)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from quadrants.errors import QuadrantsCompilationError
 from quadrants.ir import nodes as ir
+from quadrants.passes.autodiff import cross_iter
 from quadrants.passes.autodiff.adjoint import AdjointBuilder
 
 MIXED = ("Invalid program input for autodiff: Mixed usage of for-loops and statements without looping. \n"
@@ -45,6 +46,7 @@ def make_adjoint(kernel: ir.Kernel, independent_loops: bool = False, stack_size:
     if others:
         raise QuadrantsCompilationError(MIXED, others[0].loc)
     for loop in loops:
+        cross_iter.check(kernel, loop)
         AdjointBuilder(kernel, loop.body, independent_loops, stack_size=stack_size).run()
     declarations: list[ir.Stmt] = [s for s in body if not isinstance(s, ir.RangeFor)]
     kernel.body.stmts = declarations + list(reversed(loops))
