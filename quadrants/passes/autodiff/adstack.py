@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from quadrants.errors import SourceLoc
 from quadrants.ir import nodes as ir
@@ -114,7 +114,7 @@ def reversed_loop(b: AdjointBuilder, loop: ir.RangeFor, ls: LoopStacks,
     rev = ir.RangeFor(begin=begin, end=end, parallel=False, name=loop.name, type=t, loc=loc)
     head: list[ir.Stmt] = []
 
-    def emit(s: ir.Stmt) -> ir.Stmt:
+    def emit(s: Any) -> Any:
         head.append(s)
         return s
 
