@@ -408,3 +408,23 @@ def test_an_inner_loop_chained_through_global_data_is_swept_from_its_end() -> No
     out.grad[4] = 1.0
     k.grad()
     assert x.grad[None] == pytest.approx(1 + 2 + 4 + 8 + 16)  # out[4] = (2^5 - 1) x
+
+
+def test_stacks_larger_than_a_thread_frame_are_refused_at_compile_time() -> None:
+    from quadrants.passes.autodiff import adstack
+
+    _init(ad_stack_size=adstack.CPU_FRAME_LIMIT // 8)  # two f64 stacks of that many slots overflow the frame
+    x = qd.field(qd.f64, shape=2, needs_grad=True)
+
+    @qd.kernel
+    def k(n: qd.i32) -> None:
+        for i in x:
+            v = x[i]
+            w = x[i] * 2.0
+            for _ in range(n):
+                v, w = qd.sin(w), v * w
+            x[i] = v + w
+
+    with pytest.raises(qd.QuadrantsCompilationError, match=r"adstacks of this reverse-mode kernel need \d+ bytes") as e:
+        k.grad(3)
+    assert "test_adstack.py" in str(e.value) and "for _ in range(n):" in str(e.value), str(e.value)

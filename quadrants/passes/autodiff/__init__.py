@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from quadrants.errors import QuadrantsCompilationError
 from quadrants.ir import nodes as ir
-from quadrants.passes.autodiff import cross_iter
+from quadrants.passes.autodiff import adstack, cross_iter
 from quadrants.passes.autodiff.adjoint import AdjointBuilder
 
 MIXED = ("Invalid program input for autodiff: Mixed usage of for-loops and statements without looping. \n"
@@ -31,16 +31,18 @@ _DECLARATIONS = (ir.Const, ir.Arg, ir.GlobalNd, ir.NdShape, ir.Binary, ir.Unary,
                  ir.Alloca, ir.Assert)  # fmt: skip
 
 
-def make_adjoint(kernel: ir.Kernel, independent_loops: bool = False, stack_size: int = 0) -> None:
+def make_adjoint(kernel: ir.Kernel, independent_loops: bool = False, stack_size: int = 0,
+                 frame_limit: int = adstack.CPU_FRAME_LIMIT) -> None:  # fmt: skip
     """Rewrite `kernel` into its reverse-mode adjoint (in place); its text then says `[reverse]`.
     `independent_loops` (the `ad_stack_experimental_enabled` option): differentiate dynamic inner loops, with
     the adstack of `stack_size` slots (`ad_stack_size`; 0: adstack.py's default) where they use the
-    enclosing code's locals (adjoint.py, adstack.py)."""
+    enclosing code's locals (adjoint.py, adstack.py), at most `frame_limit` bytes of them per thread."""
     kernel.mode = "reverse"
     body = kernel.body.stmts
     loops = [s for s in body if isinstance(s, ir.RangeFor)]
     if not loops:
         AdjointBuilder(kernel, kernel.body, independent_loops, stack_size=stack_size).run(prologue_at=_leading_declarations(body))
+        adstack.check_frame(kernel, frame_limit)
         return
     others = [s for s in body if not isinstance(s, ir.RangeFor) and not _declaration(s, kernel)]
     if others:
@@ -50,6 +52,7 @@ def make_adjoint(kernel: ir.Kernel, independent_loops: bool = False, stack_size:
         AdjointBuilder(kernel, loop.body, independent_loops, stack_size=stack_size).run()
     declarations: list[ir.Stmt] = [s for s in body if not isinstance(s, ir.RangeFor)]
     kernel.body.stmts = declarations + list(reversed(loops))
+    adstack.check_frame(kernel, frame_limit)
 
 
 def _declaration(s: ir.Stmt, kernel: ir.Kernel) -> bool:

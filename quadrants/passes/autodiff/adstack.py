@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from quadrants.errors import SourceLoc
+from quadrants.errors import QuadrantsCompilationError, SourceLoc
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
 
@@ -39,6 +39,10 @@ if TYPE_CHECKING:
     from quadrants.passes.autodiff.adjoint import AdjointBuilder
 
 DEFAULT_CAPACITY = 1024  # slots of each stack when `ad_stack_size` is 0 (a loop of up to 1023 iterations)
+# Bytes of stacks one thread may hold: they live in its frame (a CPU thread has 8 MiB by default; a CUDA thread at
+# most 512 KiB of local memory), so a kernel that needs more is refused at compile time, never a crash.
+CPU_FRAME_LIMIT = 4 << 20
+CUDA_FRAME_LIMIT = 256 << 10
 
 
 @dataclass
@@ -82,6 +86,17 @@ def plan(b: AdjointBuilder, loop: ir.RangeFor, outer: list[ir.Alloca], written: 
         if var in written:
             ls.carried.append((var, st))
     return ls
+
+
+def check_frame(kernel: ir.Kernel, limit: int) -> None:
+    """Refuse a kernel whose stacks need more than `limit` bytes per thread (at its first stack's loop)."""
+    stacks = [s for s in ir.walk(kernel.body) if isinstance(s, ir.AdStack)]
+    total = sum(4 + s.capacity * max(1, s.var_type.bits // 8) for s in stacks)
+    if total > limit:
+        raise QuadrantsCompilationError(
+            f"the adstacks of this reverse-mode kernel need {total} bytes per thread ({len(stacks)} stacks of "
+            f"{stacks[0].capacity} slots), more than the {limit} this backend allows: lower ad_stack_size in "
+            "qd.init, or carry fewer locals through dynamic loops", stacks[0].loc)
 
 
 def _push(var: ir.Alloca, st: ir.AdStack, site: int, loc: SourceLoc | None) -> list[ir.Stmt]:
@@ -165,4 +180,4 @@ def _bin(head: list[ir.Stmt], op: str, a: ir.Value, c: ir.Value, t: object, loc:
     return v
 
 
-__all__ = ["DEFAULT_CAPACITY", "LoopStacks", "outer_locals", "plan", "instrument", "reversed_loop"]
+__all__ = ["DEFAULT_CAPACITY", "CPU_FRAME_LIMIT", "CUDA_FRAME_LIMIT", "LoopStacks", "check_frame", "outer_locals", "plan", "instrument", "reversed_loop"]
