@@ -15,6 +15,7 @@ cache keys (see `compile_relevant()`); log level, thread counts and paths do not
 from __future__ import annotations
 
 import dataclasses
+import operator
 import os
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -142,6 +143,17 @@ def _parse_level(value: Any) -> str:
     return v
 
 
+def _parse_stack_size(value: Any) -> int:
+    """A non-negative integer (0: the default capacity)."""
+    try:
+        n = int(value) if isinstance(value, str) else operator.index(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"ad_stack_size must be an integer, got {value!r}") from None
+    if n < 0 or n >= 2**31:
+        raise ValueError(f"ad_stack_size must be in [0, 2**31), got {n}")
+    return n
+
+
 def _opt(default: Any, parse: Callable[[Any], Any], compile: bool = False, doc: str = "") -> Any:
     return field(default=default, metadata={"parse": parse, "compile": compile, "doc": doc})
 
@@ -188,7 +200,9 @@ class Config:
     debug_dump_path: str = _opt("/tmp/ir/", str, False, "directory for `dump` / `dump_ir` (Quadrants' default)")
     unrolling_limit: int = _opt(32, int, False, "warn when qd.static(range) unrolls more iterations")
     ad_stack_experimental_enabled: bool = _opt(False, _parse_bool, True, "reverse mode: differentiate dynamic "
-                                               "inner loops that carry no local between iterations (no adstack)")
+                                               "inner loops (with the adstack for the locals they carry)")
+    ad_stack_size: int = _opt(0, _parse_stack_size, True, "slots of each adstack (0: passes/autodiff/adstack.py's "
+                              "default); a loop of n iterations needs n + 1, more is an 'Adstack overflow' error")
     linker: str = _opt("auto", str, False, "system linker for cached shared objects: auto (ld), a path, or none")
     record: str = _opt("", str, False, "append the signature of each kernel call to this file (qd record)")
     cuda_emulate: bool = _opt(False, _parse_bool, False, "arch=cuda runs the CUDA backend's code on the CPU (an "
@@ -232,7 +246,7 @@ class Config:
 # as in Quadrants, whose CompileConfig has no such attribute. None of them changes code or enters a cache key.
 ACCEPTED_OPTIONS: dict[str, Any] = {
     "advanced_optimization": True, "device_memory_GB": 1.0, "device_memory_fraction": 0.0, "kernel_profiler": False,
-    "num_compile_threads": 4, "gdb_trigger": False, "default_gpu_block_dim": 128, "ad_stack_size": 0,
+    "num_compile_threads": 4, "gdb_trigger": False, "default_gpu_block_dim": 128,
     "print_kernel_llvm_ir": False, "print_accessor_ir": False, "make_thread_local": True, "make_block_local": True,
     "cfg_optimization": True, "ad_stack_sparse_threshold_bytes": 104857600, "auto_mesh_local_default_occupacy": 4,
     "cache_loop_invariant_global_vars": True, "default_cpu_block_dim": 32, "demote_dense_struct_fors": True,

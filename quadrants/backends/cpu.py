@@ -105,7 +105,7 @@ class CpuBackend:
 
     def render(self, fe: FrontendResult, ir_text: str, symbol: str) -> Rendered:
         """The kernel's IR as an LLVM module for this CPU: the entry function and one task per parallel loop."""
-        from quadrants.codegen.abi import make_abi
+        from quadrants.codegen.abi import error_checks, make_abi
         from quadrants.codegen.cpu import cpu_target, target_machine
         from quadrants.codegen.kernel import TargetInfo, lower_kernel
         from quadrants.codegen.lower import CodegenOptions
@@ -114,9 +114,10 @@ class CpuBackend:
         t0 = time.perf_counter()
         target = cpu_target(config.cpu_target)
         info = TargetInfo(triple=target.triple, data_layout=str(target_machine(target, 2).target_data))
-        options = CodegenOptions(fast_math=config.fast_math, bounds_checked=config.bounds_checked)
+        checks = error_checks(fe.kernel, config.bounds_checked)
+        options = CodegenOptions(fast_math=config.fast_math, bounds_checked=config.bounds_checked, error_checks=checks)
         module = lower_kernel(fe.kernel, options, symbol, info)
-        abi = make_abi(fe.kernel, symbol, keep_sites=config.bounds_checked)
+        abi = make_abi(fe.kernel, symbol, keep_sites=checks)
         return Rendered(str(module), abi, fe, ir_text, {"lower": time.perf_counter() - t0})
 
     def compile(self, rendered: Rendered) -> CompiledCpu:

@@ -185,12 +185,13 @@ class RenderedCuda:
 def render_cuda(fe: FrontendResult, ir_text: str, symbol: str, config: Config, arch: str) -> RenderedCuda:
     """The kernel's tasks as an NVPTX module for `arch`; with `config.cuda_emulate`, as host functions for
     runtime/emulator.py (thread ids read from a global, math from libm)."""
-    from quadrants.codegen.abi import make_abi
+    from quadrants.codegen.abi import error_checks, make_abi
     from quadrants.codegen.cuda import lower_cuda_kernel
     from quadrants.codegen.lower import CodegenOptions
 
     t0 = time.perf_counter()
-    opts = CodegenOptions(fast_math=config.fast_math, bounds_checked=config.bounds_checked)
+    checks = error_checks(fe.kernel, config.bounds_checked)
+    opts = CodegenOptions(fast_math=config.fast_math, bounds_checked=config.bounds_checked, error_checks=checks)
     host = None
     if config.cuda_emulate:
         from quadrants.codegen.cpu import cpu_target, target_machine
@@ -199,7 +200,7 @@ def render_cuda(fe: FrontendResult, ir_text: str, symbol: str, config: Config, a
         target = cpu_target("host")
         host = TargetInfo(target.triple, str(target_machine(target, 2).target_data))
     module, plan = lower_cuda_kernel(fe.kernel, opts, symbol, arch, emulate_on=host)
-    abi = make_abi(fe.kernel, symbol, keep_sites=config.bounds_checked)
+    abi = make_abi(fe.kernel, symbol, keep_sites=checks)
     return RenderedCuda(str(module), plan, abi, fe, ir_text, {"cuda_lower": time.perf_counter() - t0})
 
 

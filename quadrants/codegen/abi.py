@@ -9,6 +9,12 @@ from quadrants.passes.random_streams import HIDDEN_PARAMS
 from quadrants.runtime.abi import ArgABI, KernelABI, SiteABI
 
 
+def error_checks(kernel: ir.Kernel, bounds_checked: bool) -> bool:
+    """Whether the kernel's launches read its error record: checks compiled in (`bounds_checked`), or an
+    adstack (passes/autodiff/adstack.py), whose overflow is always an error."""
+    return bounds_checked or any(s.kind == "adstack" for s in kernel.sites)
+
+
 def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelABI:
     """The kernel's calling convention. Check sites only matter when checks are compiled in (`debug`,
     `check_out_of_bound`); without them the ABI stays small (it is read at every cache hit)."""

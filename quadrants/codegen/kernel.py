@@ -130,7 +130,7 @@ def _lower_range_for(lw: EntryLowering, s: ir.RangeFor) -> None:
     pf = runtime_ir.declare_parallel_for(lw.m)
     begin, end = (lw.v(x) if lw.v(x).type == I64 else b.sext(lw.v(x), I64) for x in (s.begin, s.end))
     b.call(pf, [task.bitcast(PTR), frame, begin, end, nthreads, grain, lw.ctx])
-    if lw.opts.bounds_checked:
+    if lw.opts.error_checks:
         err = b.load(lw.ctx_field(CTX_ERROR), typ=I32)
         ok = lw.fn.append_basic_block("after_task")
         b.cbranch(b.icmp_signed("!=", err, ll.Constant(I32, 0)), lw.error_exit(), ok)

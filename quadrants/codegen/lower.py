@@ -20,6 +20,7 @@ import numpy as np
 from llvmlite import ir as ll
 
 from quadrants.codegen import runtime_ir
+from quadrants.codegen.adstack import lower_adstack, lower_pop, lower_push, lower_top
 from quadrants.codegen.atomics import Slot, lower_atomic, lower_reduce
 from quadrants.codegen.llvm_types import (
     CTX_REGIONS,
@@ -53,6 +54,7 @@ FAST_FLAGS = ("reassoc", "contract", "afn", "arcp", "nsz")
 class CodegenOptions:
     fast_math: bool = True
     bounds_checked: bool = False
+    error_checks: bool = False  # read the error record after each parallel task (bounds_checked, or an adstack)
 
 
 @dataclass
@@ -516,6 +518,10 @@ SHARED_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType(
         ir.Return: FnLowering.return_stmt,
         ir.Call: FnLowering.call_stmt,
         ir.Assert: FnLowering.assert_stmt,
+        ir.AdStack: lower_adstack,
+        ir.AdStackPush: lower_push,
+        ir.AdStackPop: lower_pop,
+        ir.AdStackTop: lower_top,
         ir.Print: lower_print,
     }
 )

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from quadrants import _config
 from quadrants._config import Config
 from quadrants.frontend.source import FunctionSource
 from quadrants.frontend.visitor import FrontendOptions, FrontendResult, ParamSpec, build_kernel
 from quadrants.ir.printer import format_kernel
 from quadrants.ir.verifier import verify
 from quadrants.passes import run_pipeline
-from quadrants.passes.autodiff import make_adjoint
+from quadrants.passes.autodiff import adstack, make_adjoint
 from quadrants.passes.autodiff.forward import make_dual
 from quadrants.passes.autodiff.validation import make_validation
 
@@ -38,7 +39,8 @@ def build_ir(
     result = build_kernel(source, name, params, returns, frontend_options(config, mode))
     verify(result.kernel)
     if mode == "reverse":
-        make_adjoint(result.kernel, config.ad_stack_experimental_enabled)
+        limit = adstack.CUDA_FRAME_LIMIT if config.arch is _config.cuda else adstack.CPU_FRAME_LIMIT
+        make_adjoint(result.kernel, config.ad_stack_experimental_enabled, config.ad_stack_size, limit)
         verify(result.kernel)
     elif mode == "forward":
         make_dual(result.kernel)

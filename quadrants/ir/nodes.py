@@ -383,6 +383,49 @@ class Assert(Stmt):
         return (self.cond,) + (() if self.index is None else (self.index,)) + self.extra
 
 
+@dataclass(eq=False, slots=True)
+class AdStack(Value):
+    """Reverse mode's adstack (passes/autodiff/adstack.py): a per-thread stack of up to `capacity` values of
+    `var_type`, empty where this statement runs. Its value (a PtrType of `var_type`) is read only by the
+    three statements below."""
+
+    var_type: PrimitiveType = i32
+    capacity: int = 0
+    name: str = ""
+
+
+@dataclass(eq=False, slots=True)
+class AdStackPush(Stmt):
+    """Push `value` on `stack`; a full stack stops the kernel with the error of `site` (kind "adstack")."""
+
+    stack: Value = None  # type: ignore[assignment]
+    value: Value = None  # type: ignore[assignment]
+    site: int = -1
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.stack, self.value)
+
+
+@dataclass(eq=False, slots=True)
+class AdStackPop(Stmt):
+    """Drop the top of `stack` (never empty here: the adstack pass pairs each pop with an earlier push)."""
+
+    stack: Value = None  # type: ignore[assignment]
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.stack,)
+
+
+@dataclass(eq=False, slots=True)
+class AdStackTop(Value):
+    """The value on top of `stack` (not removed)."""
+
+    stack: Value = None  # type: ignore[assignment]
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.stack,)
+
+
 # ---- the kernel --------------------------------------------------------------------------------------
 
 
@@ -397,8 +440,8 @@ class Site:
     """A runtime check location: what is checked and where, for the error message."""
 
     # "bounds" (an ndarray/field index), "matrix_bounds" (a vector/matrix index), "assert", "formatted" (an
-    # assert whose detail has `%d`s for its index and extra values: a BufferView's), or "overflow" (a debug-mode
-    # integer overflow: not an error, the launcher warns)
+    # assert whose detail has `%d`s for its index and extra values: a BufferView's), "adstack" (a full adstack in a
+    # reverse-mode kernel) or "overflow" (a debug-mode integer overflow: not an error, the launcher warns)
     kind: str
     loc: SourceLoc | None
     detail: str = ""  # ndarray name for bounds checks, message for asserts
@@ -456,7 +499,8 @@ def walk(block: Block) -> Iterator[Stmt]:
 __all__ = [
     "NdType", "PtrType", "IRType", "Stmt", "Value", "Block", "Const", "Arg", "GlobalNd", "NdShape", "Binary", "Unary",
     "Cast", "Select", "ExtPtr", "Alloca", "Load", "AtomicRMW", "Random", "Reduce", "Store", "If", "While",
-    "Reduction", "RangeFor", "LoopCoord", "Break", "Continue", "Return", "Call", "Print", "Assert", "Param", "Site",
+    "Reduction", "RangeFor", "LoopCoord", "Break", "Continue", "Return", "Call", "Print", "Assert", "AdStack",
+    "AdStackPush", "AdStackPop", "AdStackTop", "Param", "Site",
     "FuncParam", "Function", "Kernel", "walk",
     "RANDOM_TYPES", "ARITH_OPS", "BIT_OPS", "CMP_OPS", "BINARY_OPS", "UNARY_OPS", "FLOAT_ONLY_UNARY", "u1",
 ]  # fmt: skip

@@ -89,6 +89,8 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
             return f"{lhs} = extptr {n(s.arr)}[{idx}]{el}{chk} : {t}"
         if isinstance(s, ir.Alloca):
             return f"{lhs} = alloca {s.var_type} {s.name} : {t}"
+        if isinstance(s, ir.AdStack):
+            return f"{lhs} = adstack {s.var_type} x {s.capacity} {s.name} : {t}"
         if isinstance(s, ir.AtomicRMW):
             return f"{lhs} = atomic {s.op} {ops} : {t}"
         if isinstance(s, ir.Random):
@@ -106,6 +108,8 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
         return "print " + ", ".join(
             repr(p) if isinstance(p, str) else n(p) + (f":{spec!r}" if spec else "") for p, spec in zip(s.parts, specs)
         )
+    if isinstance(s, ir.AdStackPush):
+        return f"adstackpush {ops} !site {s.site}"
     if isinstance(s, ir.Assert):
         return f"assert {ops} !site {s.site}"
     if isinstance(s, ir.Call):

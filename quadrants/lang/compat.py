@@ -32,7 +32,7 @@ class Extension(enum.Enum):
     extfunc = "extfunc"
 
 
-_SUPPORTED = {Extension.data64, Extension.assertion, Extension.extfunc}
+_SUPPORTED = {Extension.data64, Extension.assertion, Extension.extfunc, Extension.adstack}
 
 
 def is_extension_supported(arch: Any, ext: Extension) -> bool:

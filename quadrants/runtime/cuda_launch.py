@@ -45,7 +45,8 @@ class CudaLauncher(Launcher):
         self.device = device
         self.plan = loaded.plan
         self.functions = loaded.functions
-        self.check_errors = check_errors
+        # an adstack overflow is always an error (never a gradient read from the wrong slot), debug mode or not
+        self.check_errors = check_errors or any(s.kind == "adstack" for s in abi.sites)
         self._ctx_mem = device.zeros(ctypes.sizeof(RuntimeContext))
         self.ctx = RuntimeContext.from_address(self._ctx_mem.ctypes.data)
         nres = max(1, len(abi.rets)) * RESULT_SLOT_BYTES

@@ -204,6 +204,8 @@ class Launcher:
                 loc,
             )
         detail = site.detail if site is not None else ""
+        if site is not None and site.kind == "adstack":  # a full stack of a reverse-mode kernel
+            raise QuadrantsAssertionError(f"Adstack overflow: {detail} (capacity {extent})", loc)
         if site is not None and site.kind == "matrix_bounds":  # Quadrants' words
             raise QuadrantsAssertionError(f"Out of bound access to a {detail} matrix with index [{index}]", loc)
         if site is not None and site.kind == "formatted":  # a message with %d for the index and the two values

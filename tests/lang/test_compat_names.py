@@ -37,7 +37,8 @@ def test_gpu_is_a_list_of_archs_as_in_quadrants() -> None:
 def test_extensions() -> None:
     assert qd.is_extension_supported(qd.cpu, qd.extension.data64)
     assert qd.is_extension_supported(qd.cpu, qd.extension.assertion)
-    for ext in (qd.extension.sparse, qd.extension.quant, qd.extension.adstack, qd.extension.mesh):
+    assert qd.is_extension_supported(qd.cpu, qd.extension.adstack)  # passes/autodiff/adstack.py
+    for ext in (qd.extension.sparse, qd.extension.quant, qd.extension.mesh):
         assert not qd.is_extension_supported(qd.cpu, ext)  # not implemented here: programs that need them skip
     assert not qd.is_extension_supported(qd.vulkan, qd.extension.data64)
 

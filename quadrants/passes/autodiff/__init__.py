@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from quadrants.errors import QuadrantsCompilationError
 from quadrants.ir import nodes as ir
+from quadrants.passes.autodiff import adstack
 from quadrants.passes.autodiff.adjoint import AdjointBuilder
 from quadrants.passes.autodiff.cross_iter import check_loop
 
@@ -25,32 +26,39 @@ MIXED = ("Invalid program input for autodiff: Mixed usage of for-loops and state
          "Please split them into two kernels and check the documentation for more details:\n"
          "https://docs.taichi-lang.org/docs/differentiable_programming")  # fmt: skip
 
-# Top-level statements that may sit beside loops: declarations and arithmetic on them (loop bounds), locals.
+# Top-level statements that may sit beside loops: declarations and arithmetic on them (loop bounds), locals,
+# reads of arrays that have no gradient (a bound read from a field or an ndarray).
 _DECLARATIONS = (ir.Const, ir.Arg, ir.GlobalNd, ir.NdShape, ir.Binary, ir.Unary, ir.Cast, ir.Select, ir.ExtPtr,
                  ir.Alloca, ir.Assert)  # fmt: skip
 
 
-def make_adjoint(kernel: ir.Kernel, independent_loops: bool = False) -> None:
+def make_adjoint(kernel: ir.Kernel, independent_loops: bool = False, stack_size: int = 0,
+                 frame_limit: int = adstack.CPU_FRAME_LIMIT) -> None:  # fmt: skip
     """Rewrite `kernel` into its reverse-mode adjoint (in place); its text then says `[reverse]`.
-    `independent_loops` (the `ad_stack_experimental_enabled` option): differentiate dynamic inner loops that
-    carry no local from one iteration to the next (adjoint.py)."""
+    `independent_loops` (the `ad_stack_experimental_enabled` option): differentiate dynamic inner loops, with
+    the adstack of `stack_size` slots (`ad_stack_size`; 0: adstack.py's default) where they use the
+    enclosing code's locals (adjoint.py, adstack.py), at most `frame_limit` bytes of them per thread."""
     kernel.mode = "reverse"
     body = kernel.body.stmts
     loops = [s for s in body if isinstance(s, ir.RangeFor)]
     if not loops:
-        AdjointBuilder(kernel, kernel.body, independent_loops).run(prologue_at=_leading_declarations(body))
+        AdjointBuilder(kernel, kernel.body, independent_loops, stack_size=stack_size).run(prologue_at=_leading_declarations(body))
+        adstack.check_frame(kernel, frame_limit)
         return
-    others = [s for s in body if not isinstance(s, ir.RangeFor) and not _declaration(s)]
+    others = [s for s in body if not isinstance(s, ir.RangeFor) and not _declaration(s, kernel)]
     if others:
         raise QuadrantsCompilationError(MIXED, others[0].loc)
     for loop in loops:
         check_loop(kernel, loop)  # cross-iteration read-after-write through a field: refused (cross_iter.py)
-        AdjointBuilder(kernel, loop.body, independent_loops).run()
+        AdjointBuilder(kernel, loop.body, independent_loops, stack_size=stack_size).run()
     declarations: list[ir.Stmt] = [s for s in body if not isinstance(s, ir.RangeFor)]
     kernel.body.stmts = declarations + list(reversed(loops))
+    adstack.check_frame(kernel, frame_limit)
 
 
-def _declaration(s: ir.Stmt) -> bool:
+def _declaration(s: ir.Stmt, kernel: ir.Kernel) -> bool:
+    if isinstance(s, ir.Load) and isinstance(s.ptr, ir.ExtPtr):  # a read of data without a gradient (a bound)
+        return s.ptr.arr not in kernel.grads
     if isinstance(s, (ir.Load, ir.Store)):  # a local variable of the top level, not memory
         return isinstance(s.ptr, ir.Alloca)
     return isinstance(s, _DECLARATIONS)

@@ -26,7 +26,7 @@ from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsRuntimeError
 from quadrants.ir import nodes as ir
-from quadrants.passes.autodiff import derivatives
+from quadrants.passes.autodiff import adstack, derivatives
 from quadrants.types.dtypes import PrimitiveType, u1
 
 _NO_ADJOINT = (ir.Const, ir.Arg, ir.GlobalNd, ir.NdShape, ir.LoopCoord, ir.ExtPtr, ir.Alloca, ir.Random, ir.Print,
@@ -35,9 +35,10 @@ _NO_ADJOINT = (ir.Const, ir.Arg, ir.GlobalNd, ir.NdShape, ir.LoopCoord, ir.ExtPt
 
 class AdjointBuilder:
     def __init__(self, kernel: ir.Kernel, body: ir.Block, independent_loops: bool = False,
-                 parent: AdjointBuilder | None = None) -> None:  # fmt: skip
-        """`independent_loops` (`ad_stack_experimental_enabled`): dynamic inner loops are differentiated when
-        no local carries a value from one iteration to the next; each is then the body of a child builder."""
+                 parent: AdjointBuilder | None = None, stack_size: int = 0) -> None:  # fmt: skip
+        """`independent_loops` (`ad_stack_experimental_enabled`): dynamic inner loops are differentiated, each
+        the body of a child builder, with the adstack (adstack.py, `stack_size` slots; 0: its default) for
+        the locals of the enclosing code they use."""
         self.kernel = kernel
         self.grads = kernel.grads
         self.grad_handles = set(kernel.grads.values())
@@ -50,18 +51,39 @@ class AdjointBuilder:
         self.local_adj: dict[ir.Value, ir.Alloca] = {}  # float local variable (an Alloca) -> its adjoint local
         self.nested: set[ir.Value] = set()  # forward values defined inside an `if` of the body
         self.spills: dict[ir.Value, ir.Alloca] = {}
+        self.stack_size = stack_size
+        self.stacked: dict[ir.RangeFor, adstack.LoopStacks] = {}  # this body's inner loops that use the adstack
         self.cur = ir.Block()
 
     # ---- the body ---------------------------------------------------------------------------------------
 
     def run(self, prologue_at: int = 0) -> None:
+        """Rewrite the body; its first `prologue_at` statements (declarations; a reversed loop's index and
+        restored locals) stay first, before the adjoint locals, and have no adjoint."""
+        for s in self.body.stmts:
+            for inner in s.blocks() if isinstance(s, ir.If) else ():
+                self._hoist_allocas(inner)
         forward = list(self.body.stmts)
         self._scan(forward, depth=0)
         sweep = self.cur
-        self._reverse(forward)
+        self._reverse(forward[prologue_at:])
         self._erase_and_spill(self.body)
         stmts = self.body.stmts
         self.body.stmts = stmts[:prologue_at] + self.prologue + stmts[prologue_at:] + sweep.stmts
+
+    def _hoist_allocas(self, block: ir.Block) -> None:
+        """Move the locals declared inside an `if` of the body to its prologue: the sweep (another block) and
+        the copies of inner loops it emits may use them. Where a local is declared changes no code (every
+        backend allocates locals at the function's entry), only what the IR verifier sees."""
+        keep: list[ir.Stmt] = []
+        for s in block.stmts:
+            if isinstance(s, ir.Alloca):
+                self.prologue.append(s)
+                continue
+            keep.append(s)
+            for inner in s.blocks() if isinstance(s, ir.If) else ():
+                self._hoist_allocas(inner)
+        block.stmts = keep
 
     def _scan(self, stmts: list[ir.Stmt], depth: int) -> None:
         """Refuse what reverse mode cannot differentiate; note the values defined inside `if`s."""
@@ -97,41 +119,62 @@ class AdjointBuilder:
                 self._scan(s.orelse.stmts, depth + 1)
 
     def _check_inner_loop(self, loop: ir.RangeFor) -> None:
-        """An inner runtime loop: refused without `ad_stack_experimental_enabled`, as in Quadrants; with it,
-        refused when a local of the enclosing code carries a value between its iterations (it would have to be
-        kept per iteration: that is the adstack, not implemented yet), unless the loop only accumulates into
-        it (`s += v`): then no iteration needs its value, and its adjoint is the same in every iteration."""
+        """An inner runtime loop: refused without `ad_stack_experimental_enabled`, as in Quadrants."""
         if not self.independent_loops:
             raise QuadrantsCompilationError("Cannot use non static range in Backwards mode", loop.loc)
-        inside = {s for s in ir.walk(loop.body) if isinstance(s, ir.Value)}
-        uses = _uses(loop.body)
-        for s in ir.walk(loop.body):
-            if isinstance(s, (ir.Store, ir.AtomicRMW)) and isinstance(s.ptr, ir.Alloca) and s.ptr not in inside:
-                if _accumulates_only(s.ptr, loop.body, uses):
-                    continue
-                raise QuadrantsCompilationError(
-                    f"the local variable {s.ptr.name!r} carries a value between iterations of this dynamic loop: "
-                    "differentiating it needs the adstack, which quadrants does not implement yet", s.loc)
 
     def _inner_loop(self, loop: ir.RangeFor) -> None:
-        """The adjoint of an independent inner loop: a serial loop over the same range whose body is the
-        forward body replayed and then swept (a child builder: its adjoint locals are zeroed per iteration)."""
-        mapping: dict[ir.Value, ir.Value] = {}
-        clone = copy.copy(loop)
-        mapping[loop] = clone
-        clone.body = _clone_block(loop.body, mapping)
-        clone.begin, clone.end = self.primal(loop.begin), self.primal(loop.end)
-        clone.extents = tuple(self.primal(e) for e in loop.extents)
-        clone.parallel, clone.reductions = False, []
-        self.emit(clone)
-        AdjointBuilder(self.kernel, clone.body, self.independent_loops, parent=self).run()
+        """The adjoint of an inner loop: a serial loop over its iterations last to first (a chain through
+        global data, `out[i] = out[i - 1] + v`, is swept from its end), each the forward body replayed and
+        then swept (a child builder: its adjoint locals are zeroed per iteration). The locals of the enclosing
+        code the loop uses go through the adstack (adstack.py), which gives each iteration's replay their
+        values at its start; not those it only accumulates into (`s += v`: no iteration needs their value,
+        and their adjoint is the same in every iteration)."""
+        uses = _uses(loop.body)
+        accumulators = {v for v in uses if isinstance(v, ir.Alloca) and _accumulates_only(v, loop.body, uses)}
+        outer, written = adstack.outer_locals(loop, accumulators)
+        if outer:
+            for var in outer:  # a store is swept before the reads of later iterations: its adjoint local first
+                if _is_float(var.var_type):
+                    owner = self._owner(var)
+                    owner._slot(owner.local_adj, var, var.var_type)
+            ls = self.stacked[loop] = adstack.plan(self, loop, outer, written, self.stack_size)
+        else:
+            ls = adstack.LoopStacks(loop)  # no stacks
+        rev, head = adstack.reversed_loop(self, loop, ls, lambda b, m: self._outer_primals(_clone_block(b, m)))
+        self._child(rev.body, prologue_at=head)
+
+    def _child(self, body: ir.Block, prologue_at: int = 0) -> None:
+        AdjointBuilder(self.kernel, body, self.independent_loops, parent=self, stack_size=self.stack_size).run(
+            prologue_at=prologue_at)
+
+    def _outer_primals(self, block: ir.Block) -> ir.Block:
+        """`block` (a copy of an inner loop's body, emitted in the sweep) reading the forward values of the
+        enclosing code defined inside an `if` through their spills (the sweep is in another block)."""
+        inside = {s for s in ir.walk(block) if isinstance(s, ir.Value)}
+        subst: dict[ir.Value, ir.Value] = {}
+        for s in ir.walk(block):
+            for v in s.operands():
+                if v in inside or v in subst or isinstance(v, (ir.Alloca, ir.AdStack)):
+                    continue
+                p = self.primal(v)
+                if p is not v:
+                    subst[v] = p
+        if subst:
+            for s in ir.walk(block):
+                s.replace_operands(subst)
+        return block
 
     def _erase_and_spill(self, block: ir.Block) -> None:
-        """Stores and atomics into differentiable arrays leave the replay; spilled values get their store."""
+        """Stores and atomics into differentiable arrays leave the replay; spilled values get their store;
+        inner loops that use the adstack get their pushes."""
         out: list[ir.Stmt] = []
         for s in block.stmts:
             if isinstance(s, (ir.Store, ir.AtomicRMW)) and self.differentiable(s.ptr):
                 continue
+            ls = self.stacked.get(s) if isinstance(s, ir.RangeFor) else None
+            if ls is not None:
+                out += adstack.instrument(ls)
             out.append(s)
             for inner in s.blocks():
                 self._erase_and_spill(inner)
@@ -329,6 +372,8 @@ def _clone_block(block: ir.Block, mapping: dict[ir.Value, ir.Value]) -> ir.Block
     """A copy of `block` whose statements use each other's copies (`mapping` grows as values are copied)."""
     out = []
     for s in block.stmts:
+        if s in mapping:  # given its replacement (a reversed loop's coordinates)
+            continue
         c = copy.copy(s)
         c.replace_operands(mapping)  # type: ignore[arg-type]
         if isinstance(c, ir.LoopCoord) and c.loop in mapping:
