@@ -39,6 +39,12 @@ from quadrants.errors import (  # noqa: F401
 from quadrants.frontend.func import func  # noqa: F401
 from quadrants.frontend.intrinsics import (  # noqa: F401
     abs,
+    activate,
+    append,
+    deactivate,
+    is_active,
+    length,
+    rescale_index,
     acos,
     asin,
     atan,
@@ -100,6 +106,7 @@ from quadrants.lang.snode import (  # noqa: F401
     SNode,
     SNodeTree,
     axes,
+    deactivate_all_snodes,
     i,
     ij,
     ijk,

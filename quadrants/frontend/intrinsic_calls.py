@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
+from quadrants.frontend import sparse
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.lvalues import atomic_ref, lvalue
@@ -403,4 +404,6 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     "Matrix.identity": _filled, "Matrix.rows": _rows_cols, "Matrix.cols": _rows_cols,
     "Matrix.diag": _diag, "Matrix.unit": _unit, "Vector.unit": _unit, "zero": _zero_one, "one": _zero_one,
     "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn,
+    **{name: sparse.snode_call for name in ("activate", "deactivate", "is_active", "append", "length")},
+    "rescale_index": sparse.rescale_index,
 }  # fmt: skip

@@ -87,6 +87,21 @@ class Field:
             self._snode = flat_snode(self)
         return self._snode
 
+    def parent(self, n: int = 1) -> Any:
+        """The SNode `n` levels above the field's place (its cell's level for n=1), as in Quadrants."""
+        return self.snode.parent(n)
+
+    @property
+    def _levels(self) -> tuple[tuple[Any, ...], int]:
+        """A field of a sparse tree: its path of levels and its element's offset in the last cell
+        (ir.GlobalNd.levels / leaf); ((), 0) otherwise."""
+        levels = getattr(self._placement, "levels", ())
+        return (levels, self._placement.leaf) if levels else ((), 0)
+
+    @property
+    def _sparse(self) -> bool:
+        return bool(getattr(self._placement, "levels", ()))
+
     @property
     def _terms(self) -> tuple[Any, ...]:
         """The address terms kernels bake in (ir.GlobalNd.terms): () for a flat field."""
@@ -147,7 +162,11 @@ class Field:
     def __qd_field__(self) -> tuple[int, int, PrimitiveType, tuple[int, ...], tuple[int, ...]]:
         """Where a kernel finds the field: region, offset, dtype, the *physical* shape (storage order) and the
         element shape; `_qd_layout` maps canonical indices onto it."""
-        self._memory()  # a kernel uses it: the region must exist
+        if self._sparse:  # a kernel uses it: the region must exist
+            self._ready()
+            program.get().fields.materialize(self._region)
+        else:
+            self._memory()
         return self._region, self._offset, self._prim, host_views.physical_shape(self.shape, self._layout), \
             self.element_shape  # fmt: skip
 
@@ -157,6 +176,10 @@ class Field:
         self._ready()
         if self._placement is None:
             return self._memory_flat()
+        if self._sparse:  # through kernels: inactive cells read zeros (lang/sparse_host.py)
+            from quadrants.lang import sparse_host
+
+            return sparse_host.to_numpy(self)
         return self._split().reshape(self.shape + self.element_shape)
 
     def _memory_flat(self) -> np.ndarray:
@@ -188,6 +211,11 @@ class Field:
         want = self.shape + self.element_shape
         if a.shape != want:
             raise ValueError(f"Mismatch shape: {want} expected, but {a.shape} provided")
+        if self._sparse:  # every cell written, so activated, as in Quadrants
+            from quadrants.lang import sparse_host
+
+            sparse_host.from_numpy(self, a)
+            return
         mem = self._split()
         np.copyto(mem, a.reshape(mem.shape), casting="unsafe")
 
@@ -217,6 +245,11 @@ class Field:
 
     def fill(self, value: Any) -> None:
         self._ready()
+        if self._sparse:  # the active cells only, as Quadrants' fill (a struct-for) does
+            from quadrants.lang import sparse_host
+
+            sparse_host.fill(self, value)
+            return
         self._split()[...] = value
 
     def _key(self, index: Any) -> tuple[int, ...]:
@@ -243,7 +276,12 @@ class Field:
 
     def __getitem__(self, index: Any) -> Any:
         self._ready()
-        v = self._split()[self._split_key(self._key(index))]
+        if self._sparse:
+            from quadrants.lang import sparse_host
+
+            v = sparse_host.get(self, self._key(index))
+        else:
+            v = self._split()[self._split_key(self._key(index))]
         if isinstance(v, np.generic):
             return v.item()
         from quadrants.lang.matrix import Matrix
@@ -254,6 +292,11 @@ class Field:
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self._ready()
+        if self._sparse:
+            from quadrants.lang import sparse_host
+
+            sparse_host.set(self, self._key(index), value)
+            return
         self._split()[self._split_key(self._key(index))] = np.asarray(value)
 
     def __repr__(self) -> str:

@@ -19,7 +19,7 @@ from math import prod
 from typing import Any
 
 from quadrants.errors import QuadrantsRuntimeError
-from quadrants.lang import program
+from quadrants.lang import program, sparse_layout
 
 Term = tuple[int, int, int]  # (div, mod, stride bytes): digit = (index // div) % mod (mod 0: none)
 
@@ -70,16 +70,41 @@ class SNode:
 
     def dense(self, indices: Any, dimensions: Any) -> SNode:
         """A dense level under this node: `dimensions` cells per axis of `indices` (one int for all)."""
+        return self._level("dense", indices, dimensions)
+
+    def pointer(self, indices: Any, dimensions: Any) -> SNode:
+        """A sparse level whose cells are allocated when written (lang/sparse_layout.py)."""
+        return self._level("pointer", indices, dimensions)
+
+    def bitmasked(self, indices: Any, dimensions: Any) -> SNode:
+        """A sparse level whose cells are always there, with one activity bit each."""
+        return self._level("bitmasked", indices, dimensions)
+
+    def dynamic(self, index: Any, dimension: Any, chunk_size: Any = None) -> SNode:
+        """A list along one axis of up to `dimension` cells (`qd.append`, `qd.length`), allocated in chunks of
+        `chunk_size` cells."""
+        if not isinstance(index, Axis) and not (isinstance(index, (list, tuple)) and len(index) == 1):
+            raise QuadrantsRuntimeError("dynamic() takes exactly one axis (qd.i, qd.j, ...)")
+        node = self._level("dynamic", index, dimension)
+        n = node.extents[0][1]
+        node.chunk_size = min(n, int(chunk_size)) if chunk_size is not None else n
+        if node.chunk_size <= 0:
+            raise ValueError(f"dynamic(): chunk_size must be positive, got {chunk_size}")
+        return node
+
+    def _level(self, kind: str, indices: Any, dimensions: Any) -> SNode:
         self._builder._check_open()
         if self.kind == "place":
-            raise QuadrantsRuntimeError("a field's place has no children: call dense() on the level above")
+            raise QuadrantsRuntimeError(f"a field's place has no children: call {kind}() on the level above")
+        if self.kind == "dynamic":
+            raise QuadrantsRuntimeError("a dynamic node holds places only: its cells cannot have levels under them")
         ax = [indices] if isinstance(indices, Axis) else list(indices)
         dims = [int(dimensions)] * len(ax) if isinstance(dimensions, int) else [int(d) for d in dimensions]
         if len(dims) != len(ax) or not all(isinstance(a, Axis) for a in ax):
-            raise ValueError(f"dense({indices}, {dimensions}): give one extent per axis (qd.i, qd.ij, qd.axes(...))")
+            raise ValueError(f"{kind}({indices}, {dimensions}): give one extent per axis (qd.i, qd.ij, qd.axes(...))")
         if any(d <= 0 for d in dims):
-            raise ValueError(f"dense(): extents must be positive, got {dims}")
-        node = SNode(self._builder, self, "dense", tuple((a.index, d) for a, d in zip(ax, dims)))
+            raise ValueError(f"{kind}(): extents must be positive, got {dims}")
+        node = SNode(self._builder, self, kind, tuple((a.index, d) for a, d in zip(ax, dims)))
         self.children.append(node)
         return node
 
@@ -134,7 +159,14 @@ class SNode:
         return tuple(ext[a] for a in sorted(ext))
 
     def deactivate_all(self) -> None:
-        """Dense cells are always active: their fields are zeroed, as Quadrants' dense deactivation does."""
+        """Deactivate every cell under this node (sparse trees: runtime/sparse.py returns their memory); dense
+        cells are always active: their fields are zeroed, as Quadrants' dense deactivation does."""
+        tree = self._builder.tree
+        if tree is not None and tree.sparse is not None:
+            from quadrants.lang import sparse_host
+
+            sparse_host.deactivate_all(tree, self)
+            return
         for node in self._builder._nodes:
             if node.kind == "place" and _under(node, self) and node.field._placement is not None:
                 node.field.fill(0)
@@ -186,6 +218,15 @@ class FieldsBuilder:
     def dense(self, indices: Any, dimensions: Any) -> SNode:
         return self.root.dense(indices, dimensions)
 
+    def pointer(self, indices: Any, dimensions: Any) -> SNode:
+        return self.root.pointer(indices, dimensions)
+
+    def bitmasked(self, indices: Any, dimensions: Any) -> SNode:
+        return self.root.bitmasked(indices, dimensions)
+
+    def dynamic(self, index: Any, dimension: Any, chunk_size: Any = None) -> SNode:
+        return self.root.dynamic(index, dimension, chunk_size)
+
     def place(self, *fields: Any, offset: Any = None) -> SNode:
         return self.root.place(*fields, offset=offset)
 
@@ -216,9 +257,14 @@ class FieldsBuilder:
                 if companion is not None and getattr(companion, "_unplaced", False):
                     assert node._parent is not None
                     node._parent.place(companion, offset=node.field._place_offset)
-        size, placements = layout(self.root)
+        sparse = sparse_layout.layout(self.root) if sparse_layout.has_sparse(self.root) else None
+        if sparse is not None and program.get().device is not None:
+            kinds = sorted({n.kind for n in self._nodes if n.kind in sparse_layout.SPARSE_KINDS})
+            raise NotImplementedError(f"{'/'.join(kinds)} SNodes are not supported on the CUDA backend yet (only "
+                                      "dense trees are); run sparse trees with qd.init(arch=qd.cpu)")  # fmt: skip
+        size, placements = (sparse.size, list(sparse.placements)) if sparse is not None else layout(self.root)
         region, base = program.get().fields.place(size)
-        self.tree = SNodeTree(self, region)
+        self.tree = SNodeTree(self, region, base, sparse)
         for node, p in placements:
             node.field._bind(self.tree, region, base + p.offset, p, node.field._place_offset)
         return self.tree
@@ -227,13 +273,20 @@ class FieldsBuilder:
 class SNodeTree:
     """A finalized tree: its memory and fields; `destroy()` ends them (later use of its fields raises)."""
 
-    def __init__(self, builder: FieldsBuilder, region: int) -> None:
+    def __init__(self, builder: FieldsBuilder, region: int, base: int = 0,
+                 sparse: sparse_layout.SparseTree | None = None) -> None:  # fmt: skip
         self.builder = builder
         self.region = region
+        self.base = base  # byte offset of the tree in its region
+        self.sparse = sparse  # the layout of a tree with sparse levels (lang/sparse_layout.py), else None
         self.id = builder.root.id
         self.destroyed = False
 
     def destroy(self) -> None:
+        if self.sparse is not None and not self.destroyed:
+            from quadrants.lang import sparse_host
+
+            sparse_host.release(self)  # its pool cells go back to the system
         self.destroyed = True
 
 
@@ -332,6 +385,26 @@ class _Root:
 
 
 root = _Root()
+
+
+def deactivate_all_snodes() -> None:
+    """Deactivate every cell of every tree of the program (sparse trees give their pool memory back)."""
+    gen = program.get().generation
+    for f in _live_tree_fields():
+        tree = f._tree
+        if tree is not None and not tree.destroyed and tree.builder._generation == gen and id(tree) not in _seen:
+            _seen.add(id(tree))
+            tree.builder.root.deactivate_all()
+    _seen.clear()
+
+
+_seen: set[int] = set()
+
+
+def _live_tree_fields() -> list[Any]:
+    from quadrants.lang.field import live_fields
+
+    return [f for f in live_fields() if f._tree is not None]
 
 
 def flat_snode(field: Any) -> SNode:

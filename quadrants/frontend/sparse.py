@@ -1,0 +1,320 @@
+"""SNode operations in kernels: struct-fors over SNode trees with sparse levels, `qd.activate`, `qd.deactivate`,
+`qd.is_active`, `qd.append`, `qd.length`, `qd.rescale_index`.
+
+A struct-for over a field or node `T` of a tree with sparse levels visits the active cells of `T` only, level by
+level: a parallel loop over the cells of `T`'s parent level (each checked with `is_active` when a level above
+`T` is sparse), and in each active one a serial loop over `T`'s cells (checked when `T` is pointer or
+bitmasked; a dynamic node's loop runs to its length). The loop index is the cell's first index in the field's
+index space (plus the field's `offset=`), as in Quadrants. A struct-for over a dense tree stays the range-for
+of frontend/loops.py. The operations become `ir.SNodeOp`s on the field's handle (codegen/sparse.py).
+"""
+
+from __future__ import annotations
+
+import ast
+from math import prod
+from typing import Any
+
+from quadrants.frontend.builder import FrontendBuilder
+from quadrants.frontend.ndarrays import ndarray_handle
+from quadrants.frontend.scope import Fixed
+from quadrants.frontend.values import Matrix, is_runtime
+from quadrants.ir import nodes as ir
+from quadrants.types.dtypes import i32, i64
+
+SPARSE = ("pointer", "bitmasked", "dynamic")
+
+
+def _is_snode(obj: Any) -> bool:
+    return type(obj).__name__ in ("SNode", "_Root") and hasattr(obj, "kind")
+
+
+def target(obj: Any) -> tuple[Any, Any] | None:
+    """(node, a field placed under it) for an SNode or a field of a tree; None for anything else."""
+    node = obj
+    if not _is_snode(obj):
+        snode = getattr(obj, "_snode", None)
+        if snode is None or getattr(obj, "_members", None) is not None:
+            return None
+        node = snode._parent
+    if type(node).__name__ == "_Root":
+        node = node._node
+    place = node
+    while place.kind != "place":
+        if not place.children:
+            raise NotImplementedError("an SNode with no field placed under it cannot be used in a kernel")
+        place = place.children[0]
+    return node, place.field
+
+
+def _path(node: Any) -> list[Any]:
+    out = []
+    while node is not None and node.kind != "root":
+        out.append(node)
+        node = node._parent
+    return out[::-1]
+
+
+def sparse_loop_target(obj: Any) -> bool:
+    """Is `for I in obj` a struct-for this module lowers (a field or node of a tree with sparse levels, or a
+    node of any tree)?"""
+    t = target(obj) if (_is_snode(obj) or getattr(obj, "_snode", None) is not None) else None
+    if t is None:
+        return False
+    node, f = t
+    if _is_snode(obj):
+        return True
+    f._ready()
+    return bool(f._sparse)
+
+
+def struct_for(fb: FrontendBuilder, node: ast.For, obj: Any, grouped: bool) -> None:
+    tnode, f = target(obj)  # type: ignore[misc]
+    handle = ndarray_handle(fb, f)
+    loc = fb.loc(node.iter)
+    field_axes = sorted(f.snode._axis_extents())
+    pos = {a: k for k, a in enumerate(field_axes)}
+    path = _path(tnode)
+    depth = len(path)
+    below: dict[int, int] = {a: 1 for a in field_axes}
+    n = f.snode._parent
+    while n is not tnode and n is not None:
+        for a, d in n.extents:
+            below[a] *= d
+        n = n._parent
+    node_ext: dict[int, int] = {}
+    for p in path:
+        for a, d in p.extents:
+            node_ext[a] = node_ext.get(a, 1) * d
+    leaf_ext = dict(tnode.extents)
+    cont_axes = sorted(node_ext)
+    cont_shape = [node_ext[a] // leaf_ext.get(a, 1) for a in cont_axes]
+    targets = _names(fb, node.target)
+    if grouped and len(targets) != 1:
+        raise fb.error(node.target, "qd.grouped(...) binds the whole index to a single name")
+    if not grouped and len(targets) != len(field_axes):
+        raise fb.error(node.target, f"this struct-for binds {len(field_axes)} indices, not {len(targets)}")
+    config, fb.loop_config = fb.loop_config or {}, None
+    serialize = config.get("serialize") or config.get("parallelize") == 1
+    parallel = fb.runtime_depth == 0 and fb.parallel_id == 0 and not serialize
+    sparse_above = any(p.kind in SPARSE for p in path[:-1])
+    scope = fb.new_scope()
+    fb.runtime_depth += 1
+    saved_pid = fb.parallel_id
+    try:
+        outer, cont = _counted(fb, cont_shape, parallel, ",".join(targets), loc)
+        if parallel:
+            fb.next_parallel_id += 1
+            fb.parallel_id = fb.next_parallel_id
+        fb.loops.append("parallel" if parallel else "serial")
+        with fb.b.into(outer.body):
+            base = {a: _mul(fb, cont[k], leaf_ext.get(a, 1) * below[a], loc) for k, a in enumerate(cont_axes)}
+            corner = [base.get(a, 0) for a in field_axes]
+            body = outer.body
+            if sparse_above:
+                body = _guard(fb, handle, depth - 1, corner, loc)
+            with fb.b.into(body):
+                fb.loops.append("serial")
+                lengths = [d for _, d in tnode.extents]
+                end = None
+                if tnode.kind == "dynamic":
+                    end = _op(fb, "length", handle, depth, corner, loc)
+                inner, leaf = _counted(fb, lengths, False, "", loc, end=end)
+                with fb.b.into(inner.body):
+                    index = dict(base)
+                    for k, (a, _) in enumerate(tnode.extents):
+                        index[a] = fb.ops.binary("add", index.get(a, 0), _mul(fb, leaf[k], below[a], loc), loc)
+                    I = [index.get(a, 0) for a in field_axes]
+                    inner_body = inner.body
+                    if tnode.kind in ("pointer", "bitmasked"):
+                        inner_body = _guard(fb, handle, depth, I, loc)
+                    with fb.b.into(inner_body):
+                        offset = f.offset or ()
+                        user = [fb.ops.binary("add", v, o, loc) if o else v for v, o in zip(I, offset or [0] * len(I))]
+                        user = [_i32(fb, v, loc) for v in user]
+                        if grouped:
+                            scope.names[targets[0]] = Fixed(Matrix((len(user),), list(user)), "loop index")
+                        else:
+                            for name, v in zip(targets, user):
+                                scope.names[name] = Fixed(v, "loop index")
+                        fb.stmts(node.body)
+                fb.loops.pop()
+        fb.loops.pop()
+    finally:
+        fb.parallel_id = saved_pid
+        fb.runtime_depth -= 1
+        fb.pop_scope(scope)
+
+
+def _names(fb: FrontendBuilder, t: ast.expr) -> list[str]:
+    if isinstance(t, ast.Name):
+        return [t.id]
+    if isinstance(t, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in t.elts):
+        return [e.id for e in t.elts]  # type: ignore[attr-defined]
+    raise fb.error(t, "loop targets must be names")
+
+
+def _i32(fb: FrontendBuilder, v: Any, loc: Any) -> Any:
+    if not is_runtime(v):
+        with fb.b.at(loc):
+            return fb.b.const(int(v), i32)
+    return fb.ops.cast(v, i32, loc)
+
+
+def _mul(fb: FrontendBuilder, v: Any, k: int, loc: Any) -> Any:
+    return v if k == 1 else fb.ops.binary("mul", v, k, loc)
+
+
+def _counted(fb: FrontendBuilder, extents: list[int], parallel: bool, name: str, loc: Any,
+             end: ir.Value | None = None) -> tuple[ir.RangeFor, list[Any]]:  # fmt: skip
+    """A loop over the row-major cells of `extents` (or to `end`, a 1-d dynamic length): the loop and the
+    coordinates, decoded at the top of its body."""
+    total = prod(extents)
+    t = i64 if total >= 2**31 else i32
+    with fb.b.at(loc):
+        begin = fb.b.const(0, t)
+        stop = fb.ops.cast(end, t, loc) if end is not None else fb.b.const(total, t)
+    loop = fb.b.emit(ir.RangeFor(begin=begin, end=stop, parallel=parallel, type=t, name=name))
+    coords: list[Any] = []
+    with fb.b.into(loop.body):
+        rest: Any = loop
+        for k in range(len(extents) - 1, -1, -1):
+            if k == 0:
+                coords.append(rest)
+            else:
+                coords.append(fb.ops.binary("mod", rest, extents[k], loc))
+                rest = fb.ops.binary("floordiv", rest, extents[k], loc)
+    coords.reverse()
+    return loop, coords
+
+
+def _values(fb: FrontendBuilder, indices: list[Any], loc: Any) -> tuple[ir.Value, ...]:
+    return tuple(_i32(fb, v, loc) for v in indices)
+
+
+def _op(fb: FrontendBuilder, op: str, handle: ir.Value, depth: int, indices: list[Any], loc: Any,
+        values: tuple[ir.Value, ...] = (), places: tuple[int, ...] = ()) -> ir.Value:  # fmt: skip
+    with fb.b.at(loc):
+        return fb.b.emit(ir.SNodeOp(op=op, arr=handle, depth=depth, indices=_values(fb, indices, loc), values=values,
+                                    places=places, type=i32))  # fmt: skip
+
+
+def _guard(fb: FrontendBuilder, handle: ir.Value, depth: int, indices: list[Any], loc: Any) -> ir.Block:
+    active = _op(fb, "is_active", handle, depth, indices, loc)
+    cond = fb.ops.binary("ne", active, 0, loc)
+    with fb.b.at(loc):
+        branch = fb.b.emit(ir.If(cond=cond))
+    return branch.then
+
+
+# ---- qd.activate and friends ----------------------------------------------------------------------------
+
+
+def _flat_index(value: Any) -> list[Any]:
+    if isinstance(value, Matrix):
+        return list(value.elements)
+    if isinstance(value, (list, tuple)):
+        out: list[Any] = []
+        for v in value:
+            out.extend(_flat_index(v))
+        return out
+    return [value]
+
+
+def _resolve(fb: FrontendBuilder, node: ast.Call, obj: Any, index: Any) -> tuple[Any, Any, int, list[Any]]:
+    """(node, its field, depth of the node on the field's sparse path (0: a dense tree), the field's indices)."""
+    t = target(obj)
+    if t is None:
+        raise fb.error(node, f"qd.{getattr(node.func, 'attr', 'activate')}() takes an SNode (x.snode.parent(), a "
+                       f"node of qd.root) or a field placed in a tree, not {type(obj).__name__}")  # fmt: skip
+    snode, f = t
+    f._ready()
+    ind = _flat_index(index)
+    axes = sorted(f.snode._axis_extents())
+    node_axes = sorted(snode._axis_extents()) if snode.kind != "root" else []
+    if len(ind) == len(axes):
+        full = ind
+    elif len(ind) == len(node_axes):
+        given = dict(zip(node_axes, ind))
+        full = [given.get(a, 0) for a in axes]
+    else:
+        raise fb.error(node, f"{len(ind)} indices for a node indexed by {len(node_axes)} (its field: {len(axes)})")
+    depth = len(_path(snode)) if f._sparse else 0
+    return snode, f, depth, full
+
+
+def snode_call(fb: FrontendBuilder, node: ast.Call, name: str, *args: Any) -> Any:
+    """`qd.activate(node, I)`, `qd.deactivate(node, I)`, `qd.is_active(node, I)`, `qd.length(node, I)`,
+    `qd.append(node, I, value)`."""
+    want = 3 if name == "append" else 2
+    if len(args) != want:
+        raise fb.error(node, f"qd.{name}() takes {want} arguments")
+    loc = fb.loc(node)
+    snode, f, depth, index = _resolve(fb, node, args[0], args[1])
+    kind = snode.kind
+    if name in ("append", "length") and kind != "dynamic":
+        raise fb.error(node, f"qd.{name}() needs a dynamic SNode, not a {kind} one")
+    if depth == 0:  # a dense tree: every cell is active
+        if name in ("activate", "deactivate"):
+            return None
+        with fb.b.at(loc):
+            return fb.b.const(1 if name == "is_active" else prod(d for _, d in snode.extents), i32)
+    handle = ndarray_handle(fb, f)
+    offset = f.offset or ()
+    if offset:
+        index = [fb.ops.binary("sub", v, o, loc) if o else v for v, o in zip(index, offset)]
+    if name != "append":
+        result = _op(fb, name, handle, depth, index, loc)
+        return result if name in ("is_active", "length") else None
+    places, values = _append_values(fb, node, snode, handle, args[2], loc)
+    return _op(fb, "append", handle, depth, index, loc, values, places)
+
+
+def _append_values(fb: FrontendBuilder, node: ast.Call, snode: Any, handle: ir.GlobalNd, value: Any,
+                   loc: Any) -> tuple[tuple[int, ...], tuple[ir.Value, ...]]:  # fmt: skip
+    """The scalars `qd.append` stores and their byte offsets in the new cell: the fields placed in the dynamic
+    node's cell, in order, take `value` (one field) or its items (several)."""
+    fields = [c.field for c in snode.children if c.kind == "place"]
+    items = [value] if len(fields) == 1 else list(value) if isinstance(value, (list, tuple)) else [value]
+    if len(items) != len(fields):
+        raise fb.error(node, f"qd.append(): {len(fields)} field(s) in the node's cell, {len(items)} value(s)")
+    places: list[int] = []
+    values: list[ir.Value] = []
+    for fld, item in zip(fields, items):
+        _, leaf = fld._levels
+        scalars = _flat_index(item)
+        n = prod(fld.element_shape)
+        if len(scalars) == 1 and n > 1:
+            scalars = scalars * n
+        if len(scalars) != n:
+            raise fb.error(node, f"qd.append(): {n} component(s) expected, got {len(scalars)}")
+        for c, s in enumerate(scalars):
+            places.append(leaf + c * fld._prim.itemsize)
+            values.append(fb.ops.cast(fb.ops.value(s, loc), fld._prim, loc))
+    return tuple(places), tuple(values)
+
+
+def rescale_index(fb: FrontendBuilder, node: ast.Call, name: str, a: Any, b: Any, index: Any) -> Any:
+    """`qd.rescale_index(a, b, I)`: `I` of `a`'s index space moved into `b`'s (divided or multiplied by the
+    ratio of their shapes, per axis)."""
+    loc = fb.loc(node)
+    sa, sb = _shape_of(fb, node, a), _shape_of(fb, node, b)
+    ind = _flat_index(index)
+    if len(ind) != len(sa) or len(sb) != len(sa):
+        raise fb.error(node, f"qd.rescale_index(): shapes {sa} and {sb} for {len(ind)} indices")
+    out = []
+    for v, na, nb in zip(ind, sa, sb):
+        if na >= nb:
+            out.append(fb.ops.binary("floordiv", v, na // nb, loc) if na // nb != 1 else v)
+        else:
+            out.append(fb.ops.binary("mul", v, nb // na, loc))
+    return Matrix((len(out),), out)
+
+
+def _shape_of(fb: FrontendBuilder, node: ast.Call, obj: Any) -> tuple[int, ...]:
+    if _is_snode(obj):
+        return tuple(obj.shape)
+    shape = getattr(obj, "shape", None)
+    if shape is None:
+        raise fb.error(node, f"qd.rescale_index(): {type(obj).__name__} has no shape")
+    return tuple(shape)

@@ -1,0 +1,42 @@
+"""The sparse runtime's host side: resetting a sparse SNode tree and giving its pools' memory back.
+
+Kernels allocate the cells of pointer and dynamic levels from per-node pools (codegen/sparse.py: a header of
+64 bytes in the tree's memory, chunks taken from `malloc`, each starting with a link to the next and its
+size). `reset` frees every chunk of the tree's pools, zeroes the tree's memory (so every slot is null, every
+length and activity bit 0) and asks the allocator to return free pages to the system (`malloc_trim`), which is
+what makes deactivate_all lower the process's resident memory.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+from functools import cache
+
+import numpy as np
+
+POOL_CHUNKS = 40  # codegen/sparse.py's header layout (the chunk list), kept here without importing llvmlite
+
+
+@cache
+def _libc() -> ctypes.CDLL:
+    lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    lib.free.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+def reset(buf: np.ndarray, base: int, size: int, pools: list[int]) -> None:
+    """Free the chunks of the pools whose headers are at `pools` (bytes from the tree's `base` in `buf`), then
+    zero the tree's `size` bytes."""
+    libc = _libc()
+    address = int(buf.ctypes.data) + base
+    for off in pools:
+        chunk = ctypes.c_void_p.from_address(address + off + POOL_CHUNKS).value
+        while chunk:
+            nxt = ctypes.c_void_p.from_address(chunk).value
+            libc.free(chunk)
+            chunk = nxt
+    buf[base : base + size] = 0
+    trim = getattr(libc, "malloc_trim", None)
+    if trim is not None and pools:
+        trim(0)
