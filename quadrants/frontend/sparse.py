@@ -230,15 +230,18 @@ def _resolve(fb: FrontendBuilder, node: ast.Call, obj: Any, index: Any) -> tuple
     snode, f = t
     f._ready()
     ind = _flat_index(index)
-    axes = sorted(f.snode._axis_extents())
-    node_axes = sorted(snode._axis_extents()) if snode.kind != "root" else []
-    if len(ind) == len(axes):
-        full = ind
-    elif len(ind) == len(node_axes):
-        given = dict(zip(node_axes, ind))
-        full = [given.get(a, 0) for a in axes]
-    else:
-        raise fb.error(node, f"{len(ind)} indices for a node indexed by {len(node_axes)} (its field: {len(axes)})")
+    field_ext = f.snode._axis_extents()
+    axes = sorted(field_ext)
+    node_ext = snode._axis_extents() if snode.kind != "root" else {}
+    node_axes = sorted(node_ext)
+    if snode.kind == "dynamic" and len(ind) == len(node_axes) - 1:  # the list's parent cell: no list index
+        node_axes = [a for a in node_axes if a != snode.extents[0][0]]
+    if len(ind) != len(node_axes):
+        raise fb.error(node, f"{len(ind)} indices for a node indexed by {len(node_axes)}")
+    # the node's own index space (as Quadrants' SNode operations take it) to the field's: times the extent below
+    given = dict(zip(node_axes, ind))
+    loc = fb.loc(node)
+    full = [_mul(fb, given[a], field_ext[a] // node_ext[a], loc) if a in given else 0 for a in axes]
     depth = len(_path(snode)) if f._sparse else 0
     return snode, f, depth, full
 
@@ -260,9 +263,6 @@ def snode_call(fb: FrontendBuilder, node: ast.Call, name: str, *args: Any) -> An
         with fb.b.at(loc):
             return fb.b.const(1 if name == "is_active" else prod(d for _, d in snode.extents), i32)
     handle = ndarray_handle(fb, f)
-    offset = f.offset or ()
-    if offset:
-        index = [fb.ops.binary("sub", v, o, loc) if o else v for v, o in zip(index, offset)]
     if name != "append":
         result = _op(fb, name, handle, depth, index, loc)
         return result if name in ("is_active", "length") else None
