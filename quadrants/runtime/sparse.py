@@ -15,7 +15,7 @@ from functools import cache
 
 import numpy as np
 
-POOL_CHUNKS = 40  # codegen/sparse.py's header layout (the chunk list), kept here without importing llvmlite
+POOL_CHUNKS, POOL_LIVE, POOL_HEADER = 40, 48, 64  # codegen/sparse.py's header (kept here without llvmlite)
 
 
 @cache
@@ -25,18 +25,41 @@ def _libc() -> ctypes.CDLL:
     return lib
 
 
+def _free_chunks(address: int) -> None:
+    libc = _libc()
+    chunk = ctypes.c_void_p.from_address(address + POOL_CHUNKS).value
+    while chunk:
+        nxt = ctypes.c_void_p.from_address(chunk).value
+        libc.free(chunk)
+        chunk = nxt
+
+
+def _trim_system() -> None:
+    trim = getattr(_libc(), "malloc_trim", None)
+    if trim is not None:
+        trim(0)
+
+
+def trim(buf: np.ndarray, base: int, pools: list[int]) -> None:
+    """Give back the chunks of every pool with no cell live (no slot points into them): its header is reset."""
+    address = int(buf.ctypes.data) + base
+    emptied = False
+    for off in pools:
+        if ctypes.c_int64.from_address(address + off + POOL_LIVE).value == 0:
+            if ctypes.c_void_p.from_address(address + off + POOL_CHUNKS).value:
+                _free_chunks(address + off)
+                emptied = True
+            buf[base + off : base + off + POOL_HEADER] = 0
+    if emptied:
+        _trim_system()
+
+
 def reset(buf: np.ndarray, base: int, size: int, pools: list[int]) -> None:
     """Free the chunks of the pools whose headers are at `pools` (bytes from the tree's `base` in `buf`), then
     zero the tree's `size` bytes."""
-    libc = _libc()
     address = int(buf.ctypes.data) + base
     for off in pools:
-        chunk = ctypes.c_void_p.from_address(address + off + POOL_CHUNKS).value
-        while chunk:
-            nxt = ctypes.c_void_p.from_address(chunk).value
-            libc.free(chunk)
-            chunk = nxt
+        _free_chunks(address + off)
     buf[base : base + size] = 0
-    trim = getattr(libc, "malloc_trim", None)
-    if trim is not None and pools:
-        trim(0)
+    if pools:
+        _trim_system()
