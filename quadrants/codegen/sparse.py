@@ -28,8 +28,8 @@ from quadrants.codegen.llvm_types import I1, I8, I32, I64, PTR, VOID
 from quadrants.ir import nodes as ir
 
 # pool header fields (bytes): spin lock (i32), free list head, current chunk, bytes used and capacity in it,
-# the chunk list, cells live
-POOL_LOCK, POOL_FREE, POOL_CUR, POOL_USED, POOL_CAP, POOL_CHUNKS, POOL_LIVE = 0, 8, 16, 24, 32, 40, 48
+# the chunk list, cells live, cells ever carved from chunks (Quadrants' `_num_dynamically_allocated`)
+POOL_LOCK, POOL_FREE, POOL_CUR, POOL_USED, POOL_CAP, POOL_CHUNKS, POOL_LIVE, POOL_CARVED = 0, 8, 16, 24, 32, 40, 48, 56
 CHUNK_HEADER = 64  # a chunk: next chunk (8 bytes), its size (8 bytes), padding; then cells
 CHUNK_BYTES = 1 << 20
 AMBIENT_BYTES = 4096  # zeros that reads of inactive cells see (an element is at most this big)
@@ -131,6 +131,8 @@ def alloc_fn(m: ll.Module) -> ll.Function:
     used2 = b.load(_at(b, pool, POOL_USED), typ=I64)
     cell = _at(b, b.load(_at(b, pool, POOL_CUR), typ=PTR), used2)
     b.store(b.add(used2, size), _at(b, pool, POOL_USED))
+    carved = _at(b, pool, POOL_CARVED)
+    b.store(b.add(b.load(carved, typ=I64), _c(1)), carved)
     b.branch(done)
     b.position_at_end(done)
     out = b.phi(PTR)

@@ -17,6 +17,7 @@ from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.expressions import struct_attribute
 from quadrants.frontend.func import BoundFunc, Func
 from quadrants.frontend.inlining import inline
+from quadrants.frontend import sparse
 from quadrants.frontend.intrinsic_calls import BUILTINS, EVAL, RAW
 from quadrants.frontend.loops import fill_field
 from quadrants.frontend.lvalues import lvalue, store_ref
@@ -35,6 +36,10 @@ from quadrants.types.struct import StructType
 
 def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
     if isinstance(node.func, ast.Attribute):
+        if node.func.attr in sparse.LIST_METHODS and isinstance(node.func.value, ast.Subscript):
+            handled = sparse.list_method(fb, node)  # `x[i].append(v)` of a field placed in a dynamic node
+            if handled is not sparse.NOT_A_LIST:
+                return handled
         base = fb.expr(node.func.value)
         if isinstance(base, Matrix):
             return method_call(fb, base, node.func.attr, node)

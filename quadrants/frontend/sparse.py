@@ -33,7 +33,7 @@ def target(obj: Any) -> tuple[Any, Any] | None:
     """(node, a field placed under it) for an SNode or a field of a tree; None for anything else."""
     node = obj
     if not _is_snode(obj):
-        snode = getattr(obj, "_snode", None)
+        snode = getattr(obj, "_place", None)
         if snode is None or getattr(obj, "_members", None) is not None:
             return None
         node = snode._parent
@@ -58,7 +58,7 @@ def _path(node: Any) -> list[Any]:
 def sparse_loop_target(obj: Any) -> bool:
     """Is `for I in obj` a struct-for this module lowers (a field or node of a tree with sparse levels, or a
     node of any tree)?"""
-    t = target(obj) if (_is_snode(obj) or getattr(obj, "_snode", None) is not None) else None
+    t = target(obj) if (_is_snode(obj) or getattr(obj, "_place", None) is not None) else None
     if t is None:
         return False
     node, f = t
@@ -292,6 +292,28 @@ def _append_values(fb: FrontendBuilder, node: ast.Call, snode: Any, handle: ir.G
             places.append(leaf + c * fld._prim.itemsize)
             values.append(fb.ops.cast(fb.ops.value(s, loc), fld._prim, loc))
     return tuple(places), tuple(values)
+
+
+LIST_METHODS = ("append", "length", "deactivate")
+NOT_A_LIST = object()
+
+
+def list_method(fb: FrontendBuilder, node: ast.Call) -> Any:
+    """`x[I].append(v)`, `x[I].length()`, `x[I].deactivate()`: `I` indexes the cell holding the list of a
+    field placed in a dynamic node (all its indices but the list's). NOT_A_LIST for any other call."""
+    assert isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Subscript)
+    sub = node.func.value
+    base = fb.expr(sub.value)
+    snode = getattr(base, "_place", None)
+    parent = snode._parent if snode is not None else None
+    if parent is None or parent.kind != "dynamic":
+        return NOT_A_LIST
+    raw = fb.expr(sub.slice)
+    index = [] if raw is None or raw == () else _flat_index(raw)
+    if len(index) != len(base.shape) - 1:
+        return NOT_A_LIST
+    args = [fb.expr(a) for a in node.args]
+    return snode_call(fb, node, node.func.attr, parent, index, *args)
 
 
 def rescale_index(fb: FrontendBuilder, node: ast.Call, name: str, a: Any, b: Any, index: Any) -> Any:

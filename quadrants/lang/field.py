@@ -61,9 +61,9 @@ class Field:
         self.element_type = element
         self.element_shape: tuple[int, ...] = element.shape if element is not None else ()
         # Declared without `shape=`: no memory until an SNode tree places it (lang/snode.py), which sets
-        # `_snode`, `_placement` (its terms) and `_tree`.
+        # `_place` (its place node), `_placement` (its terms) and `_tree`.
         self._unplaced = shape is None
-        self._snode: Any = None
+        self._place: Any = None
         self._placement: Any = None
         self._tree: Any = None
         self.shape = shape if shape is not None else ()
@@ -81,11 +81,16 @@ class Field:
     @property
     def snode(self) -> Any:
         """The field's place in its SNode tree (`.parent()`, `.shape`, `.id`)."""
-        if self._snode is None:
+        if self._place is None:
             from quadrants.lang.snode import flat_snode
 
-            self._snode = flat_snode(self)
-        return self._snode
+            self._flat_place = getattr(self, "_flat_place", None) or flat_snode(self)
+            return self._flat_place
+        return self._place
+
+    @property
+    def _snode(self) -> Any:  # Quadrants' attribute name (its tests walk `f._snode.parent()`)
+        return self.snode
 
     def parent(self, n: int = 1) -> Any:
         """The SNode `n` levels above the field's place (its cell's level for n=1), as in Quadrants."""
@@ -115,8 +120,8 @@ class Field:
         if self._unplaced:
             raise QuadrantsRuntimeError(f"{self!r} is not placed: declare it with shape= or place it in an SNode "
                                         "tree (qd.root.dense(qd.i, n).place(x))")  # fmt: skip
-        if self._snode is not None and self._placement is None:
-            self._snode._builder.finalize()
+        if self._place is not None and self._placement is None:
+            self._place._builder.finalize()
         if self._tree is not None and self._tree.destroyed:
             raise QuadrantsRuntimeError("this field's SNode tree was destroyed (SNodeTree.destroy())")
 

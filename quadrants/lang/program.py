@@ -29,6 +29,7 @@ class Program:
     device: Device | None = None  # the GPU (or its emulator) for arch=cuda; None on the CPU
     random: RandomState = field(default_factory=RandomState)  # qd.random(): the seed and the launch count
     made_fields: list[Any] = field(default_factory=list)  # weak references to every qd.field made (lazy_grad)
+    checked_fields: int = 0  # how many of them a kernel launch has checked (lang/snode.materialize)
 
 
 _program: Program | None = None

@@ -124,7 +124,7 @@ class SNode:
             f._unplaced = False
             node = SNode(self._builder, self, "place", field=f)
             self.children.append(node)
-            f._snode, f._place_offset = node, offset
+            f._place, f._place_offset = node, offset
             f.shape = node.shape  # known now (Quadrants answers x.shape before the tree is finalized)
             for kind in ("grad", "dual"):
                 _link(f, getattr(f, kind, None))
@@ -170,6 +170,20 @@ class SNode:
         for node in self._builder._nodes:
             if node.kind == "place" and _under(node, self) and node.field._placement is not None:
                 node.field.fill(0)
+
+    @property
+    def _num_dynamically_allocated(self) -> int:
+        """Cells of this pointer or dynamic node carved from its pool since the tree was last reset (recycled
+        cells are not counted again), as Quadrants counts them; 0 for other nodes."""
+        tree = self._builder.tree
+        if tree is None or tree.sparse is None:
+            return 0
+        from quadrants.runtime import sparse as runtime
+
+        for off, _, node_id in tree.sparse.pools:
+            if node_id == self.id:
+                return runtime.carved(program.get().fields.materialize(tree.region), tree.base, off)
+        return 0
 
     def _cell_size_bytes(self) -> int:
         return _cell(self)[0]
@@ -236,10 +250,13 @@ class FieldsBuilder:
     def _lazy(self, kind: str) -> None:
         from quadrants.lang.field import unplaced_like
 
+        placed = [n.field for n in self._nodes if n.kind == "place"]
+        companions = {id(getattr(f, k, None)) for f in placed for k in ("grad", "dual")}
         for node in list(self._nodes):
             f = node.field
-            if node.kind == "place" and f._prim.is_float and getattr(f, kind, None) is None:
+            if node.kind == "place" and f._prim.is_float and getattr(f, kind, None) is None and id(f) not in companions:
                 setattr(f, kind, unplaced_like(f))
+                getattr(f, kind)._lazy_companion = True  # finalize() places it beside f
                 _link(f, getattr(f, kind))
 
     @property
@@ -254,7 +271,8 @@ class FieldsBuilder:
         for node in list(self._nodes):
             for kind in ("grad", "dual"):
                 companion = getattr(node.field, kind, None) if node.kind == "place" else None
-                if companion is not None and getattr(companion, "_unplaced", False):
+                if companion is not None and getattr(companion, "_unplaced", False) and getattr(
+                        companion, "_lazy_companion", False):  # fmt: skip
                     assert node._parent is not None
                     node._parent.place(companion, offset=node.field._place_offset)
         sparse = sparse_layout.layout(self.root) if sparse_layout.has_sparse(self.root) else None
@@ -385,6 +403,31 @@ class _Root:
 
 
 root = _Root()
+
+
+def materialize() -> None:
+    """What a kernel launch does first when fields were declared since the last one, as Quadrants'
+    materialization: finalize `qd.root`'s open tree, then raise RuntimeError for a field placed nowhere or a
+    `needs_grad` / `needs_dual` companion left unplaced (lazy_grad's companions are placed by finalize)."""
+    prog = program.get()
+    b = _Root._builder
+    if b is not None and b.tree is None and not b.empty and b._generation == prog.generation:
+        b.finalize()
+    start, prog.checked_fields = prog.checked_fields, len(prog.made_fields)
+    new = [f for f in (r() for r in prog.made_fields[start:]) if f is not None]
+    companions = {id(getattr(f, k, None)): k for f in new for k in ("grad", "dual")}
+    for kind in ("", "grad", "dual"):
+        bad = [f for f in new if f._unplaced and companions.get(id(f), "") == kind
+               and not getattr(f, "_lazy_companion", False)]  # fmt: skip
+        if bad:
+            bar = "=" * 44 + "\n"
+            names = bar.join(f"{f!r}\n" for f in bad)
+            if not kind:
+                raise QuadrantsRuntimeError(f"These field(s) are not placed:\n{bar}{names}{bar}Please consider "
+                                            "specifying a shape for them. E.g.,\n\n  x = qd.field(float, shape=(2, 3))")
+            raise QuadrantsRuntimeError(f"These field(s) requrie `needs_{kind}=True`, however their {kind} field(s) "
+                                        f"are not placed:\n{bar}{names}{bar}Please consider place the {kind} field(s)."
+                                        f" E.g.,\n\n  qd.root.dense(qd.i, 1).place(x.{kind})")  # fmt: skip
 
 
 def deactivate_all_snodes() -> None:

@@ -144,7 +144,7 @@ def deactivate_all(tree: Any, node: Any) -> None:
         from quadrants.runtime import sparse as runtime
 
         buf = program.get().fields.materialize(tree.region)
-        runtime.reset(buf, tree.base, tree.sparse.size, [off for off, _ in tree.sparse.pools])
+        runtime.reset(buf, tree.base, tree.sparse.size, [p[0] for p in tree.sparse.pools])
         return
     if node.kind == "place":
         node = node.parent()
@@ -158,7 +158,7 @@ def deactivate_all(tree: Any, node: Any) -> None:
 
     _kernels()[3](node, target(node)[1])
     buf = program.get().fields.materialize(tree.region)
-    runtime.trim(buf, tree.base, [off for off, _ in tree.sparse.pools])  # pools left empty give chunks back
+    runtime.trim(buf, tree.base, [p[0] for p in tree.sparse.pools])  # pools left empty give chunks back
 
 
 def release(tree: Any) -> None:

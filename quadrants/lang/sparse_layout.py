@@ -43,7 +43,7 @@ class SparsePlacement:
 @dataclass(frozen=True)
 class SparseTree:
     size: int
-    pools: tuple[tuple[int, str], ...]  # (header offset, node kind)
+    pools: tuple[tuple[int, str, int], ...]  # (header offset, node kind, node id)
     placements: tuple[tuple[Any, SparsePlacement], ...]  # (place node, placement)
 
 
@@ -102,7 +102,7 @@ def layout(root: Any) -> SparseTree:
     def number(node: Any) -> None:
         if node.kind in POOLED:
             pools[id(node)] = (root_cell + POOL_HEADER - 1) // POOL_HEADER * POOL_HEADER + POOL_HEADER * len(pools)
-            pool_list.append((pools[id(node)], node.kind))
+            pool_list.append((pools[id(node)], node.kind, node.id))
         for c in node.children:
             number(c)
 

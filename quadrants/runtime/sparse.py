@@ -15,7 +15,7 @@ from functools import cache
 
 import numpy as np
 
-POOL_CHUNKS, POOL_LIVE, POOL_HEADER = 40, 48, 64  # codegen/sparse.py's header (kept here without llvmlite)
+POOL_CHUNKS, POOL_LIVE, POOL_CARVED, POOL_HEADER = 40, 48, 56, 64  # codegen/sparse.py's header (no llvmlite here)
 
 
 @cache
@@ -63,3 +63,8 @@ def reset(buf: np.ndarray, base: int, size: int, pools: list[int]) -> None:
     buf[base : base + size] = 0
     if pools:
         _trim_system()
+
+
+def carved(buf: np.ndarray, base: int, pool: int) -> int:
+    """Cells the pool at `pool` has carved from its chunks since the tree was last reset."""
+    return int(ctypes.c_int64.from_address(int(buf.ctypes.data) + base + pool + POOL_CARVED).value)

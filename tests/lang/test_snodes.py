@@ -188,9 +188,10 @@ def test_unplaced_field_is_a_clear_error() -> None:
 
 def test_grad_companions_in_one_cell() -> None:
     x = qd.field(qd.f32, needs_grad=True)
-    y = qd.field(qd.f32, needs_grad=True)
+    y = qd.field(qd.f32)
     level = qd.root.dense(qd.i, 4)
-    level.place(x, x.grad, y)  # y.grad nobody placed: finalize puts it in the same cell
+    level.place(x, x.grad, y)
+    level.lazy_grad()  # y.grad: finalize puts it in the same cell
     ns = define(
         """
         @qd.kernel

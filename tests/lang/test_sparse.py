@@ -430,3 +430,74 @@ def test_cuda_backend_refuses_sparse_trees_by_name(kind: str) -> None:
     getattr(qd.root, kind)(qd.i, 4).place(x)
     with pytest.raises(NotImplementedError, match=f"{kind} SNodes are not supported on the CUDA backend"):
         x[0] = 1
+
+
+def test_list_methods_of_a_dynamic_fields_row_and_allocation_count() -> None:
+    y = qd.field(qd.i32)
+    lst = qd.root.dense(qd.i, 3).dynamic(qd.j, 64, chunk_size=16)
+    lst.place(y)
+    ns = define(
+        """
+@qd.kernel
+def grow(n: qd.i32):
+    for i in range(3):
+        for j in range(n * (i + 1)):
+            y[i].append(j)
+
+@qd.kernel
+def lengths() -> qd.i32:
+    return y[0].length() * 10000 + y[1].length() * 100 + y[2].length()
+
+@qd.kernel
+def clear(i: qd.i32):
+    y[i].deactivate()
+""",
+        y=y,
+    )  # fmt: skip
+    assert lst._num_dynamically_allocated == 0
+    ns["grow"](10)
+    assert ns["lengths"]() == 102030 and y[2, 29] == 29
+    assert lst._num_dynamically_allocated == 1 + 2 + 2  # chunks of 16 cells
+    ns["clear"](2)
+    ns["grow"](1)  # the cleared list takes its chunk back from the free list
+    assert ns["lengths"]() == 112203 and lst._num_dynamically_allocated == 5
+
+
+def test_flat_fields_snode_is_for_inspection_only() -> None:
+    x = qd.field(qd.f32, shape=4)
+    x[1] = 5.0
+    place = x._snode  # Quadrants' attribute: place -> one dense -> root
+    assert place.parent().shape == (4,) and place.parent(2).parent() is None
+    ns = define(
+        """
+@qd.kernel
+def k() -> qd.f32:
+    return x[1]
+""",
+        x=x,
+    )  # fmt: skip
+    assert x[1] == 5.0 and ns["k"]() == 5.0  # (reading .snode used to move the field: an AttributeError)
+
+
+def test_a_launch_checks_every_field_is_placed() -> None:
+    ns = define(
+        """
+@qd.kernel
+def k():
+    pass
+"""
+    )
+    a = qd.field(qd.i32)
+    with pytest.raises(RuntimeError, match=r"These field\(s\) are not placed"):
+        ns["k"]()
+    qd.init(arch=qd.cpu)
+    b = qd.Vector.field(3, qd.f32, needs_grad=True)
+    qd.root.dense(qd.i, 2).place(b)
+    with pytest.raises(RuntimeError, match=r"requrie `needs_grad=True`, however their grad field\(s\) are not placed"):
+        ns["k"]()
+    qd.init(arch=qd.cpu)
+    c = qd.field(qd.f32)
+    qd.root.dense(qd.i, 2).place(c)
+    qd.root.lazy_grad()  # lazily made companions are placed beside their primals
+    ns["k"]()
+    assert c.grad.shape == (2,) and a is not None
