@@ -1,12 +1,12 @@
 """SNode operations in kernels: struct-fors over SNode trees with sparse levels, `qd.activate`, `qd.deactivate`,
 `qd.is_active`, `qd.append`, `qd.length`, `qd.rescale_index`.
 
-A struct-for over a field or node `T` of a tree with sparse levels visits the active cells of `T` only, level by
-level: a parallel loop over the cells of `T`'s parent level (each checked with `is_active` when a level above
-`T` is sparse), and in each active one a serial loop over `T`'s cells (checked when `T` is pointer or
-bitmasked; a dynamic node's loop runs to its length). The loop index is the cell's first index in the field's
-index space (plus the field's `offset=`), as in Quadrants. A struct-for over a dense tree stays the range-for
-of frontend/loops.py. The operations become `ir.SNodeOp`s on the field's handle (codegen/sparse.py).
+A struct-for over a field or node `T` of a tree with sparse levels (or over any node) visits the active cells of
+`T` only, level by level: a parallel loop over the cells of `T`'s parent level (each checked with `is_active`
+when a level above `T` is sparse), and in each active one a serial loop over `T`'s cells (checked when `T` is
+pointer or bitmasked; a dynamic node's loop runs to its length). The loop index is the cell's index at `T`'s
+resolution (one per axis used down to `T`; a field's plus its `offset=`), the index space SNode operations
+take, as in Quadrants. A struct-for over a field of a dense tree stays the range-for of frontend/loops.py. The operations become `ir.SNodeOp`s on the field's handle (codegen/sparse.py).
 """
 
 from __future__ import annotations
@@ -90,10 +90,11 @@ def struct_for(fb: FrontendBuilder, node: ast.For, obj: Any, grouped: bool) -> N
     cont_axes = sorted(node_ext)
     cont_shape = [node_ext[a] // leaf_ext.get(a, 1) for a in cont_axes]
     targets = _names(fb, node.target)
+    is_field = not _is_snode(obj)
     if grouped and len(targets) != 1:
         raise fb.error(node.target, "qd.grouped(...) binds the whole index to a single name")
-    if not grouped and len(targets) != len(field_axes):
-        raise fb.error(node.target, f"this struct-for binds {len(field_axes)} indices, not {len(targets)}")
+    if not grouped and len(targets) != len(cont_axes):
+        raise fb.error(node.target, f"this struct-for binds {len(cont_axes)} indices, not {len(targets)}")
     config, fb.loop_config = fb.loop_config or {}, None
     serialize = config.get("serialize") or config.get("parallelize") == 1
     parallel = fb.runtime_depth == 0 and fb.parallel_id == 0 and not serialize
@@ -121,16 +122,19 @@ def struct_for(fb: FrontendBuilder, node: ast.For, obj: Any, grouped: bool) -> N
                     end = _op(fb, "length", handle, depth, corner, loc)
                 inner, leaf = _counted(fb, lengths, False, "", loc, end=end)
                 with fb.b.into(inner.body):
-                    index = dict(base)
+                    # the cell's index at the node's resolution (what the loop binds, as in Quadrants) and the
+                    # field's index of its first element (what the activity checks take)
+                    cell = {a: _mul(fb, cont[k], leaf_ext.get(a, 1), loc) for k, a in enumerate(cont_axes)}
                     for k, (a, _) in enumerate(tnode.extents):
-                        index[a] = fb.ops.binary("add", index.get(a, 0), _mul(fb, leaf[k], below[a], loc), loc)
-                    I = [index.get(a, 0) for a in field_axes]
+                        cell[a] = fb.ops.binary("add", cell.get(a, 0), leaf[k], loc)
+                    I = [_mul(fb, cell[a], below[a], loc) if a in cell else 0 for a in field_axes]
                     inner_body = inner.body
                     if tnode.kind in ("pointer", "bitmasked"):
                         inner_body = _guard(fb, handle, depth, I, loc)
                     with fb.b.into(inner_body):
-                        offset = f.offset or ()
-                        user = [fb.ops.binary("add", v, o, loc) if o else v for v, o in zip(I, offset or [0] * len(I))]
+                        offset = (f.offset or ()) if is_field else ()
+                        user = [cell[a] for a in cont_axes]
+                        user = [fb.ops.binary("add", v, o, loc) if o else v for v, o in zip(user, offset or [0] * len(user))]
                         user = [_i32(fb, v, loc) for v in user]
                         if grouped:
                             scope.names[targets[0]] = Fixed(Matrix((len(user),), list(user)), "loop index")

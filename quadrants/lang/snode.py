@@ -386,6 +386,10 @@ class _Root:
     def lazy_dual(self) -> None:
         self._lazy("dual")
 
+    def deactivate_all(self) -> None:
+        """Every tree `qd.root` made (and the open one): all their cells deactivated."""
+        deactivate_all_snodes()
+
     def _lazy(self, kind: str) -> None:
         from quadrants.lang.field import root as flat_fields
 

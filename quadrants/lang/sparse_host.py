@@ -91,9 +91,9 @@ def _kernels() -> Any:
             _take(x, I, flat, 0, es)
 
     @qd.kernel
-    def deactivate_cells(node: qd.template(), f: qd.template()):
-        for I in qd.grouped(node):  # I: the cell's first index in f's index space
-            qd.deactivate(node, qd.rescale_index(f, node, I))
+    def deactivate_cells(node: qd.template()):
+        for I in qd.grouped(node):  # the active cells, at the node's resolution
+            qd.deactivate(node, I)
 
     return read_all, write_all, fill_active, deactivate_cells, read_at, write_at
 
@@ -153,10 +153,9 @@ def deactivate_all(tree: Any, node: Any) -> None:
             if child.kind != "place":
                 deactivate_all(tree, child)
         return
-    from quadrants.frontend.sparse import target
     from quadrants.runtime import sparse as runtime
 
-    _kernels()[3](node, target(node)[1])
+    _kernels()[3](node)
     buf = program.get().fields.materialize(tree.region)
     runtime.trim(buf, tree.base, [p[0] for p in tree.sparse.pools])  # pools left empty give chunks back
 
