@@ -403,13 +403,23 @@ def release_cell(fl: Any, base: ll.Value, cell: ll.Value, level: ir.SNodeLevel) 
     b = fl.b
     for child in level.children:
         storage = _at(b, cell, child.storage)
-        if child.kind == "pointer":
-            _loop(fl, _c(child.n), lambda k, c=child, st=storage: _free_slot(fl, base, b.gep(st, [k], source_etype=I64), c))
-        elif child.kind == "dynamic":
+        if child.kind == "dynamic":
             _clear_dynamic(fl, base, storage, child)
         else:
-            _loop(fl, _c(child.n), lambda k, c=child, st=storage: release_cell(
-                fl, base, b.gep(st, [b.mul(k, _c(c.cell))], source_etype=I8), c))  # fmt: skip
+            _loop(fl, _c(child.n), _releaser(fl, base, storage, child))
+
+
+def _releaser(fl: Any, base: ll.Value, storage: ll.Value, child: ir.SNodeLevel) -> Callable[[ll.Value], None]:
+    """The loop body returning the pool cells of cell `k` of `child` (a pointer's slot, or a level's cell)."""
+    b = fl.b
+
+    def one(k: ll.Value) -> None:
+        if child.kind == "pointer":
+            _free_slot(fl, base, b.gep(storage, [k], source_etype=I64), child)
+        else:
+            release_cell(fl, base, b.gep(storage, [b.mul(k, _c(child.cell))], source_etype=I8), child)
+
+    return one
 
 
 def _append(fl: Any, s: ir.SNodeOp, arr: ir.GlobalNd, idx: list[ll.Value], level: ir.SNodeLevel) -> ll.Value:

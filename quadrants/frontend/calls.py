@@ -11,13 +11,12 @@ import builtins
 from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
-from quadrants.frontend import structs
+from quadrants.frontend import sparse, structs
 from quadrants.frontend.arguments import call_args
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.expressions import struct_attribute
 from quadrants.frontend.func import BoundFunc, Func
 from quadrants.frontend.inlining import inline
-from quadrants.frontend import sparse
 from quadrants.frontend.intrinsic_calls import BUILTINS, EVAL, RAW
 from quadrants.frontend.loops import fill_field
 from quadrants.frontend.lvalues import lvalue, store_ref

@@ -14,8 +14,8 @@ import copy
 from typing import Any, NamedTuple
 
 from quadrants._logging import warn
-from quadrants.frontend import sparse
 from quadrants.errors import QuadrantsTypeError
+from quadrants.frontend import sparse
 from quadrants.frontend.arguments import call_args
 from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.intrinsic_calls import Grouped

@@ -73,7 +73,6 @@ def struct_for(fb: FrontendBuilder, node: ast.For, obj: Any, grouped: bool) -> N
     handle = ndarray_handle(fb, f)
     loc = fb.loc(node.iter)
     field_axes = sorted(f.snode._axis_extents())
-    pos = {a: k for k, a in enumerate(field_axes)}
     path = _path(tnode)
     depth = len(path)
     below: dict[int, int] = {a: 1 for a in field_axes}
@@ -127,10 +126,10 @@ def struct_for(fb: FrontendBuilder, node: ast.For, obj: Any, grouped: bool) -> N
                     cell = {a: _mul(fb, cont[k], leaf_ext.get(a, 1), loc) for k, a in enumerate(cont_axes)}
                     for k, (a, _) in enumerate(tnode.extents):
                         cell[a] = fb.ops.binary("add", cell.get(a, 0), leaf[k], loc)
-                    I = [_mul(fb, cell[a], below[a], loc) if a in cell else 0 for a in field_axes]
+                    first = [_mul(fb, cell[a], below[a], loc) if a in cell else 0 for a in field_axes]
                     inner_body = inner.body
                     if tnode.kind in ("pointer", "bitmasked"):
-                        inner_body = _guard(fb, handle, depth, I, loc)
+                        inner_body = _guard(fb, handle, depth, first, loc)
                     with fb.b.into(inner_body):
                         offset = (f.offset or ()) if is_field else ()
                         user = [cell[a] for a in cont_axes]
@@ -274,7 +273,7 @@ def snode_call(fb: FrontendBuilder, node: ast.Call, name: str, *args: Any) -> An
     return _op(fb, "append", handle, depth, index, loc, values, places)
 
 
-def _append_values(fb: FrontendBuilder, node: ast.Call, snode: Any, handle: ir.GlobalNd, value: Any,
+def _append_values(fb: FrontendBuilder, node: ast.Call, snode: Any, handle: ir.Value, value: Any,
                    loc: Any) -> tuple[tuple[int, ...], tuple[ir.Value, ...]]:  # fmt: skip
     """The scalars `qd.append` stores and their byte offsets in the new cell: the fields placed in the dynamic
     node's cell, in order, take `value` (one field) or its items (several)."""

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any
 
+import numpy as np
+
 from quadrants.errors import QuadrantsRuntimeError
 from quadrants.lang import program, sparse_layout
 
@@ -63,6 +65,7 @@ class SNode:
         self.kind = kind
         self.extents = extents  # (axis index, extent) of this level, in the order given
         self.field = field
+        self.chunk_size = 0  # a dynamic node's cells per chunk
         self.children: list[SNode] = []
         builder._nodes.append(self)
         self.id = self._id = FieldsBuilder._ids  # unique across the process's trees, as Quadrants numbers them
@@ -99,7 +102,8 @@ class SNode:
         if self.kind == "dynamic":
             raise QuadrantsRuntimeError("a dynamic node holds places only: its cells cannot have levels under them")
         ax = [indices] if isinstance(indices, Axis) else list(indices)
-        dims = [int(dimensions)] * len(ax) if isinstance(dimensions, int) else [int(d) for d in dimensions]
+        one = isinstance(dimensions, (int, np.integer))  # np.int32(5) too, as Quadrants takes it
+        dims = [int(dimensions)] * len(ax) if one else [int(d) for d in dimensions]
         if len(dims) != len(ax) or not all(isinstance(a, Axis) for a in ax):
             raise ValueError(f"{kind}({indices}, {dimensions}): give one extent per axis (qd.i, qd.ij, qd.axes(...))")
         if any(d <= 0 for d in dims):

@@ -2,13 +2,15 @@
 
 A sparse tree's cells are not one array in memory (pointer cells live in pools), so Python scope reads and
 writes through kernels, as Quadrants does: `to_numpy` reads every index (inactive cells give zeros),
-`from_numpy` and `x[I] = v` write (so activate), `fill` writes the active cells only (a struct-for). The
+`from_numpy` and `x[idx] = v` write (so activate), `fill` writes the active cells only (a struct-for). The
 kernels see an element as a flat run of `ncomp` scalars of a 1-d ndarray.
 
 `deactivate_all(tree, node)`: from the root, the whole tree is reset on the host and its pools' chunks go back
 to the system (runtime/sparse.py); a node below the root deactivates its active cells with a kernel.
 """
 
+# mypy: disable-error-code="valid-type"
+# (the kernels' annotations are Quadrants types, and their bodies kernel-language code)
 from __future__ import annotations
 
 from functools import cache
@@ -25,44 +27,44 @@ def _kernels() -> Any:
     import quadrants as qd
 
     @qd.func
-    def _put(x: qd.template(), I: qd.template(), flat: qd.template(), lin: qd.template(), es: qd.template()):
+    def _put(x: qd.template(), idx: qd.template(), flat: qd.template(), lin: qd.template(), es: qd.template()):
         if qd.static(len(es) == 0):
-            flat[lin] = x[I]
+            flat[lin] = x[idx]
         elif qd.static(len(es) == 1):
             for c in qd.static(range(es[0])):
-                flat[lin * es[0] + c] = x[I][c]
+                flat[lin * es[0] + c] = x[idx][c]
         else:
             for a in qd.static(range(es[0])):
                 for c in qd.static(range(es[1])):
-                    flat[(lin * es[0] + a) * es[1] + c] = x[I][a, c]
+                    flat[(lin * es[0] + a) * es[1] + c] = x[idx][a, c]
 
     @qd.func
-    def _take(x: qd.template(), I: qd.template(), flat: qd.template(), lin: qd.template(), es: qd.template()):
+    def _take(x: qd.template(), idx: qd.template(), flat: qd.template(), lin: qd.template(), es: qd.template()):
         if qd.static(len(es) == 0):
-            x[I] = flat[lin]
+            x[idx] = flat[lin]
         elif qd.static(len(es) == 1):
             for c in qd.static(range(es[0])):
-                x[I][c] = flat[lin * es[0] + c]
+                x[idx][c] = flat[lin * es[0] + c]
         else:
             for a in qd.static(range(es[0])):
                 for c in qd.static(range(es[1])):
-                    x[I][a, c] = flat[(lin * es[0] + a) * es[1] + c]
+                    x[idx][a, c] = flat[(lin * es[0] + a) * es[1] + c]
 
     @qd.kernel
     def read_all(x: qd.template(), flat: qd.types.ndarray(), bounds: qd.template(), es: qd.template()):
-        for I in qd.grouped(qd.ndrange(*bounds)):
+        for idx in qd.grouped(qd.ndrange(*bounds)):
             lin = 0
             for k in qd.static(range(len(bounds))):
-                lin = lin * (bounds[k][1] - bounds[k][0]) + (I[k] - bounds[k][0])
-            _put(x, I, flat, lin, es)
+                lin = lin * (bounds[k][1] - bounds[k][0]) + (idx[k] - bounds[k][0])
+            _put(x, idx, flat, lin, es)
 
     @qd.kernel
     def write_all(x: qd.template(), flat: qd.types.ndarray(), bounds: qd.template(), es: qd.template()):
-        for I in qd.grouped(qd.ndrange(*bounds)):
+        for idx in qd.grouped(qd.ndrange(*bounds)):
             lin = 0
             for k in qd.static(range(len(bounds))):
-                lin = lin * (bounds[k][1] - bounds[k][0]) + (I[k] - bounds[k][0])
-            _take(x, I, flat, lin, es)
+                lin = lin * (bounds[k][1] - bounds[k][0]) + (idx[k] - bounds[k][0])
+            _take(x, idx, flat, lin, es)
 
     @qd.func
     def _at(at: qd.template(), nd: qd.template()):
@@ -87,13 +89,13 @@ def _kernels() -> Any:
 
     @qd.kernel
     def fill_active(x: qd.template(), flat: qd.types.ndarray(), es: qd.template()):
-        for I in qd.grouped(x):
-            _take(x, I, flat, 0, es)
+        for idx in qd.grouped(x):
+            _take(x, idx, flat, 0, es)
 
     @qd.kernel
     def deactivate_cells(node: qd.template()):
-        for I in qd.grouped(node):  # the active cells, at the node's resolution
-            qd.deactivate(node, I)
+        for idx in qd.grouped(node):  # the active cells, at the node's resolution
+            qd.deactivate(node, idx)
 
     return read_all, write_all, fill_active, deactivate_cells, read_at, write_at
 

@@ -97,7 +97,7 @@ def layout(root: Any) -> SparseTree:
     """The tree's size, its pools and each placed field's path (see the module docstring)."""
     root_cell = _cell(root)[0]
     pools: dict[int, int] = {}  # node id -> header offset
-    pool_list: list[tuple[int, str]] = []
+    pool_list: list[tuple[int, str, int]] = []
 
     def number(node: Any) -> None:
         if node.kind in POOLED:
