@@ -35,7 +35,7 @@ from quadrants.types.struct import StructType
 
 def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
     if isinstance(node.func, ast.Attribute):
-        if node.func.attr in sparse.LIST_METHODS and isinstance(node.func.value, ast.Subscript):
+        if node.func.attr in sparse.LIST_METHODS and isinstance(node.func.value, (ast.Subscript, ast.Name)):
             handled = sparse.list_method(fb, node)  # `x[i].append(v)` of a field placed in a dynamic node
             if handled is not sparse.NOT_A_LIST:
                 return handled

@@ -287,10 +287,14 @@ def _bit_shr(fb: FrontendBuilder, node: ast.Call) -> Any:
 
 
 def _b_int(fb: FrontendBuilder, node: ast.Call, x: Any) -> Any:
+    if isinstance(x, Matrix):  # element by element, as Quadrants casts a vector
+        return Matrix(x.shape, [fb.ops.cast(e, fb.options.default_ip, fb.loc(node)) for e in x.elements])
     return fb.ops.cast(x, fb.options.default_ip, fb.loc(node))
 
 
 def _b_float(fb: FrontendBuilder, node: ast.Call, x: Any) -> Any:
+    if isinstance(x, Matrix):
+        return Matrix(x.shape, [fb.ops.cast(e, fb.options.default_fp, fb.loc(node)) for e in x.elements])
     return fb.ops.cast(x, fb.options.default_fp, fb.loc(node))
 
 

@@ -303,15 +303,16 @@ NOT_A_LIST = object()
 
 def list_method(fb: FrontendBuilder, node: ast.Call) -> Any:
     """`x[I].append(v)`, `x[I].length()`, `x[I].deactivate()`: `I` indexes the cell holding the list of a
-    field placed in a dynamic node (all its indices but the list's). NOT_A_LIST for any other call."""
-    assert isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Subscript)
+    field placed in a dynamic node (all its indices but the list's; `x.append(v)` for a 1-d field). NOT_A_LIST
+    for any other call."""
+    assert isinstance(node.func, ast.Attribute)
     sub = node.func.value
-    base = fb.expr(sub.value)
+    base = fb.expr(sub.value if isinstance(sub, ast.Subscript) else sub)
     snode = getattr(base, "_place", None)
     parent = snode._parent if snode is not None else None
     if parent is None or parent.kind != "dynamic":
         return NOT_A_LIST
-    raw = fb.expr(sub.slice)
+    raw = fb.expr(sub.slice) if isinstance(sub, ast.Subscript) else None
     index = [] if raw is None or raw == () else _flat_index(raw)
     if len(index) != len(base.shape) - 1:
         return NOT_A_LIST

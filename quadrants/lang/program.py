@@ -30,10 +30,18 @@ class Program:
     random: RandomState = field(default_factory=RandomState)  # qd.random(): the seed and the launch count
     made_fields: list[Any] = field(default_factory=list)  # weak references to every qd.field made (lazy_grad)
     checked_fields: int = 0  # how many of them a kernel launch has checked (lang/snode.materialize)
+    trees: int = 0  # SNode trees numbered so far (flat fields' trees included: lang/snode.py)
 
 
 _program: Program | None = None
 _generation = 0
+
+
+def next_tree_number() -> int:
+    """The number of the program's next SNode tree (Quadrants' `_snode_tree_id`)."""
+    prog = get()
+    prog.trees += 1
+    return prog.trees - 1
 # Objects with a `forget()` method (kernels) that hold compiled code: cleared by qd.init / qd.reset, so no
 # fast path of an older program runs after them.
 _holders: weakref.WeakSet[Any] = weakref.WeakSet()

@@ -122,6 +122,7 @@ class SNode:
             members = getattr(f, "_members", None)
             if members is not None:  # a struct field: each member in the cell
                 self.place(*members.values(), offset=offset)
+                f.__dict__.update(shape=self.shape, offset=next(iter(members.values())).offset)
                 continue
             if getattr(f, "_unplaced", None) is not True:
                 raise QuadrantsRuntimeError(f"{f!r} cannot be placed: only a field declared without shape= can be")
@@ -189,8 +190,30 @@ class SNode:
                 return runtime.carved(program.get().fields.materialize(tree.region), tree.base, off)
         return 0
 
+    @property
     def _cell_size_bytes(self) -> int:
+        """Bytes of one cell of this node (Quadrants' inspection property)."""
+        tree = self._builder.tree
+        if tree is not None and tree.sparse is not None:
+            return sparse_layout.cell_bytes(self)
         return _cell(self)[0]
+
+    @property
+    def _offset_bytes_in_parent_cell(self) -> int:
+        """Where this node's storage starts in its parent's cell."""
+        parent = self._parent
+        if parent is None:
+            return 0
+        sparse = self._builder.tree is not None and self._builder.tree.sparse is not None
+        offsets = sparse_layout.child_offsets(parent) if sparse else _cell(parent)[2]
+        return offsets[parent.children.index(self)]
+
+    @property
+    def _snode_tree_id(self) -> int:
+        """The number of this node's tree in its program, in the order trees were made (a flat field's own)."""
+        if self._builder.tree is not None:
+            return self._builder.tree.number
+        return getattr(self.field, "_tree_number", -1) if self.kind == "place" else -1
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, _Root):
@@ -300,6 +323,7 @@ class SNodeTree:
         self.builder = builder
         self.region = region
         self.base = base  # byte offset of the tree in its region
+        self.number = program.next_tree_number()  # `_snode_tree_id`: trees in the order they were made
         self.sparse = sparse  # the layout of a tree with sparse levels (lang/sparse_layout.py), else None
         self.id = builder.root.id
         self.destroyed = False
@@ -419,10 +443,16 @@ def materialize() -> None:
     `needs_grad` / `needs_dual` companion left unplaced (lazy_grad's companions are placed by finalize)."""
     prog = program.get()
     b = _Root._builder
+    number = None
     if b is not None and b.tree is None and not b.empty and b._generation == prog.generation:
-        b.finalize()
+        number = b.finalize().number
     start, prog.checked_fields = prog.checked_fields, len(prog.made_fields)
     new = [f for f in (r() for r in prog.made_fields[start:]) if f is not None]
+    flat = [f for f in new if not f._unplaced and f._place is None]
+    if flat:  # fields made with shape= since the last launch: one tree in Quadrants (its root's)
+        number = program.next_tree_number() if number is None else number
+        for f in flat:
+            f._tree_number = number
     companions = {id(getattr(f, k, None)): k for f in new for k in ("grad", "dual")}
     for kind in ("", "grad", "dual"):
         bad = [f for f in new if f._unplaced and companions.get(id(f), "") == kind

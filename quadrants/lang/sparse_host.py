@@ -6,7 +6,8 @@ writes through kernels, as Quadrants does: `to_numpy` reads every index (inactiv
 kernels see an element as a flat run of `ncomp` scalars of a 1-d ndarray.
 
 `deactivate_all(tree, node)`: from the root, the whole tree is reset on the host and its pools' chunks go back
-to the system (runtime/sparse.py); a node below the root deactivates its active cells with a kernel.
+to the system (runtime/sparse.py); a node below the root deactivates its active cells with a kernel, which
+recycles them (its pools keep their chunks, as Quadrants' `_num_dynamically_allocated` counts).
 """
 
 # mypy: disable-error-code="valid-type"
@@ -155,11 +156,7 @@ def deactivate_all(tree: Any, node: Any) -> None:
             if child.kind != "place":
                 deactivate_all(tree, child)
         return
-    from quadrants.runtime import sparse as runtime
-
-    _kernels()[3](node)
-    buf = program.get().fields.materialize(tree.region)
-    runtime.trim(buf, tree.base, [p[0] for p in tree.sparse.pools])  # pools left empty give chunks back
+    _kernels()[3](node)  # its cells go to their pools' free lists, for the next activations
 
 
 def release(tree: Any) -> None:

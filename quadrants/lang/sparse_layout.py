@@ -151,3 +151,11 @@ def _owns_pool_cells(node: Any) -> bool:
     if node.kind in POOLED:
         return True
     return node.kind != "place" and any(_owns_pool_cells(c) for c in node.children)
+
+
+def cell_bytes(node: Any) -> int:
+    return _cell(node)[0]
+
+
+def child_offsets(node: Any) -> list[int]:
+    return _cell(node)[2]

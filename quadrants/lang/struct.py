@@ -45,7 +45,7 @@ class Struct:
         return out
 
     @staticmethod
-    def field(members: dict[str, Any], shape: Any = (), needs_grad: bool = False, layout: Any = None,
+    def field(members: dict[str, Any], shape: Any = None, needs_grad: bool = False, layout: Any = None,
               name: str = "", offset: Any = None, needs_dual: bool = False) -> StructField:  # fmt: skip
         """`qd.Struct.field({"pos": qd.math.vec3, "m": qd.f32}, shape=n)`"""
         return StructType(members).field(shape, needs_grad, layout, name, offset, needs_dual)
@@ -159,9 +159,14 @@ class StructField:
     def __init__(self, t: StructType, shape: Any, name: str = "", offset: Any = None) -> None:
         from quadrants.lang.field import domain_offset, field
 
-        shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in (shape or ()))
+        if shape is None:  # placed later in an SNode tree, member by member (lang/snode.py)
+            members: dict[str, Any] = {k: StructField(mt, None) if isinstance(mt, StructType) else field(mt)
+                                       for k, mt in t.members.items()}  # fmt: skip
+            self.__dict__.update(_type=t, _members=members, shape=(), name=name, offset=())
+            return
+        shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
         off = domain_offset(offset, len(shape_t), shape)
-        members: dict[str, Any] = {}
+        members = {}
         for k, mt in t.members.items():
             members[k] = StructField(mt, shape_t, offset=off) if isinstance(mt, StructType) else field(mt, shape_t, offset=off)
         self.__dict__.update(_type=t, _members=members, shape=shape_t, name=name, offset=off)

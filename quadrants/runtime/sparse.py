@@ -15,7 +15,7 @@ from functools import cache
 
 import numpy as np
 
-POOL_CHUNKS, POOL_LIVE, POOL_CARVED, POOL_HEADER = 40, 48, 56, 64  # codegen/sparse.py's header (no llvmlite here)
+POOL_CHUNKS, POOL_CARVED = 40, 56  # codegen/sparse.py's pool header (not imported: no llvmlite here)
 
 
 @cache
@@ -38,20 +38,6 @@ def _trim_system() -> None:
     trim = getattr(_libc(), "malloc_trim", None)
     if trim is not None:
         trim(0)
-
-
-def trim(buf: np.ndarray, base: int, pools: list[int]) -> None:
-    """Give back the chunks of every pool with no cell live (no slot points into them): its header is reset."""
-    address = int(buf.ctypes.data) + base
-    emptied = False
-    for off in pools:
-        if ctypes.c_int64.from_address(address + off + POOL_LIVE).value == 0:
-            if ctypes.c_void_p.from_address(address + off + POOL_CHUNKS).value:
-                _free_chunks(address + off)
-                emptied = True
-            buf[base + off : base + off + POOL_HEADER] = 0
-    if emptied:
-        _trim_system()
 
 
 def reset(buf: np.ndarray, base: int, size: int, pools: list[int]) -> None:

@@ -18,7 +18,7 @@ def test_aos_cell_layout_by_hand() -> None:
     a, b, c = qd.field(qd.f32), qd.field(qd.f64), qd.Vector.field(3, qd.f32)
     level = qd.root.dense(qd.i, 4)
     level.place(a, b, c)
-    assert level._cell_size_bytes() == 32
+    assert level._cell_size_bytes == 32
     size, places = snode.layout(level.parent())
     got = {id(n.field): p for n, p in places}
     assert size == 4 * 32
@@ -205,7 +205,7 @@ def test_grad_companions_in_one_cell() -> None:
         x=x, y=y,
     )
     ns["k"]()
-    assert y.grad.snode.parent() is level and level._cell_size_bytes() == 16
+    assert y.grad.snode.parent() is level and level._cell_size_bytes == 16
     for f, scale in ((x, 1), (x.grad, 10), (y, 100), (y.grad, 1000)):
         assert f.to_numpy().tolist() == [scale * i for i in range(4)]
 

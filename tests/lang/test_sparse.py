@@ -378,7 +378,11 @@ def touch():
     ns["touch"]()
     grown = _rss() - base
     assert grown > 48 << 20, grown
-    x.snode.parent(2).deactivate_all()  # the root: the whole tree
+    x.snode.parent(2).deactivate_all()  # the pointer node: its cells are recycled, its chunks kept
+    assert _pool(x) == (0, 64) and x.snode.parent(2)._num_dynamically_allocated == 4096
+    ns["touch"]()
+    assert _pool(x) == (4096, 64) and x.snode.parent(2)._num_dynamically_allocated == 4096  # none carved anew
+    x.snode.parent(3).deactivate_all()  # the root: the whole tree, its chunks back to the system
     assert _pool(x) == (0, 0)
     released = base + grown - _rss()
     assert released > 0.8 * grown, (grown, released)
