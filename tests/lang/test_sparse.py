@@ -505,3 +505,29 @@ def k():
     qd.root.lazy_grad()  # lazily made companions are placed beside their primals
     ns["k"]()
     assert c.grad.shape == (2,) and a is not None
+
+
+def test_sparse_kernels_give_ptx_that_ptxas_accepts() -> None:
+    from quadrants.codegen.nvptx import assemble, ptxas_path
+    from tests.golden_support import GoldenCase, ptx
+
+    x = qd.field(qd.f32)
+    p = qd.root.pointer(qd.i, 8)
+    p.dynamic(qd.j, 64, chunk_size=8).place(x)
+    ns = define(
+        """
+@qd.kernel
+def k():
+    for i in range(8):
+        qd.append(dyn, i, 1.0)
+        x[i, 3] = x[i, 2] + 1.0
+    for i, j in x:
+        qd.deactivate(p, i)
+""",
+        x=x, p=p, dyn=p.children[0],
+    )  # fmt: skip
+    text = ptx(GoldenCase(ns["k"], []))
+    assert "malloc" in text and "atom" in text  # cells come from the device heap, slots are compare-exchanged
+    if ptxas_path() is None:
+        pytest.skip("ptxas is not installed")
+    assert assemble(text, "sm_80")
