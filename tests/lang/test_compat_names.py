@@ -37,8 +37,10 @@ def test_gpu_is_a_list_of_archs_as_in_quadrants() -> None:
 def test_extensions() -> None:
     assert qd.is_extension_supported(qd.cpu, qd.extension.data64)
     assert qd.is_extension_supported(qd.cpu, qd.extension.assertion)
-    for ext in (qd.extension.sparse, qd.extension.quant, qd.extension.adstack, qd.extension.mesh):
+    for ext in (qd.extension.quant, qd.extension.adstack, qd.extension.mesh):
         assert not qd.is_extension_supported(qd.cpu, ext)  # not implemented here: programs that need them skip
+    assert qd.is_extension_supported(qd.cpu, qd.extension.sparse)  # sparse SNodes: the CPU's only
+    assert not qd.is_extension_supported(qd.cuda, qd.extension.sparse)
     assert not qd.is_extension_supported(qd.vulkan, qd.extension.data64)
 
 
