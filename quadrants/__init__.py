@@ -18,7 +18,12 @@ import numpy as _numpy  # noqa: F401 - before the clock: a dependency its caller
 
 _t0 = _time.perf_counter()
 
-from quadrants import ad, math, types  # noqa: F401
+from quadrants import (  # noqa: F401
+    ad,
+    math,
+    sparse,  # noqa: F401
+    types,
+)
 from quadrants._config import amdgpu, cc, cpu, cuda, dx11, dx12, gles, metal, opengl, vulkan, wasm  # noqa: F401
 from quadrants._config import gpu_archs as gpu  # noqa: F401  - a list, as in Quadrants
 from quadrants._version import __version__  # noqa: F401

@@ -17,8 +17,9 @@ from typing import Any
 
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.ndarrays import ndarray_handle
+from quadrants.frontend.refs import read
 from quadrants.frontend.scope import Fixed
-from quadrants.frontend.values import Matrix, is_runtime
+from quadrants.frontend.values import Matrix, Struct, is_runtime
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import i32, i64
 
@@ -33,8 +34,10 @@ def target(obj: Any) -> tuple[Any, Any] | None:
     """(node, a field placed under it) for an SNode or a field of a tree; None for anything else."""
     node = obj
     if not _is_snode(obj):
+        if getattr(obj, "_members", None) is not None:  # a struct field: its members share their places
+            obj = next(iter(obj._leaf_fields()))
         snode = getattr(obj, "_place", None)
-        if snode is None or getattr(obj, "_members", None) is not None:
+        if snode is None:
             return None
         node = snode._parent
     if type(node).__name__ == "_Root":
@@ -278,6 +281,8 @@ def _append_values(fb: FrontendBuilder, node: ast.Call, snode: Any, handle: ir.V
     """The scalars `qd.append` stores and their byte offsets in the new cell: the fields placed in the dynamic
     node's cell, in order, take `value` (one field) or its items (several)."""
     fields = [c.field for c in snode.children if c.kind == "place"]
+    if isinstance(value, Struct):  # a struct's leaf members, in the order its field placed them
+        value = _struct_leaves(fb, value)
     items = [value] if len(fields) == 1 else list(value) if isinstance(value, (list, tuple)) else [value]
     if len(items) != len(fields):
         raise fb.error(node, f"qd.append(): {len(fields)} field(s) in the node's cell, {len(items)} value(s)")
@@ -308,6 +313,8 @@ def list_method(fb: FrontendBuilder, node: ast.Call) -> Any:
     assert isinstance(node.func, ast.Attribute)
     sub = node.func.value
     base = fb.expr(sub.value if isinstance(sub, ast.Subscript) else sub)
+    if getattr(base, "_members", None) is not None:  # a struct field: its members' list
+        base = next(iter(base._leaf_fields()))
     snode = getattr(base, "_place", None)
     parent = snode._parent if snode is not None else None
     if parent is None or parent.kind != "dynamic":
@@ -318,6 +325,14 @@ def list_method(fb: FrontendBuilder, node: ast.Call) -> Any:
         return NOT_A_LIST
     args = [fb.expr(a) for a in node.args]
     return snode_call(fb, node, node.func.attr, parent, index, *args)
+
+
+def _struct_leaves(fb: FrontendBuilder, value: Struct) -> list[Any]:
+    out: list[Any] = []
+    for m in value.members.values():
+        m = read(fb, m)
+        out.extend(_struct_leaves(fb, m) if isinstance(m, Struct) else [m])
+    return out
 
 
 def rescale_index(fb: FrontendBuilder, node: ast.Call, name: str, a: Any, b: Any, index: Any) -> Any:

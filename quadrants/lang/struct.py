@@ -208,6 +208,10 @@ class StructField:
         for k in self._members:
             setattr(element, k, _member_of(value, k))
 
+    def parent(self, n: int = 1) -> Any:
+        """The SNode `n` levels above the place of its members (placed together), as in Quadrants."""
+        return next(iter(self._leaf_fields())).parent(n)
+
     def _leaf_fields(self) -> Any:
         for f in self._members.values():
             if isinstance(f, StructField):

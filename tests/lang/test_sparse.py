@@ -531,3 +531,28 @@ def k():
     if ptxas_path() is None:
         pytest.skip("ptxas is not installed")
     assert assemble(text, "sm_80")
+
+
+def test_append_structs_and_matrices_and_sparse_grid() -> None:
+    pair = qd.types.struct(a=qd.u8, b=qd.types.vector(2, qd.f32))
+    s = pair.field()
+    qd.root.dense(qd.i, 3).dynamic(qd.j, 8, chunk_size=2).place(s)
+    m = qd.types.matrix(2, 2, qd.i16).field()
+    qd.root.dynamic(qd.i, 8).place(m)
+    ns = define(
+        """
+@qd.kernel
+def k():
+    for i in range(3):
+        for j in range(i + 1):
+            s[i].append(pair(300 + j, qd.Vector([i, j])))  # a's u8 wraps as in Quadrants
+    m.append(qd.Matrix([[1, 2], [3, 4]], dt=qd.i16))
+""",
+        s=s, m=m, pair=pair,
+    )  # fmt: skip
+    ns["k"]()
+    assert s[2, 1].a == 45 and s[2, 1].b.to_numpy().tolist() == [2, 1] and s[1, 2].a == 0
+    assert m[0].to_numpy().tolist() == [[1, 2], [3, 4]]
+    g = qd.sparse.grid({"mass": qd.f32, "v": qd.math.vec2}, shape=(4, 5))
+    g[1, 2].mass = 3.0
+    assert qd.sparse.usage(g) == 1 / 20 and g[1, 2].mass == 3.0 and g[0, 0].mass == 0.0
