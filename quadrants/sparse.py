@@ -1,6 +1,8 @@
 """`qd.sparse`: Quadrants' helpers over sparse SNode trees: `grid` (a struct field on a bitmasked level) and
 `usage` (the fraction of its cells that are active)."""
 
+# mypy: disable-error-code="valid-type"
+# (the kernel's annotations are Quadrants types)
 from __future__ import annotations
 
 from functools import cache
