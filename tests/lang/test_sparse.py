@@ -354,6 +354,34 @@ def length() -> qd.i32:
     assert ns["push"](n) == n - 1  # every old length handed out once
     assert ns["length"]() == n
     np.testing.assert_array_equal(np.sort(y.to_numpy()[:n]), np.arange(n))
+    # four Python threads launching at once (each launch beyond the first gets threads of its own)
+    import threading
+
+    qd.deactivate_all_snodes()
+    threads = [threading.Thread(target=ns["push"], args=(10_000,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert ns["length"]() == 40_000
+    np.testing.assert_array_equal(np.sort(y.to_numpy()[:40_000]), np.repeat(np.arange(10_000), 4))
+
+
+def test_concurrent_first_writes_to_one_block_allocate_it_once() -> None:
+    x = qd.field(qd.i32)
+    qd.root.pointer(qd.i, 64).dense(qd.i, 16).place(x)
+    ns = define(
+        """
+@qd.kernel
+def hit(n: qd.i32):
+    for k in range(n):
+        x[(k % 64) * 16 + k // 64 % 16] += 1
+""",
+        x=x,
+    )  # fmt: skip
+    ns["hit"](64 * 16 * 20)  # every block first written by many threads at once
+    assert (x.to_numpy() == 20).all()
+    assert _pool(x)[0] == 64  # the losers of each compare-exchange gave their cells back
 
 
 def _rss() -> int:
