@@ -31,6 +31,7 @@ class Program:
     made_fields: list[Any] = field(default_factory=list)  # weak references to every qd.field made (lazy_grad)
     checked_fields: int = 0  # how many of them a kernel launch has checked (lang/snode.materialize)
     trees: int = 0  # SNode trees numbered so far (flat fields' trees included: lang/snode.py)
+    on_end: list[Any] = field(default_factory=list)  # called when the program ends (sparse trees free their pools)
 
 
 _program: Program | None = None
@@ -94,12 +95,21 @@ def _init(arch: Any, default_fp: Any, default_ip: Any, **kwargs: Any) -> None:
     from quadrants.backends import open_device
 
     config, dev = open_device(config)
+    _end()
     _forget_all()
     _generation += 1
     memory.set_current(dev if dev is not None else memory.HOST)
     _program = Program(config=config, generation=_generation, fields=FieldMemory(), device=dev,
                        random=RandomState(config.random_seed))  # fmt: skip
     _logging.info(f"Starting on arch={config.arch}", tag="init")
+
+
+def _end() -> None:
+    """The ending program's `on_end` calls (memory that is not field memory goes back)."""
+    if _program is not None:
+        calls, _program.on_end = _program.on_end, []
+        for call in calls:
+            call()
 
 
 def current_config() -> Config | None:
@@ -110,6 +120,7 @@ def current_config() -> Config | None:
 def reset() -> None:
     """`qd.reset()`: forget the program; kernels recompile (or reload from cache) at their next call."""
     global _program, _generation
+    _end()
     _forget_all()
     _generation += 1
     _program = None

@@ -310,6 +310,8 @@ class FieldsBuilder:
         size, placements = (sparse.size, list(sparse.placements)) if sparse is not None else layout(self.root)
         region, base = program.get().fields.place(size)
         self.tree = SNodeTree(self, region, base, sparse)
+        if sparse is not None:  # its pools' chunks are not field memory: freed when the program ends
+            program.get().on_end.append(self.tree.destroy)
         for node, p in placements:
             node.field._bind(self.tree, region, base + p.offset, p, node.field._place_offset)
         return self.tree

@@ -146,6 +146,8 @@ def deactivate_all(tree: Any, node: Any) -> None:
     if node.kind == "root":
         from quadrants.runtime import sparse as runtime
 
+        if program.get().fields.regions[tree.region].buffer is None:
+            return  # never used: nothing was allocated
         buf = program.get().fields.materialize(tree.region)
         runtime.reset(buf, tree.base, tree.sparse.size, [p[0] for p in tree.sparse.pools])
         return

@@ -421,6 +421,21 @@ def touch():
     assert _pool(x) == (0, 0)
 
 
+def test_a_new_program_frees_the_old_programs_pools() -> None:
+    x = qd.field(qd.f32)
+    qd.root.pointer(qd.i, 8).dense(qd.i, 1024).place(x)
+    x[5000] = 1
+    tree = x._tree
+    off = tree.base + tree.sparse.pools[0][0]
+    address = int(program.get().fields.materialize(tree.region).ctypes.data) + off
+    import ctypes
+
+    assert ctypes.c_void_p.from_address(address + POOL_CHUNKS).value  # a chunk is in use
+    buffer = program.get().fields.regions[tree.region].buffer  # kept alive to read the header after the end
+    qd.init(arch=qd.cpu)
+    assert buffer is not None and not ctypes.c_void_p.from_address(address + POOL_CHUNKS).value
+
+
 def test_destroyed_tree_gives_its_memory_back() -> None:
     fb = qd.FieldsBuilder()
     x = qd.field(qd.f32)
