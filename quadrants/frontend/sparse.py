@@ -2,9 +2,11 @@
 `qd.is_active`, `qd.append`, `qd.length`, `qd.rescale_index`.
 
 A struct-for over a field or node `T` of a tree with sparse levels (or over any node) visits the active cells of
-`T` only, level by level: a parallel loop over the cells of `T`'s parent level (each checked with `is_active`
-when a level above `T` is sparse), and in each active one a serial loop over `T`'s cells (checked when `T` is
-pointer or bitmasked; a dynamic node's loop runs to its length). The loop index is the cell's index at `T`'s
+`T` only, level by level: a parallel loop over the cells of the outermost levels (as many as make
+`PARALLEL_CELLS` cells, each checked with `is_active` when one of them is sparse), and under each active one a
+serial loop per deeper level down to `T` over that level's cells, descending only into active ones (pointer and
+bitmasked cells are checked; a dynamic node's loop runs to its length). The work is the prefix's cells plus the
+cells of the active cells' children, not the index space. The loop index is the cell's index at `T`'s
 resolution (one per axis used down to `T`; a field's plus its `offset=`), the index space SNode operations
 take, as in Quadrants. A struct-for over a field of a dense tree stays the range-for of frontend/loops.py. The operations become `ir.SNodeOp`s on the field's handle (codegen/sparse.py).
 """
@@ -12,6 +14,7 @@ take, as in Quadrants. A struct-for over a field of a dense tree stays the range
 from __future__ import annotations
 
 import ast
+import contextlib
 from math import prod
 from typing import Any
 
@@ -71,85 +74,99 @@ def sparse_loop_target(obj: Any) -> bool:
     return bool(f._sparse)
 
 
+PARALLEL_CELLS = 2048  # the parallel loop covers the outermost levels with at least this many cells together
+
+
 def struct_for(fb: FrontendBuilder, node: ast.For, obj: Any, grouped: bool) -> None:
     tnode, f = target(obj)  # type: ignore[misc]
     handle = ndarray_handle(fb, f)
     loc = fb.loc(node.iter)
     field_axes = sorted(f.snode._axis_extents())
     path = _path(tnode)
-    depth = len(path)
-    below: dict[int, int] = {a: 1 for a in field_axes}
+    # below[k][a]: the field's cells per cell of level k along axis a (its index's multiplier at that level)
+    below_t: dict[int, int] = {a: 1 for a in field_axes}
     n = f.snode._parent
     while n is not tnode and n is not None:
         for a, d in n.extents:
-            below[a] *= d
+            below_t[a] *= d
         n = n._parent
-    node_ext: dict[int, int] = {}
-    for p in path:
-        for a, d in p.extents:
-            node_ext[a] = node_ext.get(a, 1) * d
-    leaf_ext = dict(tnode.extents)
-    cont_axes = sorted(node_ext)
-    cont_shape = [node_ext[a] // leaf_ext.get(a, 1) for a in cont_axes]
+    below = [below_t] * len(path)
+    for k in range(len(path) - 2, -1, -1):
+        ext = dict(path[k + 1].extents)
+        below[k] = {a: below[k + 1][a] * ext.get(a, 1) for a in field_axes}
+    axes = sorted({a for p in path for a, _ in p.extents})
     targets = _names(fb, node.target)
-    is_field = not _is_snode(obj)
     if grouped and len(targets) != 1:
         raise fb.error(node.target, "qd.grouped(...) binds the whole index to a single name")
-    if not grouped and len(targets) != len(cont_axes):
-        raise fb.error(node.target, f"this struct-for binds {len(cont_axes)} indices, not {len(targets)}")
+    if not grouped and len(targets) != len(axes):
+        raise fb.error(node.target, f"this struct-for binds {len(axes)} indices, not {len(targets)}")
     config, fb.loop_config = fb.loop_config or {}, None
     serialize = config.get("serialize") or config.get("parallelize") == 1
     parallel = fb.runtime_depth == 0 and fb.parallel_id == 0 and not serialize
-    sparse_above = any(p.kind in SPARSE for p in path[:-1])
+    # the parallel prefix: the outermost levels until they have PARALLEL_CELLS cells (or all of them)
+    split, cells = 0, 1
+    while split < len(path) and (split == 0 or cells < PARALLEL_CELLS):
+        cells *= prod(d for _, d in path[split].extents)
+        split += 1
+    prefix_ext: dict[int, int] = {}
+    for p in path[:split]:
+        for a, d in p.extents:
+            prefix_ext[a] = prefix_ext.get(a, 1) * d
+    prefix_axes = sorted(prefix_ext)
     scope = fb.new_scope()
     fb.runtime_depth += 1
     saved_pid = fb.parallel_id
+    opened = 0
+    blocks = contextlib.ExitStack()
     try:
-        outer, cont = _counted(fb, cont_shape, parallel, ",".join(targets), loc)
+        outer, coords = _counted(fb, [prefix_ext[a] for a in prefix_axes], parallel, ",".join(targets), loc)
         if parallel:
             fb.next_parallel_id += 1
             fb.parallel_id = fb.next_parallel_id
         fb.loops.append("parallel" if parallel else "serial")
-        with fb.b.into(outer.body):
-            base = {a: _mul(fb, cont[k], leaf_ext.get(a, 1) * below[a], loc) for k, a in enumerate(cont_axes)}
-            corner = [base.get(a, 0) for a in field_axes]
-            body = outer.body
-            if sparse_above:
-                body = _guard(fb, handle, depth - 1, corner, loc)
-            with fb.b.into(body):
-                fb.loops.append("serial")
-                lengths = [d for _, d in tnode.extents]
-                end = None
-                if tnode.kind == "dynamic":
-                    end = _op(fb, "length", handle, depth, corner, loc)
-                inner, leaf = _counted(fb, lengths, False, "", loc, end=end)
-                with fb.b.into(inner.body):
-                    # the cell's index at the node's resolution (what the loop binds, as in Quadrants) and the
-                    # field's index of its first element (what the activity checks take)
-                    cell = {a: _mul(fb, cont[k], leaf_ext.get(a, 1), loc) for k, a in enumerate(cont_axes)}
-                    for k, (a, _) in enumerate(tnode.extents):
-                        cell[a] = fb.ops.binary("add", cell.get(a, 0), leaf[k], loc)
-                    first = [_mul(fb, cell[a], below[a], loc) if a in cell else 0 for a in field_axes]
-                    inner_body = inner.body
-                    if tnode.kind in ("pointer", "bitmasked"):
-                        inner_body = _guard(fb, handle, depth, first, loc)
-                    with fb.b.into(inner_body):
-                        offset = (f.offset or ()) if is_field else ()
-                        user = [cell[a] for a in cont_axes]
-                        user = [fb.ops.binary("add", v, o, loc) if o else v for v, o in zip(user, offset or [0] * len(user))]
-                        user = [_i32(fb, v, loc) for v in user]
-                        if grouped:
-                            scope.names[targets[0]] = Fixed(Matrix((len(user),), list(user)), "loop index")
-                        else:
-                            for name, v in zip(targets, user):
-                                scope.names[name] = Fixed(v, "loop index")
-                        fb.stmts(node.body)
-                fb.loops.pop()
-        fb.loops.pop()
+        opened = 1
+        cell = dict(zip(prefix_axes, coords))  # the current cell's index at the resolution of the last level walked
+        blocks.enter_context(fb.b.into(outer.body))
+        if any(p.kind in SPARSE for p in path[:split]):
+            guarded = _guard(fb, handle, split, _first(fb, cell, below[split - 1], field_axes, loc), loc)
+            blocks.enter_context(fb.b.into(guarded))
+        for k in range(split, len(path)):  # one serial loop per deeper level, over the active cells only
+            level = path[k]
+            end = None
+            if level.kind == "dynamic":
+                end = _op(fb, "length", handle, k + 1, _first(fb, cell, below[k - 1], field_axes, loc), loc)
+            fb.loops.append("serial")
+            opened += 1
+            inner, local = _counted(fb, [d for _, d in level.extents], False, "", loc, end=end)
+            blocks.enter_context(fb.b.into(inner.body))
+            cell = dict(cell)
+            for (a, d), c in zip(level.extents, local):
+                cell[a] = fb.ops.binary("add", _mul(fb, cell[a], d, loc), c, loc) if a in cell else c
+            if level.kind in ("pointer", "bitmasked"):
+                guarded = _guard(fb, handle, k + 1, _first(fb, cell, below[k], field_axes, loc), loc)
+                blocks.enter_context(fb.b.into(guarded))
+        offset = (f.offset or ()) if not _is_snode(obj) else ()
+        user = [cell[a] for a in axes]
+        user = [fb.ops.binary("add", v, o, loc) if o else v for v, o in zip(user, offset or [0] * len(user))]
+        user = [_i32(fb, v, loc) for v in user]
+        if grouped:
+            scope.names[targets[0]] = Fixed(Matrix((len(user),), list(user)), "loop index")
+        else:
+            for name, v in zip(targets, user):
+                scope.names[name] = Fixed(v, "loop index")
+        fb.stmts(node.body)
     finally:
+        blocks.close()
+        for _ in range(opened):
+            fb.loops.pop()
         fb.parallel_id = saved_pid
         fb.runtime_depth -= 1
         fb.pop_scope(scope)
+
+
+def _first(fb: FrontendBuilder, cell: dict[int, Any], below: dict[int, int], axes: list[int], loc: Any) -> list[Any]:
+    """The field's index of the first element of the cell `cell` (indices at its level's resolution)."""
+    return [_mul(fb, cell[a], below[a], loc) if a in cell else 0 for a in axes]
 
 
 def _names(fb: FrontendBuilder, t: ast.expr) -> list[str]:

@@ -7,6 +7,7 @@ counters; the process's resident memory. Under the emulated CUDA backend sparse 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -599,3 +600,44 @@ def k():
     g = qd.sparse.grid({"mass": qd.f32, "v": qd.math.vec2}, shape=(4, 5))
     g[1, 2].mass = 3.0
     assert qd.sparse.usage(g) == 1 / 20 and g[1, 2].mass == 3.0 and g[0, 0].mass == 0.0
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda x: qd.root.pointer(qd.i, 4).bitmasked(qd.j, 3).dense(qd.ij, (2, 2)).place(x),  # axes split by level
+        lambda x: qd.root.pointer(qd.ij, 8).pointer(qd.ij, 8).dense(qd.ij, 2).place(x),  # a two-level parallel prefix
+        lambda x: qd.root.dense(qd.i, 2).pointer(qd.j, 5).bitmasked(qd.ij, (3, 2)).place(x),
+    ],
+)
+def test_struct_for_visits_exactly_the_written_cells(build: Any) -> None:
+    x = qd.field(qd.i32)
+    build(x)
+    ns = define(
+        """
+@qd.kernel
+def put(i: qd.i32, j: qd.i32):
+    x[i, j] = i * 1000 + j + 1
+
+@qd.kernel
+def seen(out: qd.types.ndarray()):
+    for i, j in x:
+        out[i, j] = x[i, j] + (1 << 20)
+""",
+        x=x,
+    )  # fmt: skip
+    n, m = x.shape
+    rng = random.Random(n * m)
+    written = {(rng.randrange(n), rng.randrange(m)) for _ in range(12)}
+    for i, j in written:
+        ns["put"](i, j)
+    out = np.zeros((n, m), np.int32)
+    ns["seen"](out)
+    visited = {(int(a), int(b)) for a, b in zip(*np.nonzero(out))}
+    leaf = x.parent()
+    # dense leaves show every cell of an active block; sparse leaves only the written ones
+    assert written <= visited
+    if leaf.kind != "dense":
+        assert visited == written
+    for i, j in visited:
+        assert out[i, j] - (1 << 20) == ((i * 1000 + j + 1) if (i, j) in written else 0)
