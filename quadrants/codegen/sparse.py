@@ -11,10 +11,10 @@ index digits, then
   length or of a missing chunk reads zeros.
 
 The pool (a 64-byte header in the tree's memory, `POOL_*` offsets) is a spin-locked free list over chunks of
-`CHUNK_BYTES` taken from `malloc`; a cell comes back zeroed (freed cells are zeroed when freed), so a newly
-active cell reads 0. Deactivating a pointer cell first returns the pool cells under it. The chunks go back to
-the system when the host deactivates the whole tree (runtime/sparse.py). `fl` is the FnLowering
-(codegen/lower.py imports this module).
+`CHUNK_BYTES` (anonymous `mmap` pages on the host, the device heap on a GPU); a cell comes back zeroed (cells
+are zeroed when freed), so a newly active cell reads 0. Deactivating a pointer cell first returns the pool cells
+under it. The chunks go back to the system when the host deactivates the whole tree (runtime/sparse.py). `fl` is
+the FnLowering (codegen/lower.py imports this module).
 """
 
 from __future__ import annotations
@@ -118,8 +118,7 @@ def alloc_fn(m: ll.Module) -> ll.Function:
     b.position_at_end(grow)
     body = b.select(b.icmp_unsigned(">", b.mul(size, _c(4)), _c(CHUNK_BYTES)), b.mul(size, _c(4)), _c(CHUNK_BYTES))
     total = b.add(body, _c(CHUNK_HEADER))
-    chunk = b.call(_libc(m, "malloc", PTR, [I64]), [total])
-    _memset_b(m, b, chunk, total)
+    chunk = _new_chunk(m, b, total)
     b.store(b.load(_at(b, pool, POOL_CHUNKS), typ=PTR), chunk)
     b.store(total, _at(b, chunk, 8))
     b.store(chunk, _at(b, pool, POOL_CHUNKS))
@@ -143,6 +142,18 @@ def alloc_fn(m: ll.Module) -> ll.Function:
     _unlock(b, pool)
     b.ret(out)
     return fn
+
+
+def _new_chunk(m: ll.Module, b: ll.IRBuilder, total: ll.Value) -> ll.Value:
+    """`total` zeroed bytes: anonymous pages from `mmap` on the host (untouched pages take no memory, `munmap`
+    gives them back: runtime/sparse.py), the device heap's `malloc` on a GPU."""
+    if "nvptx" in str(m.triple):
+        chunk = b.call(_libc(m, "malloc", PTR, [I64]), [total])
+        _memset_b(m, b, chunk, total)
+        return chunk
+    mmap = _libc(m, "mmap", PTR, [PTR, I64, I32, I32, I32, I64])
+    prot, flags = ll.Constant(I32, 3), ll.Constant(I32, 0x22)  # read|write; private|anonymous (Linux)
+    return b.call(mmap, [ll.Constant(PTR, None), total, prot, flags, ll.Constant(I32, -1), _c(0)])
 
 
 def _memset_b(m: ll.Module, b: ll.IRBuilder, p: ll.Value, n: ll.Value) -> None:

@@ -160,6 +160,7 @@ class StructField:
         from quadrants.lang.field import domain_offset, field
 
         if shape is None:  # placed later in an SNode tree, member by member (lang/snode.py)
+            domain_offset(offset, 0, None)  # Quadrants' error when an offset comes without a shape
             members: dict[str, Any] = {k: StructField(mt, None) if isinstance(mt, StructType) else field(mt)
                                        for k, mt in t.members.items()}  # fmt: skip
             self.__dict__.update(_type=t, _members=members, shape=(), name=name, offset=())

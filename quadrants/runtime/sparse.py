@@ -1,10 +1,9 @@
 """The sparse runtime's host side: resetting a sparse SNode tree and giving its pools' memory back.
 
 Kernels allocate the cells of pointer and dynamic levels from per-node pools (codegen/sparse.py: a header of
-64 bytes in the tree's memory, chunks taken from `malloc`, each starting with a link to the next and its
-size). `reset` frees every chunk of the tree's pools, zeroes the tree's memory (so every slot is null, every
-length and activity bit 0) and asks the allocator to return free pages to the system (`malloc_trim`), which is
-what makes deactivate_all lower the process's resident memory.
+64 bytes in the tree's memory, chunks of anonymous `mmap` pages, each starting with a link to the next and its
+size). `reset` unmaps every chunk of the tree's pools (the pages go back to the system: the process's resident
+memory falls) and zeroes the tree's memory, so every slot is null, every length and activity bit 0.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ POOL_CHUNKS, POOL_CARVED = 40, 56  # codegen/sparse.py's pool header (not import
 @cache
 def _libc() -> ctypes.CDLL:
     lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    lib.free.argtypes = [ctypes.c_void_p]
+    lib.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
     return lib
 
 
@@ -30,14 +29,8 @@ def _free_chunks(address: int) -> None:
     chunk = ctypes.c_void_p.from_address(address + POOL_CHUNKS).value
     while chunk:
         nxt = ctypes.c_void_p.from_address(chunk).value
-        libc.free(chunk)
+        libc.munmap(chunk, ctypes.c_uint64.from_address(chunk + 8).value)
         chunk = nxt
-
-
-def _trim_system() -> None:
-    trim = getattr(_libc(), "malloc_trim", None)
-    if trim is not None:
-        trim(0)
 
 
 def reset(buf: np.ndarray, base: int, size: int, pools: list[int]) -> None:
@@ -47,8 +40,6 @@ def reset(buf: np.ndarray, base: int, size: int, pools: list[int]) -> None:
     for off in pools:
         _free_chunks(address + off)
     buf[base : base + size] = 0
-    if pools:
-        _trim_system()
 
 
 def carved(buf: np.ndarray, base: int, pool: int) -> int:
