@@ -127,9 +127,11 @@ def struct_for(fb: FrontendBuilder, node: ast.For, obj: Any, grouped: bool) -> N
         opened = 1
         cell = dict(zip(prefix_axes, coords))  # the current cell's index at the resolution of the last level walked
         blocks.enter_context(fb.b.into(outer.body))
-        if any(p.kind in SPARSE for p in path[:split]):
-            guarded = _guard(fb, handle, split, _first(fb, cell, below[split - 1], field_axes, loc), loc)
-            blocks.enter_context(fb.b.into(guarded))
+        for k in range(split):  # each sparse level of the prefix: its cell must be active
+            if path[k].kind in SPARSE:
+                up = _coarser(fb, cell, path[k + 1 : split], loc)
+                guarded = _guard(fb, handle, k + 1, _first(fb, up, below[k], field_axes, loc), loc)
+                blocks.enter_context(fb.b.into(guarded))
         for k in range(split, len(path)):  # one serial loop per deeper level, over the active cells only
             level = path[k]
             end = None
@@ -162,6 +164,15 @@ def struct_for(fb: FrontendBuilder, node: ast.For, obj: Any, grouped: bool) -> N
         fb.parallel_id = saved_pid
         fb.runtime_depth -= 1
         fb.pop_scope(scope)
+
+
+def _coarser(fb: FrontendBuilder, cell: dict[int, Any], finer: list[Any], loc: Any) -> dict[int, Any]:
+    """`cell`'s index at the resolution of the level above the levels `finer` (their extents divided out)."""
+    div: dict[int, int] = {}
+    for p in finer:
+        for a, d in p.extents:
+            div[a] = div.get(a, 1) * d
+    return {a: fb.ops.binary("floordiv", v, div[a], loc) if div.get(a, 1) != 1 else v for a, v in cell.items()}
 
 
 def _first(fb: FrontendBuilder, cell: dict[int, Any], below: dict[int, int], axes: list[int], loc: Any) -> list[Any]:

@@ -641,3 +641,22 @@ def seen(out: qd.types.ndarray()):
         assert visited == written
     for i, j in visited:
         assert out[i, j] - (1 << 20) == ((i * 1000 + j + 1) if (i, j) in written else 0)
+
+
+def test_a_bitmasked_level_in_the_parallel_prefix_is_checked() -> None:
+    x = qd.field(qd.f32)
+    qd.root.bitmasked(qd.i, 128).dense(qd.i, 128).place(x)  # 16384 cells: both levels run in parallel
+    ns = define(
+        """
+@qd.kernel
+def count() -> qd.i32:
+    n = 0
+    for i in x:
+        n += 1
+    return n
+""",
+        x=x,
+    )  # fmt: skip
+    for i in (0, 127, 256, 257):
+        x[i] = 1
+    assert ns["count"]() == 256  # blocks 0 and 2 of 128 cells
