@@ -62,16 +62,17 @@ def _path(node: Any) -> list[Any]:
 
 
 def sparse_loop_target(obj: Any) -> bool:
-    """Is `for I in obj` a struct-for this module lowers (a field or node of a tree with sparse levels, or a
-    node of any tree)?"""
-    t = target(obj) if (_is_snode(obj) or getattr(obj, "_place", None) is not None) else None
-    if t is None:
-        return False
-    node, f = t
+    """Is `for I in obj` a struct-for this module lowers: a node of any tree, or a field (struct fields
+    included) of a tree with sparse levels?"""
     if _is_snode(obj):
         return True
-    f._ready()
-    return bool(f._sparse)
+    if getattr(obj, "_members", None) is None and getattr(obj, "_place", None) is None:
+        return False
+    t = target(obj)
+    if t is None:
+        return False
+    t[1]._ready()
+    return bool(t[1]._sparse)
 
 
 PARALLEL_CELLS = 2048  # the parallel loop covers the outermost levels with at least this many cells together

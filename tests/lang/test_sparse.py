@@ -600,6 +600,18 @@ def k():
     g = qd.sparse.grid({"mass": qd.f32, "v": qd.math.vec2}, shape=(4, 5))
     g[1, 2].mass = 3.0
     assert qd.sparse.usage(g) == 1 / 20 and g[1, 2].mass == 3.0 and g[0, 0].mass == 0.0
+    ns = define(
+        """
+@qd.kernel
+def visits() -> qd.i32:
+    n = 0
+    for i, j in g:  # a struct field of a sparse tree: its active cells only
+        n += 1 + i * 0
+    return n
+""",
+        g=g,
+    )  # fmt: skip
+    assert ns["visits"]() == 1
 
 
 @pytest.mark.parametrize(
