@@ -41,6 +41,8 @@ from quadrants.frontend.func import func  # noqa: F401
 from quadrants.frontend.intrinsics import (  # noqa: F401
     abs,
     acos,
+    activate,
+    append,
     asin,
     atan,
     atan2,
@@ -61,9 +63,12 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     ceil,
     clz,
     cos,
+    deactivate,
     exp,
     floor,
     grouped,
+    is_active,
+    length,
     log,
     loop_config,
     max,
@@ -76,6 +81,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     random,
     raw_div,
     raw_mod,
+    rescale_index,
     round,
     rsqrt,
     select,
@@ -105,6 +111,7 @@ from quadrants.lang.snode import (  # noqa: F401
     SNode,
     SNodeTree,
     axes,
+    deactivate_all_snodes,
     i,
     ij,
     ijk,
@@ -152,15 +159,15 @@ def stats() -> dict:  # type: ignore[type-arg]
 
 def __getattr__(name: str) -> object:
     """`qd.cfg`: the active program's settings (None before the first qd.init), as in Quadrants; `qd.algorithms`
-    is imported on first use (its kernels are not on the start-up path)."""
+    and `qd.sparse` are imported on first use (their kernels are not on the start-up path)."""
     if name == "cfg":
         from quadrants.lang.program import current_config
 
         return current_config()
-    if name == "algorithms":
+    if name in ("algorithms", "sparse"):  # libraries written in the language: above this package's namespace
         import importlib
 
-        return importlib.import_module("quadrants.algorithms")
+        return importlib.import_module(f"quadrants.{name}")
     raise AttributeError(f"module 'quadrants' has no attribute {name!r}")
 
 

@@ -107,8 +107,26 @@ CASES: dict[str, GoldenCase] = {
     "jitter": GoldenCase(jitter, [ndarray("x", qd.f32, 1)], (qd.f64,)),
 }
 
-PASS_CASES: dict[str, GoldenCase] = {
+@qd.kernel
+def grow(x: qd.template(), n: qd.i32):
+    for i in range(n):
+        x[i] = x[i] + 1.0
+
+
+class _PassCases(dict[str, GoldenCase]):
+    """The cases by pass; `sparse_access`'s kernel writes a field of a sparse tree, made when asked for (fields
+    belong to the program of the test that asks)."""
+
+    def get(self, name: str, default: GoldenCase | None = None) -> GoldenCase | None:  # type: ignore[override]
+        if name == "sparse_access":
+            x = qd.field(qd.f32)
+            qd.root.pointer(qd.i, 4).dense(qd.i, 8).place(x)
+            return GoldenCase(grow, [template("x", x), scalar("n", qd.i32)])
+        return super().get(name, default)
+
+
+PASS_CASES = _PassCases({
     "reductions": CASES["total"],
     "demote_atomics": GoldenCase(bump, [ndarray("x", qd.f32, 1)]),
     "random_streams": CASES["jitter"],
-}
+})  # fmt: skip

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from llvmlite import ir as ll
 
-from quadrants.codegen import runtime_ir
+from quadrants.codegen import runtime_ir, sparse
 from quadrants.codegen.adstack import lower_adstack, lower_pop, lower_push, lower_top
 from quadrants.codegen.atomics import Slot, lower_atomic, lower_reduce
 from quadrants.codegen.llvm_types import (
@@ -274,6 +274,9 @@ class FnLowering:
                 bad = b.icmp_unsigned(">=", i, n)
                 with b.if_then(bad, likely=False):
                     self.fail(ERROR_BOUNDS, s.site, i, d, n)
+        if isinstance(s.arr, ir.GlobalNd) and s.arr.levels:
+            self.values[id(s)] = sparse.element_ptr(self, s, idx)
+            return
         if isinstance(s.arr, ir.GlobalNd) and s.arr.terms:
             self.values[id(s)] = self._tree_ptr(s.arr, idx, s.elem)
             return
@@ -506,6 +509,7 @@ SHARED_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType(
         ir.Load: FnLowering.load,
         ir.Store: FnLowering.store,
         ir.ExtPtr: FnLowering.ext_ptr,
+        ir.SNodeOp: sparse.lower_snode_op,
         ir.AtomicRMW: lower_atomic,
         ir.Reduce: lower_reduce,
         ir.Random: lower_random,

@@ -66,7 +66,7 @@ class FrontendBuilder:
         self.captures: list[Capture] = []
         self.static_calls: list[StaticCall] = []
         self.funcs_seen: dict[int, FunctionSource] = {}
-        self.fields_used: dict[tuple[int, int], ir.GlobalNd] = {}
+        self.fields_used: dict[tuple[Any, ...], ir.GlobalNd] = {}
         self.clamped: set[int] = set()  # ids of the ndarray arguments declared boundary="clamp"
         self.field_offsets: dict[int, tuple[int, ...]] = {}  # id of a field's handle -> its domain offset
         # qd.stop_grad(x) in an adjoint: id of the IR block it was called in -> field handle -> the alias its

@@ -14,7 +14,7 @@ import weakref
 from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
-from quadrants.frontend import structs, views
+from quadrants.frontend import sparse, structs, views
 from quadrants.frontend.arguments import call_args
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.expressions import struct_attribute
@@ -39,6 +39,10 @@ from quadrants.types.struct import StructType
 
 def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
     if isinstance(node.func, ast.Attribute):
+        if node.func.attr in sparse.LIST_METHODS and isinstance(node.func.value, (ast.Subscript, ast.Name)):
+            handled = sparse.list_method(fb, node)  # `x[i].append(v)` of a field placed in a dynamic node
+            if handled is not sparse.NOT_A_LIST:
+                return handled
         base = fb.expr(node.func.value)
         if isinstance(base, Matrix):
             return method_call(fb, base, node.func.attr, node)

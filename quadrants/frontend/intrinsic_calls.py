@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
-from quadrants.frontend import views
+from quadrants.frontend import sparse, views
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.lvalues import atomic_ref, lvalue
@@ -291,10 +291,14 @@ def _bit_shr(fb: FrontendBuilder, node: ast.Call) -> Any:
 
 
 def _b_int(fb: FrontendBuilder, node: ast.Call, x: Any) -> Any:
+    if isinstance(x, Matrix):  # element by element, as Quadrants casts a vector
+        return Matrix(x.shape, [fb.ops.cast(e, fb.options.default_ip, fb.loc(node)) for e in x.elements])
     return fb.ops.cast(x, fb.options.default_ip, fb.loc(node))
 
 
 def _b_float(fb: FrontendBuilder, node: ast.Call, x: Any) -> Any:
+    if isinstance(x, Matrix):
+        return Matrix(x.shape, [fb.ops.cast(e, fb.options.default_fp, fb.loc(node)) for e in x.elements])
     return fb.ops.cast(x, fb.options.default_fp, fb.loc(node))
 
 
@@ -419,4 +423,6 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     "Matrix.diag": _diag, "Matrix.unit": _unit, "Vector.unit": _unit, "zero": _zero_one, "one": _zero_one,
     "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn, "stop_grad": stop_grad,
     "block_local": _block_local,
+    **{name: sparse.snode_call for name in ("activate", "deactivate", "is_active", "append", "length")},
+    "rescale_index": sparse.rescale_index,
 }  # fmt: skip

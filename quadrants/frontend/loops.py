@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from quadrants._logging import warn
 from quadrants.errors import QuadrantsTypeError
+from quadrants.frontend import sparse
 from quadrants.frontend.arguments import call_args
 from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.intrinsic_calls import Grouped
@@ -58,6 +59,9 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
     grouped = isinstance(it, Grouped)
     if grouped:
         it = it.inner
+    if sparse.sparse_loop_target(it):  # active cells only, level by level
+        sparse.struct_for(fb, node, it, grouped)
+        return
     bounds = _domain(fb, it, it_node)
     axes = it.axes if isinstance(it, _NdRange) else None
     if not bounds:
@@ -105,6 +109,9 @@ def fill_field(fb: FrontendBuilder, field: Any, node: ast.Call) -> None:
         scope.names[_FILL_FIELD] = field
         scope.names[_FILL_VALUE] = Fixed(value, "fill value") if is_runtime(value) else value
         loop = _fill_ast(node)
+        if sparse.sparse_loop_target(field):  # the active cells, as Quadrants' fill does
+            sparse.struct_for(fb, loop, field, grouped=True)
+            return
         bounds = _domain(fb, field, node.func)
         if not bounds:
             _empty_index_loop(fb, loop)

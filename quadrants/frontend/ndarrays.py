@@ -38,13 +38,15 @@ def ndarray_handle(fb: FrontendBuilder, v: Any) -> ir.Value:
     if isinstance(v, ir.Value):
         return v
     region, offset, dtype, shape, elem_shape = v.__qd_field__()
-    key = (region, offset)
+    levels, leaf = getattr(v, "_levels", ((), 0))  # a sparse tree's fields share its base: their paths differ
+    key = (region, offset, leaf, levels)
     handle = fb.fields_used.get(key)
     if handle is None:
         from quadrants.runtime.ndarray import nd_type
 
         layout = tuple(getattr(v, "_qd_layout", None) or ())
         handle = ir.GlobalNd(region=region, offset=offset, shape=tuple(shape), terms=getattr(v, "_terms", ()),
+                             levels=levels, leaf=leaf,
                              type=nd_type(dtype, len(shape), tuple(elem_shape), layout))  # fmt: skip
         fb.globals_block.stmts.insert(fb.global_insert_pos, handle)
         fb.global_insert_pos += 1

@@ -89,6 +89,31 @@ class GlobalNd(Value):
     offset: int = 0
     shape: tuple[int, ...] = ()
     terms: tuple[tuple[tuple[int, int, int], ...], ...] = ()
+    levels: tuple[SNodeLevel, ...] = ()  # a tree with sparse levels: the path from the root (codegen/sparse.py)
+    leaf: int = 0  # with `levels`: the element's byte offset in the last level's cell
+
+
+@dataclass(frozen=True, slots=True)
+class SNodeLevel:
+    """One level of an SNode tree on a field's path from the root (lang/sparse_layout.py computes them). Its
+    storage starts `storage` bytes into the parent's cell (the tree's base for the first level):
+
+    - dense: `n` cells of `cell` bytes; bitmasked: the same cells, then `ceil(n / 32)` u32 activity words;
+    - pointer: `n` 8-byte slots, each null or a cell from the pool whose header is `pool` bytes from the base;
+    - dynamic: an i32 length, then `ceil(n / chunk)` 8-byte slots of chunks of `chunk` cells (from the pool).
+
+    `axes` gives the cell's index: per axis `(index, div, extent)`, digit `(I[index] // div) % extent`,
+    row-major in that order. `children` are the levels under one cell that own pool cells (deactivating a cell
+    returns theirs first)."""
+
+    kind: str
+    storage: int
+    axes: tuple[tuple[int, int, int], ...]
+    n: int
+    cell: int
+    pool: int = -1
+    chunk: int = 0
+    children: tuple[SNodeLevel, ...] = ()
 
 
 @dataclass(eq=False, slots=True)
@@ -166,15 +191,38 @@ class Select(Value):
 
 @dataclass(eq=False, slots=True)
 class ExtPtr(Value):
-    """Address of `arr[indices][elem]`. `site` indexes Kernel.sites for the bounds-check message."""
+    """Address of `arr[indices][elem]`. `site` indexes Kernel.sites for the bounds-check message. `activate`
+    (a field in a sparse tree, set by passes/sparse_access.py for a pointer that is written): the access
+    activates the cells on its path; otherwise an inactive path reads zeros."""
 
     arr: Value = None  # type: ignore[assignment]
     indices: tuple[Value, ...] = ()
     elem: tuple[int, ...] = ()
     site: int = -1
+    activate: bool = False
 
     def operands(self) -> tuple[Value, ...]:
         return (self.arr, *self.indices)
+
+
+SNODE_OPS = frozenset({"activate", "deactivate", "is_active", "append", "length"})
+
+
+@dataclass(eq=False, slots=True)
+class SNodeOp(Value):
+    """`qd.activate/deactivate/is_active/append/length(node, I)` on the node `arr.levels[depth - 1]` (`arr` is
+    a field placed under it). `append` stores `values` (one scalar each) at the byte offsets `places` of the new
+    cell and gives the old length; `is_active` and `length` give an i32, the others 0."""
+
+    op: str = "is_active"
+    arr: Value = None  # type: ignore[assignment]
+    depth: int = 1
+    indices: tuple[Value, ...] = ()
+    values: tuple[Value, ...] = ()
+    places: tuple[int, ...] = ()
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.arr, *self.indices, *self.values)
 
 
 @dataclass(eq=False, slots=True)
@@ -498,9 +546,9 @@ def walk(block: Block) -> Iterator[Stmt]:
 
 __all__ = [
     "NdType", "PtrType", "IRType", "Stmt", "Value", "Block", "Const", "Arg", "GlobalNd", "NdShape", "Binary", "Unary",
-    "Cast", "Select", "ExtPtr", "Alloca", "Load", "AtomicRMW", "Random", "Reduce", "Store", "If", "While",
-    "Reduction", "RangeFor", "LoopCoord", "Break", "Continue", "Return", "Call", "Print", "Assert", "AdStack",
-    "AdStackPush", "AdStackPop", "AdStackTop", "Param", "Site",
+    "Cast", "Select", "ExtPtr", "SNodeOp", "SNodeLevel", "SNODE_OPS", "Alloca", "Load", "AtomicRMW", "Random",
+    "Reduce", "Store", "If", "While", "Reduction", "RangeFor", "LoopCoord", "Break", "Continue", "Return", "Call",
+    "Print", "Assert", "AdStack", "AdStackPush", "AdStackPop", "AdStackTop", "Param", "Site",
     "FuncParam", "Function", "Kernel", "walk",
     "RANDOM_TYPES", "ARITH_OPS", "BIT_OPS", "CMP_OPS", "BINARY_OPS", "UNARY_OPS", "FLOAT_ONLY_UNARY", "u1",
 ]  # fmt: skip

@@ -69,6 +69,8 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
             return f"{lhs} = const {s.value!r} : {t}"
         if isinstance(s, ir.GlobalNd):
             terms = f" terms {s.terms}" if s.terms else ""
+            if s.levels:  # the whole path's layout: a changed tree never shares a cache entry
+                terms += f" leaf {s.leaf} levels {s.levels}"
             return f"{lhs} = field region {s.region} offset {s.offset} shape {s.shape}{terms} : {t}"
         if isinstance(s, ir.Arg):
             return f"{lhs} = arg {s.index} {s.name} : {t}"
@@ -86,7 +88,10 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
             idx = ", ".join(n(v) for v in s.indices)
             el = "" if not s.elem else "." + ".".join(map(str, s.elem))
             chk = f" !site {s.site}" if s.site >= 0 else ""
-            return f"{lhs} = extptr {n(s.arr)}[{idx}]{el}{chk} : {t}"
+            act = " activate" if s.activate else ""
+            return f"{lhs} = extptr {n(s.arr)}[{idx}]{el}{act}{chk} : {t}"
+        if isinstance(s, ir.SNodeOp):
+            return f"{lhs} = snode.{s.op} depth {s.depth} places {s.places} {ops} : {t}"
         if isinstance(s, ir.Alloca):
             return f"{lhs} = alloca {s.var_type} {s.name} : {t}"
         if isinstance(s, ir.AdStack):

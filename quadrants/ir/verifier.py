@@ -90,6 +90,11 @@ class _Verifier:
             _expect(len(s.elem) == len(at.elem_shape), "element index rank", s)
             _expect(all(0 <= e < n for e, n in zip(s.elem, at.elem_shape)), "element index range", s)
             _expect(s.type == ir.PtrType(at.dtype), "extptr type", s)
+        elif isinstance(s, ir.SNodeOp):
+            arr = s.arr
+            _expect(isinstance(arr, ir.GlobalNd) and 1 <= s.depth <= len(arr.levels), "snode op off a sparse path", s)
+            _expect(s.op in ir.SNODE_OPS and s.type is i32 and len(s.values) == len(s.places), "snode op form", s)
+            _expect(all(_integral(i.type) for i in s.indices), "non-integer index", s)
         elif isinstance(s, ir.Load):
             _expect(isinstance(s.ptr.type, ir.PtrType) and s.ptr.type.pointee is s.type, "load type", s)
         elif isinstance(s, ir.Store):

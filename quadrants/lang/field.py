@@ -14,7 +14,7 @@ import numpy as np
 from quadrants.errors import QuadrantsCompilationError, QuadrantsIndexError, QuadrantsRuntimeError
 from quadrants.lang import program
 from quadrants.runtime import host_views
-from quadrants.types import quant
+from quadrants.types import python_values, quant
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 
@@ -62,9 +62,9 @@ class Field:
         self.element_type = element
         self.element_shape: tuple[int, ...] = element.shape if element is not None else ()
         # Declared without `shape=`: no memory until an SNode tree places it (lang/snode.py), which sets
-        # `_snode`, `_placement` (its terms) and `_tree`.
+        # `_place` (its place node), `_placement` (its terms) and `_tree`.
         self._unplaced = shape is None
-        self._snode: Any = None
+        self._place: Any = None
         self._placement: Any = None
         self._tree: Any = None
         self.shape = shape if shape is not None else ()
@@ -96,11 +96,31 @@ class Field:
     @property
     def snode(self) -> Any:
         """The field's place in its SNode tree (`.parent()`, `.shape`, `.id`)."""
-        if self._snode is None:
+        if self._place is None:
             from quadrants.lang.snode import flat_snode
 
-            self._snode = flat_snode(self)
-        return self._snode
+            self._flat_place = getattr(self, "_flat_place", None) or flat_snode(self)
+            return self._flat_place
+        return self._place
+
+    @property
+    def _snode(self) -> Any:  # Quadrants' attribute name (its tests walk `f._snode.parent()`)
+        return self.snode
+
+    def parent(self, n: int = 1) -> Any:
+        """The SNode `n` levels above the field's place (its cell's level for n=1), as in Quadrants."""
+        return self.snode.parent(n)
+
+    @property
+    def _levels(self) -> tuple[tuple[Any, ...], int]:
+        """A field of a sparse tree: its path of levels and its element's offset in the last cell
+        (ir.GlobalNd.levels / leaf); ((), 0) otherwise."""
+        levels = getattr(self._placement, "levels", ())
+        return (levels, self._placement.leaf) if levels else ((), 0)
+
+    @property
+    def _sparse(self) -> bool:
+        return bool(getattr(self._placement, "levels", ()))
 
     @property
     def _terms(self) -> tuple[Any, ...]:
@@ -115,9 +135,8 @@ class Field:
         if self._unplaced:
             raise QuadrantsRuntimeError(f"{self!r} is not placed: declare it with shape= or place it in an SNode "
                                         "tree (qd.root.dense(qd.i, n).place(x))")  # fmt: skip
-        # placed in a tree not finalized yet (a flat field's `snode` is for inspection: it has its memory)
-        if self._snode is not None and self._placement is None and "_region" not in self.__dict__:
-            self._snode._builder.finalize()
+        if self._place is not None and self._placement is None:
+            self._place._builder.finalize()
         if self._tree is not None and self._tree.destroyed:
             raise QuadrantsRuntimeError("this field's SNode tree was destroyed (SNodeTree.destroy())")
 
@@ -163,7 +182,11 @@ class Field:
     def __qd_field__(self) -> tuple[int, int, PrimitiveType, tuple[int, ...], tuple[int, ...]]:
         """Where a kernel finds the field: region, offset, dtype, the *physical* shape (storage order) and the
         element shape; `_qd_layout` maps canonical indices onto it."""
-        self._memory()  # a kernel uses it: the region must exist
+        if self._sparse:  # a kernel uses it: the region must exist
+            self._ready()
+            program.get().fields.materialize(self._region)
+        else:
+            self._memory()
         return self._region, self._offset, self._prim, host_views.physical_shape(self.shape, self._layout), \
             self.element_shape  # fmt: skip
 
@@ -173,6 +196,10 @@ class Field:
         self._ready()
         if self._placement is None:
             return self._memory_flat()
+        if self._sparse:  # through kernels: inactive cells read zeros (lang/sparse_host.py)
+            from quadrants.lang import sparse_host
+
+            return sparse_host.to_numpy(self)
         return self._split().reshape(self.shape + self.element_shape)
 
     def _memory_flat(self) -> np.ndarray:
@@ -204,6 +231,11 @@ class Field:
         want = self.shape + self.element_shape
         if a.shape != want:
             raise ValueError(f"Mismatch shape: {want} expected, but {a.shape} provided")
+        if self._sparse:  # every cell written, so activated, as in Quadrants
+            from quadrants.lang import sparse_host
+
+            sparse_host.from_numpy(self, a)
+            return
         mem = self._split()
         np.copyto(mem, a.reshape(mem.shape), casting="unsafe")
 
@@ -233,6 +265,11 @@ class Field:
 
     def fill(self, value: Any) -> None:
         self._ready()
+        if self._sparse:  # the active cells only, as Quadrants' fill (a struct-for) does
+            from quadrants.lang import sparse_host
+
+            sparse_host.fill(self, value)
+            return
         self._split()[...] = value
 
     def _key(self, index: Any) -> tuple[int, ...]:
@@ -259,7 +296,12 @@ class Field:
 
     def __getitem__(self, index: Any) -> Any:
         self._ready()
-        v = self._split()[self._split_key(self._key(index))]
+        if self._sparse:
+            from quadrants.lang import sparse_host
+
+            v = sparse_host.get(self, self._key(index))
+        else:
+            v = self._split()[self._split_key(self._key(index))]
         if isinstance(v, np.generic):
             return v.item()
         from quadrants.lang.matrix import Matrix
@@ -270,6 +312,11 @@ class Field:
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self._ready()
+        if self._sparse:
+            from quadrants.lang import sparse_host
+
+            sparse_host.set(self, self._key(index), value)
+            return
         self._split()[self._split_key(self._key(index))] = np.asarray(value)
 
     def __repr__(self) -> str:
@@ -404,3 +451,6 @@ class _FlatFields:
 
 
 root = _FlatFields()
+
+
+python_values.register_field(field)  # `qd.types.matrix(...).field(shape)` (types/ is below lang)

@@ -199,6 +199,10 @@ class Kernel:
         t0 = time.perf_counter()
         prog = program.get()
         config = prog.config
+        if len(prog.made_fields) != prog.checked_fields:  # fields declared since the last launch
+            from quadrants.lang.snode import materialize
+
+            materialize()
         if self._generation != prog.generation:
             self.forget()
             program.register(self)

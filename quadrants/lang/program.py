@@ -30,10 +30,20 @@ class Program:
     device: Device | None = None  # the GPU (or its emulator) for arch=cuda; None on the CPU
     random: RandomState = field(default_factory=RandomState)  # qd.random(): the seed and the launch count
     made_fields: list[Any] = field(default_factory=list)  # weak references to every qd.field made (lazy_grad)
+    checked_fields: int = 0  # how many of them a kernel launch has checked (lang/snode.materialize)
+    trees: int = 0  # SNode trees numbered so far (flat fields' trees included: lang/snode.py)
+    on_end: list[Any] = field(default_factory=list)  # called when the program ends (sparse trees free their pools)
 
 
 _program: Program | None = None
 _generation = 0
+
+
+def next_tree_number() -> int:
+    """The number of the program's next SNode tree (Quadrants' `_snode_tree_id`)."""
+    prog = get()
+    prog.trees += 1
+    return prog.trees - 1
 # Objects with a `forget()` method (kernels) that hold compiled code: cleared by qd.init / qd.reset, so no
 # fast path of an older program runs after them.
 _holders: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -91,6 +101,7 @@ def _init(arch: Any, default_fp: Any, default_ip: Any, **kwargs: Any) -> None:
     from quadrants.backends import open_device
 
     config, dev = open_device(config)
+    _end()
     _forget_all()
     _generation += 1
     memory.set_current(dev if dev is not None else memory.HOST)
@@ -112,6 +123,14 @@ def _check_version(required: str) -> None:
                            f"{'.'.join(map(str, have))}")  # fmt: skip
 
 
+def _end() -> None:
+    """The ending program's `on_end` calls (memory that is not field memory goes back)."""
+    if _program is not None:
+        calls, _program.on_end = _program.on_end, []
+        for call in calls:
+            call()
+
+
 def current_config() -> Config | None:
     """The active program's config (`qd.cfg`), None before the first qd.init."""
     return _program.config if _program is not None else None
@@ -120,6 +139,7 @@ def current_config() -> Config | None:
 def reset() -> None:
     """`qd.reset()`: forget the program; kernels recompile (or reload from cache) at their next call."""
     global _program, _generation
+    _end()
     _forget_all()
     _generation += 1
     _program = None

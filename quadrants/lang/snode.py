@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any
 
+import numpy as np
+
 from quadrants.errors import QuadrantsRuntimeError
-from quadrants.lang import program
+from quadrants.lang import program, sparse_layout
 
 Term = tuple[int, int, int]  # (div, mod, stride bytes): digit = (index // div) % mod (mod 0: none)
 
@@ -63,6 +65,7 @@ class SNode:
         self.kind = kind
         self.extents = extents  # (axis index, extent) of this level, in the order given
         self.field = field
+        self.chunk_size = 0  # a dynamic node's cells per chunk
         self.children: list[SNode] = []
         builder._nodes.append(self)
         self.id = self._id = FieldsBuilder._ids  # unique across the process's trees, as Quadrants numbers them
@@ -75,16 +78,42 @@ class SNode:
 
     def dense(self, indices: Any, dimensions: Any) -> SNode:
         """A dense level under this node: `dimensions` cells per axis of `indices` (one int for all)."""
+        return self._level("dense", indices, dimensions)
+
+    def pointer(self, indices: Any, dimensions: Any) -> SNode:
+        """A sparse level whose cells are allocated when written (lang/sparse_layout.py)."""
+        return self._level("pointer", indices, dimensions)
+
+    def bitmasked(self, indices: Any, dimensions: Any) -> SNode:
+        """A sparse level whose cells are always there, with one activity bit each."""
+        return self._level("bitmasked", indices, dimensions)
+
+    def dynamic(self, index: Any, dimension: Any, chunk_size: Any = None) -> SNode:
+        """A list along one axis of up to `dimension` cells (`qd.append`, `qd.length`), allocated in chunks of
+        `chunk_size` cells."""
+        if not isinstance(index, Axis) and not (isinstance(index, (list, tuple)) and len(index) == 1):
+            raise QuadrantsRuntimeError("dynamic() takes exactly one axis (qd.i, qd.j, ...)")
+        node = self._level("dynamic", index, dimension)
+        n = node.extents[0][1]
+        node.chunk_size = min(n, int(chunk_size)) if chunk_size is not None else n
+        if node.chunk_size <= 0:
+            raise ValueError(f"dynamic(): chunk_size must be positive, got {chunk_size}")
+        return node
+
+    def _level(self, kind: str, indices: Any, dimensions: Any) -> SNode:
         self._builder._check_open()
         if self.kind == "place":
-            raise QuadrantsRuntimeError("a field's place has no children: call dense() on the level above")
+            raise QuadrantsRuntimeError(f"a field's place has no children: call {kind}() on the level above")
+        if self.kind == "dynamic":
+            raise QuadrantsRuntimeError("a dynamic node holds places only: its cells cannot have levels under them")
         ax = [indices] if isinstance(indices, Axis) else list(indices)
-        dims = [int(dimensions)] * len(ax) if isinstance(dimensions, int) else [int(d) for d in dimensions]
+        one = isinstance(dimensions, (int, np.integer))  # np.int32(5) too, as Quadrants takes it
+        dims = [int(dimensions)] * len(ax) if one else [int(d) for d in dimensions]
         if len(dims) != len(ax) or not all(isinstance(a, Axis) for a in ax):
-            raise ValueError(f"dense({indices}, {dimensions}): give one extent per axis (qd.i, qd.ij, qd.axes(...))")
+            raise ValueError(f"{kind}({indices}, {dimensions}): give one extent per axis (qd.i, qd.ij, qd.axes(...))")
         if any(d <= 0 for d in dims):
-            raise ValueError(f"dense(): extents must be positive, got {dims}")
-        node = SNode(self._builder, self, "dense", tuple((a.index, d) for a, d in zip(ax, dims)))
+            raise ValueError(f"{kind}(): extents must be positive, got {dims}")
+        node = SNode(self._builder, self, kind, tuple((a.index, d) for a, d in zip(ax, dims)))
         self.children.append(node)
         return node
 
@@ -98,6 +127,7 @@ class SNode:
             members = getattr(f, "_members", None)
             if members is not None:  # a struct field: each member in the cell
                 self.place(*members.values(), offset=offset)
+                f.__dict__.update(shape=self.shape, offset=next(iter(members.values())).offset)
                 continue
             if getattr(f, "_unplaced", None) is not True:
                 raise QuadrantsRuntimeError(f"{f!r} cannot be placed: only a field declared without shape= can be")
@@ -107,7 +137,7 @@ class SNode:
                 setattr(pending[0], pending[1], f)
             node = SNode(self._builder, self, "place", field=f)
             self.children.append(node)
-            f._snode, f._place_offset = node, offset
+            f._place, f._place_offset = node, offset
             f.shape = node.shape  # known now (Quadrants answers x.shape before the tree is finalized)
             for kind in ("grad", "dual"):
                 _link(f, getattr(f, kind, None))
@@ -142,13 +172,56 @@ class SNode:
         return tuple(ext[a] for a in sorted(ext))
 
     def deactivate_all(self) -> None:
-        """Dense cells are always active: their fields are zeroed, as Quadrants' dense deactivation does."""
+        """Deactivate every cell under this node (sparse trees: runtime/sparse.py returns their memory); dense
+        cells are always active: their fields are zeroed, as Quadrants' dense deactivation does."""
+        tree = self._builder.tree
+        if tree is not None and tree.sparse is not None:
+            from quadrants.lang import sparse_host
+
+            sparse_host.deactivate_all(tree, self)
+            return
         for node in self._builder._nodes:
             if node.kind == "place" and _under(node, self) and node.field._placement is not None:
                 node.field.fill(0)
 
+    @property
+    def _num_dynamically_allocated(self) -> int:
+        """Cells of this pointer or dynamic node carved from its pool since the tree was last reset (recycled
+        cells are not counted again), as Quadrants counts them; 0 for other nodes."""
+        tree = self._builder.tree
+        if tree is None or tree.sparse is None:
+            return 0
+        from quadrants.runtime import sparse as runtime
+
+        for off, _, node_id in tree.sparse.pools:
+            if node_id == self.id:
+                return runtime.carved(program.get().fields.materialize(tree.region), tree.base, off)
+        return 0
+
+    @property
     def _cell_size_bytes(self) -> int:
+        """Bytes of one cell of this node (Quadrants' inspection property)."""
+        tree = self._builder.tree
+        if tree is not None and tree.sparse is not None:
+            return sparse_layout.cell_bytes(self)
         return _cell(self)[0]
+
+    @property
+    def _offset_bytes_in_parent_cell(self) -> int:
+        """Where this node's storage starts in its parent's cell."""
+        parent = self._parent
+        if parent is None:
+            return 0
+        sparse = self._builder.tree is not None and self._builder.tree.sparse is not None
+        offsets = sparse_layout.child_offsets(parent) if sparse else _cell(parent)[2]
+        return offsets[parent.children.index(self)]
+
+    @property
+    def _snode_tree_id(self) -> int:
+        """The number of this node's tree in its program, in the order trees were made (a flat field's own)."""
+        if self._builder.tree is not None:
+            return self._builder.tree.number
+        return getattr(self.field, "_tree_number", -1) if self.kind == "place" else -1
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, _Root):
@@ -194,6 +267,15 @@ class FieldsBuilder:
     def dense(self, indices: Any, dimensions: Any) -> SNode:
         return self.root.dense(indices, dimensions)
 
+    def pointer(self, indices: Any, dimensions: Any) -> SNode:
+        return self.root.pointer(indices, dimensions)
+
+    def bitmasked(self, indices: Any, dimensions: Any) -> SNode:
+        return self.root.bitmasked(indices, dimensions)
+
+    def dynamic(self, index: Any, dimension: Any, chunk_size: Any = None) -> SNode:
+        return self.root.dynamic(index, dimension, chunk_size)
+
     def place(self, *fields: Any, offset: Any = None) -> SNode:
         return self.root.place(*fields, offset=offset)
 
@@ -203,10 +285,13 @@ class FieldsBuilder:
     def _lazy(self, kind: str) -> None:
         from quadrants.lang.field import unplaced_like
 
+        placed = [n.field for n in self._nodes if n.kind == "place"]
+        companions = {id(getattr(f, k, None)) for f in placed for k in ("grad", "dual")}
         for node in list(self._nodes):
             f = node.field
-            if node.kind == "place" and f._prim.is_float and getattr(f, kind, None) is None:
+            if node.kind == "place" and f._prim.is_float and getattr(f, kind, None) is None and id(f) not in companions:
                 setattr(f, kind, unplaced_like(f))
+                getattr(f, kind)._lazy_companion = True  # finalize() places it beside f
                 _link(f, getattr(f, kind))
 
     @property
@@ -221,12 +306,20 @@ class FieldsBuilder:
         for node in list(self._nodes):
             for kind in ("grad", "dual"):
                 companion = getattr(node.field, kind, None) if node.kind == "place" else None
-                if companion is not None and getattr(companion, "_unplaced", False):
+                if companion is not None and getattr(companion, "_unplaced", False) and getattr(
+                        companion, "_lazy_companion", False):  # fmt: skip
                     assert node._parent is not None
                     node._parent.place(companion, offset=node.field._place_offset)
-        size, placements = layout(self.root)
+        sparse = sparse_layout.layout(self.root) if sparse_layout.has_sparse(self.root) else None
+        if sparse is not None and program.get().device is not None:
+            kinds = sorted({n.kind for n in self._nodes if n.kind in sparse_layout.SPARSE_KINDS})
+            raise NotImplementedError(f"{'/'.join(kinds)} SNodes are not supported on the CUDA backend yet (only "
+                                      "dense trees are); run sparse trees with qd.init(arch=qd.cpu)")  # fmt: skip
+        size, placements = (sparse.size, list(sparse.placements)) if sparse is not None else layout(self.root)
         region, base = program.get().fields.place(size)
-        self.tree = SNodeTree(self, region)
+        self.tree = SNodeTree(self, region, base, sparse)
+        if sparse is not None:  # its pools' chunks are not field memory: freed when the program ends
+            program.get().on_end.append(self.tree.destroy)
         for node, p in placements:
             node.field._bind(self.tree, region, base + p.offset, p, node.field._place_offset)
         return self.tree
@@ -235,13 +328,21 @@ class FieldsBuilder:
 class SNodeTree:
     """A finalized tree: its memory and fields; `destroy()` ends them (later use of its fields raises)."""
 
-    def __init__(self, builder: FieldsBuilder, region: int) -> None:
+    def __init__(self, builder: FieldsBuilder, region: int, base: int = 0,
+                 sparse: sparse_layout.SparseTree | None = None) -> None:  # fmt: skip
         self.builder = builder
         self.region = region
+        self.base = base  # byte offset of the tree in its region
+        self.number = program.next_tree_number()  # `_snode_tree_id`: trees in the order they were made
+        self.sparse = sparse  # the layout of a tree with sparse levels (lang/sparse_layout.py), else None
         self.id = builder.root.id
         self.destroyed = False
 
     def destroy(self) -> None:
+        if self.sparse is not None and not self.destroyed:
+            from quadrants.lang import sparse_host
+
+            sparse_host.release(self)  # its pool cells go back to the system
         self.destroyed = True
 
 
@@ -323,6 +424,10 @@ class _Root:
     def lazy_dual(self) -> None:
         self._lazy("dual")
 
+    def deactivate_all(self) -> None:
+        """Every tree `qd.root` made (and the open one): all their cells deactivated."""
+        deactivate_all_snodes()
+
     def _lazy(self, kind: str) -> None:
         from quadrants.lang.field import root as flat_fields
 
@@ -372,6 +477,57 @@ class PlaceInfo:
                 if self.field is not None and f.__dict__.get(kind) is self.field:
                     return t
         return SNodeGradType.PRIMAL
+
+
+def materialize() -> None:
+    """What a kernel launch does first when fields were declared since the last one, as Quadrants'
+    materialization: finalize `qd.root`'s open tree, then raise RuntimeError for a field placed nowhere or a
+    `needs_grad` / `needs_dual` companion left unplaced (lazy_grad's companions are placed by finalize)."""
+    prog = program.get()
+    b = _Root._builder
+    number = None
+    if b is not None and b.tree is None and not b.empty and b._generation == prog.generation:
+        number = b.finalize().number
+    start, prog.checked_fields = prog.checked_fields, len(prog.made_fields)
+    new = [f for f in (r() for r in prog.made_fields[start:]) if f is not None]
+    flat = [f for f in new if not f._unplaced and f._place is None]
+    if flat:  # fields made with shape= since the last launch: one tree in Quadrants (its root's)
+        number = program.next_tree_number() if number is None else number
+        for f in flat:
+            f._tree_number = number
+    companions = {id(getattr(f, k, None)): k for f in new for k in ("grad", "dual")}
+    for kind in ("", "grad", "dual"):
+        bad = [f for f in new if f._unplaced and companions.get(id(f), "") == kind
+               and not getattr(f, "_lazy_companion", False)]  # fmt: skip
+        if bad:
+            bar = "=" * 44 + "\n"
+            names = bar.join(f"{f!r}\n" for f in bad)
+            if not kind:
+                raise QuadrantsRuntimeError(f"These field(s) are not placed:\n{bar}{names}{bar}Please consider "
+                                            "specifying a shape for them. E.g.,\n\n  x = qd.field(float, shape=(2, 3))")
+            raise QuadrantsRuntimeError(f"These field(s) requrie `needs_{kind}=True`, however their {kind} field(s) "
+                                        f"are not placed:\n{bar}{names}{bar}Please consider place the {kind} field(s)."
+                                        f" E.g.,\n\n  qd.root.dense(qd.i, 1).place(x.{kind})")  # fmt: skip
+
+
+def deactivate_all_snodes() -> None:
+    """Deactivate every cell of every tree of the program (sparse trees give their pool memory back)."""
+    gen = program.get().generation
+    for f in _live_tree_fields():
+        tree = f._tree
+        if tree is not None and not tree.destroyed and tree.builder._generation == gen and id(tree) not in _seen:
+            _seen.add(id(tree))
+            tree.builder.root.deactivate_all()
+    _seen.clear()
+
+
+_seen: set[int] = set()
+
+
+def _live_tree_fields() -> list[Any]:
+    from quadrants.lang.field import live_fields
+
+    return [f for f in live_fields() if f._tree is not None]
 
 
 def flat_snode(field: Any) -> SNode:

@@ -48,7 +48,7 @@ class Struct:
         return out
 
     @staticmethod
-    def field(members: dict[str, Any], shape: Any = (), needs_grad: bool = False, layout: Any = None,
+    def field(members: dict[str, Any], shape: Any = None, needs_grad: bool = False, layout: Any = None,
               name: str = "", offset: Any = None, needs_dual: bool = False) -> StructField:  # fmt: skip
         """`qd.Struct.field({"pos": qd.math.vec3, "m": qd.f32}, shape=n)`"""
         return StructType(members).field(shape, needs_grad, layout, name, offset, needs_dual)
@@ -162,9 +162,15 @@ class StructField:
     def __init__(self, t: StructType, shape: Any, name: str = "", offset: Any = None) -> None:
         from quadrants.lang.field import domain_offset, field
 
-        shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in (shape or ()))
+        if shape is None:  # placed later in an SNode tree, member by member (lang/snode.py)
+            domain_offset(offset, 0, None)  # Quadrants' error when an offset comes without a shape
+            members: dict[str, Any] = {k: StructField(mt, None) if isinstance(mt, StructType) else field(mt)
+                                       for k, mt in t.members.items()}  # fmt: skip
+            self.__dict__.update(_type=t, _members=members, shape=(), name=name, offset=())
+            return
+        shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
         off = domain_offset(offset, len(shape_t), shape)
-        members: dict[str, Any] = {}
+        members = {}
         for k, mt in t.members.items():
             members[k] = StructField(mt, shape_t, offset=off) if isinstance(mt, StructType) else field(mt, shape_t, offset=off)
         self.__dict__.update(_type=t, _members=members, shape=shape_t, name=name, offset=off)
@@ -205,6 +211,10 @@ class StructField:
         element = self[index]
         for k in self._members:
             setattr(element, k, _member_of(value, k))
+
+    def parent(self, n: int = 1) -> Any:
+        """The SNode `n` levels above the place of its members (placed together), as in Quadrants."""
+        return next(iter(self._leaf_fields())).parent(n)
 
     def _leaf_fields(self) -> Any:
         for f in self._members.values():

@@ -16,10 +16,11 @@ from collections.abc import Callable
 
 from quadrants.ir import nodes as ir
 from quadrants.ir.verifier import IRVerifyError, verify
-from quadrants.passes import demote_atomics, random_streams, reductions
+from quadrants.passes import demote_atomics, random_streams, reductions, sparse_access
 
 PIPELINE: list[tuple[str, Callable[[ir.Kernel], None]]] = [
     ("random_streams", random_streams.run),
+    ("sparse_access", sparse_access.run),
     ("reductions", reductions.run),
     ("demote_atomics", demote_atomics.run),
 ]

@@ -68,6 +68,11 @@ class MatrixType(Shaped):
     def element_dtype(self) -> Any:
         return self.dtype
 
+    def field(self, shape: Any = None, **kwargs: Any) -> Any:
+        """`qd.types.matrix(2, 2, qd.f32).field(shape)`: a field of this element type (no shape: placed later in
+        an SNode tree), as `qd.field(this, shape)`."""
+        return python_values.make_field(self, shape, **kwargs)
+
     @property
     def size(self) -> int:
         return self.n * self.m

@@ -14,6 +14,7 @@ from typing import Any
 
 _matrix: dict[str, Callable[..., Any]] = {}
 _struct: dict[str, Callable[..., Any]] = {}
+_field: dict[str, Callable[..., Any]] = {}
 
 
 def register_matrix(wrap: Callable[[Any], Any], construct: Callable[[Any, tuple[Any, ...]], Any]) -> None:
@@ -24,6 +25,15 @@ def register_matrix(wrap: Callable[[Any], Any], construct: Callable[[Any, tuple[
 def register_struct(make: Callable[..., Any], field: Callable[..., Any]) -> None:
     """lang/struct.py: `make(type, args, kwargs)` builds a struct value; `field(type, shape, ...)` a struct field."""
     _struct.update(make=make, field=field)
+
+
+def register_field(field: Callable[..., Any]) -> None:
+    """lang/field.py: `field(dtype, shape, **options)` is `qd.field` (`qd.types.matrix(2, 2, qd.f32).field(shape)`)."""
+    _field.update(field=field)
+
+
+def make_field(dtype: Any, shape: Any, **kwargs: Any) -> Any:
+    return _field["field"](dtype, shape, **kwargs)
 
 
 def wrap_matrix(arr: Any) -> Any:

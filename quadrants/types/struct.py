@@ -123,7 +123,7 @@ class StructType:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return python_values.make_struct(self, args, kwargs)
 
-    def field(self, shape: Any = (), needs_grad: bool = False, layout: Any = None, name: str = "",
+    def field(self, shape: Any = None, needs_grad: bool = False, layout: Any = None, name: str = "",
               offset: Any = None, needs_dual: bool = False) -> Any:  # fmt: skip
         """A field of this struct: one field per member, all of `shape` (the layout is accepted; members are
         stored as separate arrays, the SOA layout, either way)."""

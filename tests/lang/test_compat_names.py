@@ -38,8 +38,11 @@ def test_extensions() -> None:
     assert qd.is_extension_supported(qd.cpu, qd.extension.data64)
     assert qd.is_extension_supported(qd.cpu, qd.extension.assertion)
     assert qd.is_extension_supported(qd.cpu, qd.extension.adstack)  # passes/autodiff/adstack.py
-    for ext in (qd.extension.sparse, qd.extension.quant, qd.extension.mesh):
+    assert qd.is_extension_supported(qd.cpu, qd.extension.sparse)  # lang/snode.py's sparse nodes
+    for ext in (qd.extension.quant, qd.extension.mesh):
         assert not qd.is_extension_supported(qd.cpu, ext)  # not implemented here: programs that need them skip
+    assert qd.is_extension_supported(qd.cpu, qd.extension.sparse)  # sparse SNodes: the CPU's only
+    assert not qd.is_extension_supported(qd.cuda, qd.extension.sparse)
     assert not qd.is_extension_supported(qd.vulkan, qd.extension.data64)
 
 

@@ -1,0 +1,161 @@
+"""The memory layout of an SNode tree that has sparse levels (pointer, bitmasked, dynamic).
+
+Consumes a tree's nodes (lang/snode.py); produces its size in bytes, the byte offsets of its pools' headers and,
+per placed field, a `SparsePlacement`: the `ir.SNodeLevel` path from the root and the element's offset in the
+last cell, which kernels bake into the field's `ir.GlobalNd` (codegen/sparse.py walks it). All-dense trees keep
+the flat address terms of `snode.layout`.
+
+A cell holds its children's storage in the order they were added, each aligned to its own alignment:
+
+- a place: the element (its components contiguous); a dense level: its `n` cells;
+- a bitmasked level: its cells, then one u32 activity word per 32 cells;
+- a pointer level: `n` 8-byte slots; a dynamic level: an i32 length (8 bytes) and one 8-byte slot per chunk.
+
+Cells of pointer and dynamic levels live outside the tree, in memory their pool hands out (codegen/sparse.py:
+a free list and mmap'd chunks); the pool headers (64 bytes each) follow the root cell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+from typing import Any
+
+from quadrants.ir.nodes import SNodeLevel
+
+SPARSE_KINDS = ("pointer", "bitmasked", "dynamic")
+POOLED = ("pointer", "dynamic")
+POOL_HEADER = 64
+POOL_CELL_ALIGN = 16
+
+
+@dataclass(frozen=True)
+class SparsePlacement:
+    """A field of a sparse tree: its path from the root and its element's byte offset in the last cell."""
+
+    offset: int  # from the field's base (the tree's): 0
+    shape: tuple[int, ...]
+    levels: tuple[SNodeLevel, ...]
+    leaf: int
+    terms: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class SparseTree:
+    size: int
+    pools: tuple[tuple[int, str, int], ...]  # (header offset, node kind, node id)
+    placements: tuple[tuple[Any, SparsePlacement], ...]  # (place node, placement)
+
+
+def has_sparse(root: Any) -> bool:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.kind in SPARSE_KINDS:
+            return True
+        stack.extend(node.children)
+    return False
+
+
+def _n(node: Any) -> int:
+    return prod(d for _, d in node.extents)
+
+
+def _cell(node: Any) -> tuple[int, int, list[int]]:
+    """(cell size, alignment, each child's storage offset in the cell)."""
+    off, align, offsets = 0, 1, []
+    for c in node.children:
+        size, a = _footprint(c)
+        off = (off + a - 1) // a * a
+        offsets.append(off)
+        off += size
+        align = max(align, a)
+    return (off + align - 1) // align * align, align, offsets
+
+
+def _footprint(node: Any) -> tuple[int, int]:
+    """(bytes, alignment) of `node`'s storage in its parent's cell."""
+    if node.kind == "place":
+        f = node.field
+        return prod(f.element_shape) * f._prim.itemsize, f._prim.itemsize
+    n = _n(node)
+    if node.kind == "pointer":
+        return 8 * n, 8
+    if node.kind == "dynamic":
+        return 8 + 8 * _chunks(node), 8
+    cell, align, _ = _cell(node)
+    if node.kind == "bitmasked":
+        return n * cell + 4 * ((n + 31) // 32) + (-(n * cell)) % 4, max(align, 4)
+    return n * cell, align
+
+
+def _chunks(node: Any) -> int:
+    return (_n(node) + node.chunk_size - 1) // node.chunk_size
+
+
+def layout(root: Any) -> SparseTree:
+    """The tree's size, its pools and each placed field's path (see the module docstring)."""
+    root_cell = _cell(root)[0]
+    pools: dict[int, int] = {}  # node id -> header offset
+    pool_list: list[tuple[int, str, int]] = []
+
+    def number(node: Any) -> None:
+        if node.kind in POOLED:
+            pools[id(node)] = (root_cell + POOL_HEADER - 1) // POOL_HEADER * POOL_HEADER + POOL_HEADER * len(pools)
+            pool_list.append((pools[id(node)], node.kind, node.id))
+        for c in node.children:
+            number(c)
+
+    number(root)
+    end = max(list(pools.values()) + [root_cell - POOL_HEADER]) + POOL_HEADER
+
+    def level(node: Any, storage: int, axes: tuple[tuple[int, int, int], ...]) -> SNodeLevel:
+        cell, _, offsets = _cell(node)
+        children = tuple(level(c, o, ()) for c, o in zip(node.children, offsets) if _owns_pool_cells(c))
+        return SNodeLevel(node.kind, storage, axes, _n(node), cell, pools.get(id(node), -1),
+                          getattr(node, "chunk_size", 0), children)  # fmt: skip
+
+    out: list[tuple[Any, SparsePlacement]] = []
+
+    def walk(node: Any, path: list[tuple[Any, int]]) -> None:
+        _, _, offsets = _cell(node)
+        for child, off in zip(node.children, offsets):
+            if child.kind == "place":
+                if path:
+                    out.append((child, _placement(path, off)))
+                else:  # placed in the root's cell: a 0-d field at that offset, no level to walk
+                    out.append((child, SparsePlacement(off, (), (), 0)))
+                continue
+            walk(child, path + [(child, off)])
+
+    def _placement(path: list[tuple[Any, int]], leaf: int) -> SparsePlacement:
+        ext: dict[int, int] = {}
+        for node, _ in path:
+            for a, d in node.extents:
+                ext[a] = ext.get(a, 1) * d
+        levels, below = [], dict(ext)
+        position = {a: k for k, a in enumerate(sorted(ext))}  # an axis's place among the field's indices
+        for node, storage in path:
+            axes = []
+            for a, d in node.extents:
+                below[a] //= d
+                axes.append((position[a], below[a], d))
+            levels.append(level(node, storage, tuple(axes)))
+        return SparsePlacement(0, tuple(ext[a] for a in sorted(ext)), tuple(levels), leaf)
+
+    walk(root, [])
+    return SparseTree(max(end, 1), tuple(pool_list), tuple(out))
+
+
+def _owns_pool_cells(node: Any) -> bool:
+    if node.kind in POOLED:
+        return True
+    return node.kind != "place" and any(_owns_pool_cells(c) for c in node.children)
+
+
+def cell_bytes(node: Any) -> int:
+    return _cell(node)[0]
+
+
+def child_offsets(node: Any) -> list[int]:
+    return _cell(node)[2]

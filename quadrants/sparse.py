@@ -1,0 +1,42 @@
+"""`qd.sparse`: Quadrants' helpers over sparse SNode trees: `grid` (a struct field on a bitmasked level) and
+`usage` (the fraction of its cells that are active)."""
+
+# mypy: disable-error-code="valid-type"
+# (the kernel's annotations are Quadrants types)
+from __future__ import annotations
+
+from functools import cache
+from math import prod
+from typing import Any
+
+
+def grid(members: dict[str, Any], shape: Any) -> Any:
+    """A 2-d or 3-d struct field of `members` placed on one bitmasked level of `shape` (cells activate when
+    written)."""
+    import quadrants as qd
+
+    shape = tuple(int(s) for s in shape)
+    if len(shape) not in (2, 3):
+        raise ValueError(f"qd.sparse.grid makes 2-d and 3-d grids, not {len(shape)}-d ones")
+    x = qd.Struct.field(members)
+    qd.root.bitmasked(qd.ij if len(shape) == 2 else qd.ijk, shape).place(x)
+    return x
+
+
+@cache
+def _count() -> Any:
+    import quadrants as qd
+
+    @qd.kernel
+    def count(node: qd.template()) -> qd.i32:
+        n = 0
+        for _ in qd.grouped(node):
+            n += 1
+        return n
+
+    return count
+
+
+def usage(x: Any) -> float:
+    """Active cells of the grid `x` over all its cells, in [0, 1]."""
+    return float(_count()(x.parent())) / prod(x.shape)
