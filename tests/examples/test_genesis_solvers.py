@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow  # starts Genesis in a process
 
 SOLVERS = ROOT / "examples" / "genesis" / "solvers.py"
 REFERENCE = json.loads((ROOT / "examples" / "genesis" / "solvers_ref.json").read_text())
-QUICK = ("pbd_particles", "sph_dfsph", "pbd_liquid")
+QUICK = ("pbd_particles", "pbd_cloth")
 
 
 def _scenes() -> list[str]:
