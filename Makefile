@@ -61,7 +61,7 @@ clean:
 ## once (GENESIS_VENV), precompiles examples/genesis/qd.toml into a fresh cache and runs a scene from it (nothing
 ## compiles); `make genesis-record` rewrites the manifest from the scenes; `make genesis-bench` compares with real
 ## Quadrants 0.5.2 (GENESIS_REAL_VENV) and writes examples/genesis/results/; `make genesis-test` runs the Genesis
-## smoke tests (CI runs it after the suite).
+## smoke tests and the quick solver scenes of examples/genesis/solvers.py against 0.5.2 (CI runs it after the suite).
 GENESIS_VENV ?= .venv-genesis
 GENESIS_REAL_VENV ?= .venv-genesis-real
 GENESIS_SCENE ?= franka
@@ -92,7 +92,8 @@ genesis: $(GENESIS_VENV)/.quadrants
 		$(CURDIR)/examples/genesis/scenes.py $(GENESIS_SCENE) --steps 200 --summary
 
 genesis-test: $(STAMP) $(GENESIS_VENV)/.quadrants
-	GENESIS_PYTHON=$(CURDIR)/$(GENESIS_VENV)/bin/python $(PY) -m pytest -q -p no:cacheprovider tests/examples/test_genesis.py
+	GENESIS_PYTHON=$(CURDIR)/$(GENESIS_VENV)/bin/python $(PY) -m pytest -q -p no:cacheprovider tests/examples/test_genesis.py \
+		tests/examples/test_genesis_solvers.py
 
 genesis-record: $(GENESIS_VENV)/.quadrants
 	for scene in "box --steps 20" "bodies --steps 100" "franka --steps 120"; do \

@@ -167,10 +167,6 @@ class Field:
         return self._prim
 
     @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
     def layout(self) -> tuple[int, ...] | None:
         """The storage order of the axes (`qd.tensor(layout=)`, `qd.field(order=)`), None for the identity."""
         return self._layout or None
@@ -328,6 +324,12 @@ class ScalarField(Field):
 
 
 class MatrixField(Field):
+    @property
+    def ndim(self) -> int:
+        """The element's dimensions (1: vector, 2: matrix), as Quadrants reports them; ndarrays and scalar and
+        struct fields have no `ndim` there (Genesis tells them apart with `getattr(x, "ndim", ...)`)."""
+        return len(self.element_shape)
+
     def to_numpy(self, dtype: Any = None, keep_dims: bool = False, *, copy: bool | None = True) -> np.ndarray:
         """The elements as `shape + (n, m)`; a one-column matrix field gives `shape + (n,)` unless
         `keep_dims`, as in Quadrants."""

@@ -182,10 +182,6 @@ class StructField:
     def struct_type(self) -> StructType:
         return self._type  # type: ignore[no-any-return]
 
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
     def keys(self) -> list[str]:
         return list(self._members)
 

@@ -139,10 +139,6 @@ class Ndarray:
         return host_views.physical_shape(self.shape, self._spec.layout)
 
     @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
     def element_type(self) -> Any:
         """The scalar type of a scalar ndarray, else a `TensorElement` (as Quadrants reports it)."""
         if self._elem is None:

@@ -10,9 +10,26 @@ import quadrants as qd
 Nd = qd.types.NDArray
 
 
+def test_ndim_is_what_quadrants_reports_the_element_dims_of_a_matrix_field_and_absent_elsewhere() -> None:
+    """Quadrants (0.5.2, 1.3.3) has no `ndim` on ndarrays and scalar fields, and a vector / matrix field's `ndim`
+    is its element's (1 / 2), not its shape's. Genesis reads a batched array's element dims with
+    `getattr(x, "ndim", len(x.element_shape))` to move the batch axis: a shape-length `ndim` here moved the wrong
+    axis, so its test_data_accessor compared link positions with scrambled ones."""
+    vec_nd = qd.ndarray(qd.types.vector(3, qd.f64), (14, 3))
+    scalar_nd = qd.ndarray(qd.f32, (4, 5))
+    vec_field = qd.Vector.field(3, qd.f32, shape=(14, 3))
+    mat_field = qd.Matrix.field(2, 2, qd.f32, shape=(4,))
+    scalar_field = qd.field(qd.f32, shape=(4, 5))
+    for x in (vec_nd, scalar_nd, scalar_field):
+        assert not hasattr(x, "ndim"), type(x)
+    assert vec_field.ndim == 1 and mat_field.ndim == 2
+    elem_ndim = getattr(vec_nd, "ndim", len(vec_nd.element_shape))
+    assert elem_ndim == 1
+
+
 def test_ndarray_api_round_trips() -> None:
     a = qd.ndarray(qd.f32, (3, 4))
-    assert a.shape == (3, 4) and a.dtype is qd.f32 and a.ndim == 2
+    assert a.shape == (3, 4) and a.dtype is qd.f32
     np.testing.assert_array_equal(a.to_numpy(), np.zeros((3, 4), np.float32))  # starts zeroed
     a.fill(2.5)
     assert a[1, 2] == 2.5 and isinstance(a[1, 2], float)

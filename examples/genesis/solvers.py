@@ -1,0 +1,291 @@
+"""Genesis' non-rigid solvers, one small headless scene each, for comparing this package with real Quadrants.
+
+    python solvers.py SCENE [--steps N]          prints one JSON line: a state summary of each entity
+    python solvers.py --list                     the scene names
+
+Each scene is a few hundred particles / elements, a few steps, on the CPU backend
+(32-bit, but 64 for the SAP coupler, which refuses 32). The summary of
+a particle or FEM entity is the mean, minimum and maximum of its positions per axis (and the mean speed); of a
+rigid body, its position and quaternion; of the SF grid, the sum and maximum of the smoke density. Summaries are
+what `tests/examples/test_genesis_solvers.py` compares with real Quadrants 0.5.2's (`solvers_ref.json`, written
+by `--record examples/genesis/solvers_ref.json` on a venv with real Quadrants).
+"""
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+t0 = time.perf_counter()
+import genesis as gs  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def _scene(**options):
+    return gs.Scene(show_viewer=False, **options)
+
+
+def _mpm(material):
+    def build():
+        scene = _scene(sim_options=gs.options.SimOptions(dt=4e-3, substeps=10),
+                       mpm_options=gs.options.MPMOptions(lower_bound=(-0.3, -0.3, -0.1), upper_bound=(0.3, 0.3, 0.5),
+                                                         grid_density=32))  # fmt: skip
+        scene.add_entity(gs.morphs.Plane())
+        block = scene.add_entity(material=material(sampler="regular"),
+                                 morph=gs.morphs.Box(pos=(0.0, 0.0, 0.09), size=(0.15, 0.15, 0.15)))  # fmt: skip
+        return scene, {"block": block}
+
+    return build
+
+
+def _sph(pressure_solver):
+    def build():
+        scene = _scene(sim_options=gs.options.SimOptions(dt=4e-3, substeps=10),
+                       sph_options=gs.options.SPHOptions(lower_bound=(-0.3, -0.3, 0.0), upper_bound=(0.3, 0.3, 0.6),
+                                                         particle_size=0.03, pressure_solver=pressure_solver))  # fmt: skip
+        scene.add_entity(gs.morphs.Plane())
+        water = scene.add_entity(material=gs.materials.SPH.Liquid(sampler="regular"),
+                                 morph=gs.morphs.Box(pos=(0.0, 0.0, 0.12), size=(0.2, 0.2, 0.2)))  # fmt: skip
+        return scene, {"water": water}
+
+    return build
+
+
+def _pbd_options(**kw):
+    return gs.options.PBDOptions(lower_bound=(-0.6, -0.6, 0.0), upper_bound=(0.6, 0.6, 1.0), **kw)
+
+
+def build_pbd_cloth():
+    scene = _scene(sim_options=gs.options.SimOptions(dt=4e-3, substeps=10), pbd_options=_pbd_options())
+    scene.add_entity(gs.morphs.Plane())
+    cloth = scene.add_entity(material=gs.materials.PBD.Cloth(),
+                             morph=gs.morphs.Mesh(file="meshes/cloth.obj", scale=0.5, pos=(0.0, 0.0, 0.05)))  # fmt: skip
+    return scene, {"cloth": cloth}
+
+
+def build_pbd_elastic():
+    scene = _scene(sim_options=gs.options.SimOptions(dt=4e-3, substeps=10), pbd_options=_pbd_options())
+    scene.add_entity(gs.morphs.Plane())
+    body = scene.add_entity(material=gs.materials.PBD.Elastic(),
+                            morph=gs.morphs.Box(pos=(0.0, 0.0, 0.12), size=(0.2, 0.2, 0.2)))  # fmt: skip
+    return scene, {"body": body}
+
+
+def build_pbd_liquid():
+    scene = _scene(sim_options=gs.options.SimOptions(dt=2e-3, substeps=2),
+                   pbd_options=_pbd_options(particle_size=0.03, max_density_solver_iterations=5,
+                                            max_viscosity_solver_iterations=1))  # fmt: skip
+    scene.add_entity(gs.morphs.Plane())
+    liquid = scene.add_entity(material=gs.materials.PBD.Liquid(sampler="regular", rho=1.0, density_relaxation=1.0,
+                                                               viscosity_relaxation=0.0),
+                              morph=gs.morphs.Box(pos=(0.0, 0.0, 0.12), size=(0.2, 0.2, 0.2)))  # fmt: skip
+    return scene, {"liquid": liquid}
+
+
+def build_pbd_particles():
+    scene = _scene(sim_options=gs.options.SimOptions(dt=4e-3, substeps=4), pbd_options=_pbd_options(particle_size=0.03))
+    scene.add_entity(gs.morphs.Plane())
+    grains = scene.add_entity(material=gs.materials.PBD.Particle(sampler="regular"),
+                              morph=gs.morphs.Box(pos=(0.0, 0.0, 0.12), size=(0.2, 0.2, 0.2)))  # fmt: skip
+    return scene, {"grains": grains}
+
+
+def _fem(implicit, sap=False):
+    def build():
+        options = {"fem_options": gs.options.FEMOptions(use_implicit_solver=implicit)}
+        if sap:
+            options["coupler_options"] = gs.options.SAPCouplerOptions()
+        scene = _scene(sim_options=gs.options.SimOptions(dt=1 / 60 if implicit else 1e-3, substeps=2 if implicit else 5),
+                       **options)  # fmt: skip
+        if not sap:
+            scene.add_entity(gs.morphs.Plane())
+        model = "linear_corotated" if sap else "linear" if implicit else "stable_neohookean"
+        cube = scene.add_entity(material=gs.materials.FEM.Elastic(E=1e5, nu=0.4, model=model),
+                                morph=gs.morphs.Box(pos=(0.0, 0.0, 0.06), size=(0.1, 0.1, 0.1)))  # fmt: skip
+        return scene, {"cube": cube}
+
+    return build
+
+
+def build_sf_smoke():
+    import quadrants as qd
+
+    @qd.data_oriented
+    class Jet:
+        def __init__(self, center, radius):
+            self.center = qd.Vector(center)
+            self.radius = radius
+
+        @qd.func
+        def get_factor(self, i: int, j: int, k: int, dx: float, t: float):
+            ijk = qd.Vector([i, j, k], dt=gs.qd_float) * dx
+            factor = 0.0
+            if (ijk - self.center).norm(gs.EPS) < self.radius:
+                factor = 1.0
+            return factor
+
+        @qd.func
+        def get_tan_dir(self, t: float):
+            return qd.Vector([0.0, 0.0, 1.0], dt=gs.qd_float)
+
+    scene = _scene(sim_options=gs.options.SimOptions(dt=1e-2), sf_options=gs.options.SFOptions(res=16, solver_iters=20,
+                                                                                                decay=0.025))  # fmt: skip
+    scene.sim.solvers[-1].set_jets([Jet([0.5, 0.5, 0.3], 0.15)])
+    return scene, {"smoke": "sf"}
+
+
+def build_tool():
+    scene = _scene(sim_options=gs.options.SimOptions(dt=4e-3, substeps=10),
+                   mpm_options=gs.options.MPMOptions(lower_bound=(-0.3, -0.3, -0.1), upper_bound=(0.3, 0.3, 0.5),
+                                                     grid_density=32))  # fmt: skip
+    tool = scene.add_entity(material=gs.materials.Tool(friction=1.0),
+                            morph=gs.morphs.Mesh(file="meshes/sphere.obj", scale=0.05, pos=(0.0, 0.0, 0.2),
+                                                 euler=(0, 0, 0), convexify=False))  # fmt: skip
+    block = scene.add_entity(material=gs.materials.MPM.Elastic(sampler="regular"), morph=gs.morphs.Box(pos=(0.0, 0.0, 0.09),
+                                                                                      size=(0.15, 0.15, 0.15)))  # fmt: skip
+    return scene, {"tool": tool, "block": block}
+
+
+_COUPLED_BOX = {"pos": (0.0, 0.0, 0.27), "size": (0.08, 0.08, 0.08)}
+
+
+def build_rigid_mpm():
+    scene = _scene(sim_options=gs.options.SimOptions(dt=4e-3, substeps=10),
+                   mpm_options=gs.options.MPMOptions(lower_bound=(-0.3, -0.3, -0.1), upper_bound=(0.3, 0.3, 0.6),
+                                                     grid_density=32))  # fmt: skip
+    scene.add_entity(gs.morphs.Plane())
+    block = scene.add_entity(material=gs.materials.MPM.Elastic(sampler="regular"), morph=gs.morphs.Box(pos=(0.0, 0.0, 0.11),
+                                                                                      size=(0.2, 0.2, 0.2)))  # fmt: skip
+    box = scene.add_entity(material=gs.materials.Rigid(needs_coup=True), morph=gs.morphs.Box(**_COUPLED_BOX))
+    return scene, {"block": block, "box": box}
+
+
+def build_rigid_sph():
+    scene = _scene(sim_options=gs.options.SimOptions(dt=4e-3, substeps=10),
+                   sph_options=gs.options.SPHOptions(lower_bound=(-0.3, -0.3, 0.0), upper_bound=(0.3, 0.3, 0.6),
+                                                     particle_size=0.03))  # fmt: skip
+    scene.add_entity(gs.morphs.Plane())
+    water = scene.add_entity(material=gs.materials.SPH.Liquid(sampler="regular"),
+                             morph=gs.morphs.Box(pos=(0.0, 0.0, 0.12), size=(0.3, 0.3, 0.2)))  # fmt: skip
+    box = scene.add_entity(material=gs.materials.Rigid(needs_coup=True, coup_friction=0.0),
+                           morph=gs.morphs.Box(**_COUPLED_BOX))  # fmt: skip
+    return scene, {"water": water, "box": box}
+
+
+def build_rigid_pbd():
+    scene = _scene(sim_options=gs.options.SimOptions(dt=4e-3, substeps=10), pbd_options=_pbd_options())
+    scene.add_entity(gs.morphs.Plane())
+    scene.add_entity(material=gs.materials.Rigid(needs_coup=True, coup_friction=0.2),
+                     morph=gs.morphs.Box(pos=(0.0, 0.0, 0.05), size=(0.1, 0.1, 0.1), fixed=True))  # fmt: skip
+    cloth = scene.add_entity(material=gs.materials.PBD.Cloth(),
+                             morph=gs.morphs.Mesh(file="meshes/cloth.obj", scale=0.5, pos=(0.0, 0.0, 0.12)))  # fmt: skip
+    return scene, {"cloth": cloth}
+
+
+def build_rigid_fem():
+    scene = _scene(sim_options=gs.options.SimOptions(dt=1e-3, substeps=5))
+    scene.add_entity(gs.morphs.Plane())
+    scene.add_entity(material=gs.materials.Rigid(needs_coup=True),
+                     morph=gs.morphs.Box(pos=(0.0, 0.0, 0.05), size=(0.1, 0.1, 0.1), fixed=True))  # fmt: skip
+    cube = scene.add_entity(material=gs.materials.FEM.Elastic(E=1e5, nu=0.4),
+                            morph=gs.morphs.Box(pos=(0.0, 0.0, 0.15), size=(0.08, 0.08, 0.08)))  # fmt: skip
+    return scene, {"cube": cube}
+
+
+# name: (builder, steps by default)
+SCENES = {
+    "mpm_elastic": (_mpm(gs.materials.MPM.Elastic), 20),
+    "mpm_liquid": (_mpm(gs.materials.MPM.Liquid), 20),
+    "mpm_sand": (_mpm(gs.materials.MPM.Sand), 20),
+    "mpm_snow": (_mpm(gs.materials.MPM.Snow), 20),
+    "sph_wcsph": (_sph("WCSPH"), 20),
+    "sph_dfsph": (_sph("DFSPH"), 20),
+    "pbd_cloth": (build_pbd_cloth, 20),
+    "pbd_elastic": (build_pbd_elastic, 20),
+    "pbd_liquid": (build_pbd_liquid, 20),
+    "pbd_particles": (build_pbd_particles, 20),
+    "fem_explicit": (_fem(False), 20),
+    "fem_implicit": (_fem(True), 10),
+    "fem_sap": (_fem(True, sap=True), 10),
+    "sf_smoke": (build_sf_smoke, 5),
+    "tool": (build_tool, 20),
+    "rigid_mpm": (build_rigid_mpm, 20),
+    "rigid_sph": (build_rigid_sph, 20),
+    "rigid_pbd": (build_rigid_pbd, 20),
+    "rigid_fem": (build_rigid_fem, 20),
+}
+
+
+def _array(x):
+    return np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x, dtype=np.float64)
+
+
+def _points(pos):
+    pos = _array(pos).reshape(-1, 3)
+    finite = bool(np.isfinite(pos).all())
+    return {"n": len(pos), "finite": finite, "mean": pos.mean(0).tolist(), "min": pos.min(0).tolist(),
+            "max": pos.max(0).tolist()}  # fmt: skip
+
+
+def summarize(scene, entities):
+    out = {}
+    for name, e in entities.items():
+        if e == "sf":
+            q = scene.sim.solvers[-1].grid.q.to_numpy().astype(np.float64)
+            out[name] = {"q_sum": float(q.sum()), "q_max": float(q.max()), "finite": bool(np.isfinite(q).all())}
+        elif isinstance(e, gs.engine.entities.RigidEntity):
+            out[name] = {"pos": _array(e.get_pos()).tolist(), "quat": _array(e.get_quat()).tolist()}
+        elif isinstance(e, gs.engine.entities.FEMEntity):
+            state = e.get_state()
+            speed = np.linalg.norm(_array(state.vel).reshape(-1, 3), axis=1).mean()
+            out[name] = _points(state.pos) | {"speed": float(speed)}
+        elif isinstance(e, gs.engine.entities.ToolEntity):
+            state = e.get_state()
+            out[name] = {"pos": _array(state.pos).reshape(-1).tolist(), "quat": _array(state.quat).reshape(-1).tolist()}
+        else:
+            vel = _array(e.get_particles_vel()).reshape(-1, 3)
+            out[name] = _points(e.get_particles_pos()) | {"speed": float(np.linalg.norm(vel, axis=1).mean())}
+    return out
+
+
+def run(name, steps):
+    build, default_steps = SCENES[name]
+    # the SAP coupler refuses 32-bit precision; every other scene runs in Genesis' default (32)
+    gs.init(backend=gs.cpu, logging_level="warning", seed=0, precision="64" if name == "fem_sap" else "32")
+    scene, entities = build()
+    scene.build()
+    t_built = time.perf_counter()
+    steps = default_steps if steps is None else steps
+    for _ in range(steps):
+        scene.step()
+    t_end = time.perf_counter()
+    out = {"scene": name, "steps": steps, "state": summarize(scene, entities),
+           "times": {"import_to_build_s": round(t_built - t0, 3),
+                     "steps_per_s": round(steps / (t_end - t_built), 1) if steps else None}}  # fmt: skip
+    import quadrants as qd
+
+    if hasattr(qd, "stats"):
+        out["compiles"] = qd.stats().get("compiles")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scene", nargs="?", choices=sorted(SCENES))
+    ap.add_argument("--steps", type=int, default=None)
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--record", type=Path, help="also store the summary as this scene's entry of a reference JSON file")
+    args = ap.parse_args()
+    if args.list or args.scene is None:
+        print("\n".join(SCENES))
+        return
+    out = run(args.scene, args.steps)
+    print(json.dumps(out))
+    if args.record is not None:
+        ref = json.loads(args.record.read_text()) if args.record.exists() else {}
+        ref[args.scene] = {"steps": out["steps"], "state": out["state"]}
+        args.record.write_text(json.dumps(dict(sorted(ref.items())), indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

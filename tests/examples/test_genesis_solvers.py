@@ -1,0 +1,67 @@
+"""Genesis' non-rigid solvers on this package: each scene of examples/genesis/solvers.py against real Quadrants 0.5.2.
+
+Runs where GENESIS_PYTHON names a Python with Genesis beside this package (examples/genesis/README.md), skips
+elsewhere. The reference summaries (`solvers_ref.json`) are what the same scenes give on real Quadrants 0.5.2
+(`solvers.py --record` there); positions must agree to float32 tolerance. `QUICK` are the scenes
+`make genesis-test` runs (a few minutes on two cores); `GENESIS_SOLVERS=all` runs every scene that has a reference.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.examples.test_genesis import ROOT, _python_or_skip
+
+pytestmark = pytest.mark.slow  # starts Genesis in a process
+
+SOLVERS = ROOT / "examples" / "genesis" / "solvers.py"
+REFERENCE = json.loads((ROOT / "examples" / "genesis" / "solvers_ref.json").read_text())
+QUICK = ("sf_smoke", "pbd_particles")
+# scenes that stop at a language gap of issue 27 another branch is closing: expected to fail until it lands (strict:
+# a pass then says to remove the entry); with it patched in memory they match 0.5.2 (examples/genesis/README.md)
+BLOCKED = {
+    "pbd_particles": "gap 5: CubeBoundary.impose_pos_vel assigns `vel[i] *= -r` to an un-annotated func parameter",
+    "pbd_cloth": "gap 5: CubeBoundary.impose_pos_vel",
+    "sph_dfsph": "gap 5; with it patched the water reaching the floor moves 3% faster than on 0.5.2 (open)",
+    "pbd_liquid": "gap 5: CubeBoundary.impose_pos_vel",
+    "rigid_pbd": "gap 5: CubeBoundary.impose_pos_vel",
+    "mpm_elastic": "gaps 6, 7: qd.static(qd.grouped(self.stencil_range())) with a qd.func",
+    "mpm_liquid": "gaps 6, 7: qd.static(qd.grouped(self.stencil_range())) with a qd.func",
+    "fem_sap": "gap 2: copy.deepcopy of a qd.func; then gap 9: polygon_vertices[:, n] = v",
+}
+
+
+def _scenes() -> list[object]:
+    names = sorted(REFERENCE) if os.environ.get("GENESIS_SOLVERS") == "all" else [s for s in QUICK if s in REFERENCE]
+    return [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=BLOCKED[s])) if s in BLOCKED else s
+            for s in names]  # fmt: skip
+
+
+def _leaves(x: object, at: str = "") -> dict[str, float]:
+    if isinstance(x, dict):
+        return {k: v for key, value in x.items() for k, v in _leaves(value, f"{at}.{key}").items()}
+    if isinstance(x, list):
+        return {k: v for i, value in enumerate(x) for k, v in _leaves(value, f"{at}[{i}]").items()}
+    return {at: float(x)} if isinstance(x, (int, float)) else {}
+
+
+@pytest.mark.parametrize("scene", _scenes())
+def test_a_solver_scene_runs_and_matches_real_quadrants(scene: str, tmp_path: Path) -> None:
+    python = _python_or_skip()
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    env.pop("QD_PTX_CHECK", None)
+    ref = REFERENCE[scene]
+    run = subprocess.run([python, str(SOLVERS), scene, "--steps", str(ref["steps"])], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=1200)  # fmt: skip
+    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+    line = [ln for ln in run.stdout.splitlines() if ln.startswith('{"scene"')][-1]
+    ours, theirs = _leaves(json.loads(line)["state"]), _leaves(ref["state"])
+    assert ours.keys() == theirs.keys()
+    far = {k: (ours[k], v) for k, v in theirs.items() if not math.isclose(ours[k], v, rel_tol=1e-4, abs_tol=2e-5)}
+    assert not far, far
