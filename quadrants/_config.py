@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import platform
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +43,18 @@ class Arch:
     def __reduce__(self) -> str:
         return self.name
 
+    def __int__(self) -> int:
+        """Quadrants' number for the backend (its `Arch` enum: x64 0, arm64 1, cuda 4, metal 5, amdgpu 7,
+        vulkan 8); programs pass `int(qd.cfg.arch)` around (Genesis' tests)."""
+        if self.name == "cpu":
+            return 1 if platform.machine().lower() in ("aarch64", "arm64") else 0
+        number = _ARCH_NUMBERS.get(self.name)
+        if number is None:
+            raise TypeError(f"arch {self.name!r} has no number in Quadrants (int() of a chosen backend, qd.cfg.arch)")
+        return number
+
+
+_ARCH_NUMBERS = {"python": 3, "cuda": 4, "metal": 5, "amdgpu": 7, "vulkan": 8}
 
 cpu = Arch("cpu")
 cuda = Arch("cuda")

@@ -18,7 +18,7 @@ from quadrants.errors import QuadrantsTypeError
 from quadrants.frontend.arguments import call_args
 from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.intrinsic_calls import Grouped
-from quadrants.frontend.intrinsics import _NdRange
+from quadrants.frontend.intrinsics import GroupedNdRange, _NdRange
 from quadrants.frontend.lvalues import assign
 from quadrants.frontend.ndarrays import index_domain, is_ndarray, ndarray_attribute, ndarray_handle
 from quadrants.frontend.operators import binary
@@ -55,7 +55,7 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
             static_for(fb, node)
             return
     it = fb.expr(it_node)
-    grouped = isinstance(it, Grouped)
+    grouped = isinstance(it, (Grouped, GroupedNdRange))  # the latter: a grouped ndrange made at compile time
     if grouped:
         it = it.inner
     bounds = _domain(fb, it, it_node)

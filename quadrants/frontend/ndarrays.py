@@ -173,6 +173,8 @@ def _indices(fb: FrontendBuilder, node: ast.Subscript) -> list[Any]:
     for it in items:
         if isinstance(it, Matrix):
             out.extend(it.elements)
+        elif hasattr(it, "__qd_matrix__"):  # a Python-scope vector: a `qd.static(qd.grouped(...))` index
+            out.extend(it.__qd_matrix__()[1])
         else:
             out.append(py_value(it))
     return out
