@@ -15,7 +15,7 @@ from typing import Any
 
 from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
-from quadrants.frontend.matrix_ops import COMPONENTS, check_index, is_swizzle, slice_positions
+from quadrants.frontend.matrix_ops import COMPONENTS, check_index, index_items, is_swizzle, slice_positions
 from quadrants.frontend.ndarrays import element_ptrs, is_ndarray, ndarray_handle, reject_captured_array
 from quadrants.frontend.operators import binary
 from quadrants.frontend.ops import is_static_number
@@ -127,7 +127,7 @@ def member_ref(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -> Ref 
 
 
 def index_ref(fb: FrontendBuilder, ref: MatrixRef, index: Any, node: ast.AST) -> Ref:
-    idx = list(index) if isinstance(index, (tuple, list)) else [index]
+    idx = index_items(index)
     if any(isinstance(i, slice) for i in idx):  # `T[:3, 3] = v`: the selected elements, as one target
         if len(ref.shape) == 2 and len(idx) == 2 and any(is_runtime(i) for i in idx):
             return _runtime_line_ref(fb, ref, idx, node)

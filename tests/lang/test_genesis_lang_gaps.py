@@ -162,3 +162,38 @@ def test_int_of_the_arch_is_quadrants_number_for_it() -> None:
     assert int(qd.cuda) == 4
     with pytest.raises(TypeError, match="no number"):
         int(qd.opengl)
+
+
+# ---- next layer (Genesis' MPM coupler, rigid render transforms): tuple and static-vector indices ----------------
+
+
+def test_a_tuple_inside_an_index_is_flattened() -> None:
+    grid = qd.field(qd.i32, (2, 3, 4, 2))
+
+    @qd.kernel
+    def k(f: qd.i32):
+        for ii, jj, kk in qd.ndrange(3, 4, 2):
+            I = (ii, jj)  # noqa: E741 - Genesis' `grid[f, I, i_b]`
+            grid[f, I, kk] = ii * 100 + jj * 10 + kk
+
+    k(1)
+    want = np.zeros((2, 3, 4, 2), np.int32)
+    for i in range(3):
+        for j in range(4):
+            for b in range(2):
+                want[1, i, j, b] = i * 100 + j * 10 + b
+    assert (grid.to_numpy() == want).all()
+
+
+def test_a_matrix_indexed_by_a_static_grouped_vector() -> None:
+    out = qd.field(qd.f32, (2, 2, 2))
+
+    @qd.kernel
+    def k(s: qd.f32):
+        m = qd.Matrix([[1.0, 2.0], [3.0, 4.0]]) * s
+        for J in qd.static(qd.grouped(qd.ndrange(2, 2))):
+            m[J] += 0.5
+            out[(1, *J)] = m[J]
+
+    k(2.0)
+    assert out.to_numpy()[1].tolist() == [[2.5, 4.5], [6.5, 8.5]]
