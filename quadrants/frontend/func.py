@@ -53,6 +53,17 @@ class Func:
             f"qd.func {self.fn.__qualname__!r} can only be called from a kernel or another qd.func"
         )
 
+    def __copy__(self) -> Func:
+        made = object.__new__(Func)
+        made.__dict__.update(self.__dict__)
+        return made
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Func:
+        """A copy sharing the function, its defining scope and its parsed source, which are code, not data: pydantic
+        deep-copies the `qd.func` attributes of Genesis' materials, and the defining scope may hold anything (a
+        lock, a generator) that cannot be copied."""
+        return self.__copy__()
+
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         """`self.method(...)` on data_oriented objects: bind like a Python method."""
         if obj is None:

@@ -4,13 +4,50 @@ agree with Quadrants 1.3.3, where each program was run)."""
 
 from __future__ import annotations
 
+import copy
 import platform
+import threading
 
 import numpy as np
 import pytest
 
 import quadrants as qd
 from quadrants.errors import QuadrantsCompilationError
+
+# ---- gap 2: copy.copy / copy.deepcopy of a qd.func ----------------------------------------------------------
+
+
+def _scaler(k: int):
+    lock = threading.Lock()  # a local of the defining function that cannot be copied (the func's scope holds it)
+
+    @qd.func
+    def scale(x):
+        return x * k
+
+    assert not lock.locked()
+    return scale
+
+
+def test_a_func_can_be_copied_and_deep_copied_and_still_compiles() -> None:
+    scale = _scaler(3)
+    out = qd.field(qd.i32, (3,))
+
+    @qd.kernel
+    def first():
+        out[0] = scale(2)
+
+    first()  # parsed: the copies share the parsed source
+    deep, shallow = copy.deepcopy(scale), copy.copy(scale)
+    holder = copy.deepcopy({"update_stress": scale})  # what pydantic does with a model's attributes
+
+    @qd.kernel
+    def copies():
+        out[1] = deep(4) + shallow(1)
+        out[2] = holder["update_stress"](5)
+
+    copies()
+    assert out.to_numpy().tolist() == [6, 15, 15]
+
 
 # ---- gap 5: an un-annotated func parameter given a vector is the func's own copy ---------------------------
 
