@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import os
+import platform
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,11 +46,14 @@ class Arch:
         return self.name
 
     def __int__(self) -> int:
-        """Quadrants' number for the arch (`int(qd.cfg.arch)`; `qd._lib.core.Arch(n)` turns it back)."""
+        """Quadrants' number for the backend (its `Arch` enum: x64 0, arm64 1, cuda 4, metal 5, amdgpu 7, vulkan 8;
+        `qd._lib.core.Arch(n)` turns it back); programs pass `int(qd.cfg.arch)` around (Genesis' tests)."""
+        if self.name == "cpu":
+            return ARCH_NUMBERS["arm64" if platform.machine().lower() in ("aarch64", "arm64") else "cpu"]
         try:
             return ARCH_NUMBERS[self.name]
         except KeyError:
-            raise TypeError(f"arch {self.name} has no number in Quadrants") from None
+            raise TypeError(f"arch {self.name!r} has no number in Quadrants (int() of a chosen backend, qd.cfg.arch)") from None
 
 
 cpu = Arch("cpu")

@@ -68,6 +68,9 @@ def fingerprint(v: Any) -> str | None:
         return f"def:{qualified(target)}"
     if type(v).__module__.startswith("quadrants.types") and " at 0x" not in repr(v):
         return f"ann:{type(v).__name__}:{v!r}"  # an annotation value (NDArray[...], qd.template())
+    spec = getattr(v, "_spec", None) if getattr(v, "_desc", None) is not None else None
+    if spec is not None:  # a qd.ndarray: only its type and shape can reach a kernel (indexing one is refused)
+        return f"ndarray:{spec!r}:{tuple(v.shape)}"
     if hasattr(v, "__qd_matrix__") or isinstance(v, np.ndarray):  # a qd.Vector / qd.Matrix / small numpy constant
         arr = np.asarray(v)
         return f"matrix:{arr.dtype}:{arr.shape}:{arr.tobytes().hex()}"

@@ -11,7 +11,8 @@ Rules (docs/fastcache.md describes them for users), and how each read stays corr
 | an UPPERCASE constant (also `obj.NAME` of an object) | warning (`purity` tag)         | recorded and re-checked   |
 | any global inside `qd.static(...)` (`cfg.flag` too)  | warning (transition rule)      | recorded and re-checked   |
 | any other constant (number, tuple, np.float32, ...)  | QuadrantsCompilationError      | -                         |
-| an ndarray, a field, any other object                | QuadrantsCompilationError      | -                         |
+| an ndarray (only passed on to a func's ndarray param)| allowed (indexing it is refused)| type and shape re-checked|
+| a field, any other object                            | QuadrantsCompilationError      | -                         |
 | a Python function called at compile time             | fastcache steps aside (warning)| its result cannot be checked |
 | a class attribute through a struct (`self.K`, `p.G`) | allowed (like a template value)| recorded and re-checked   |
 
@@ -134,6 +135,7 @@ def judge(c: Capture, owner: str, report: PurityReport) -> None:
         (root_module is not None and root_module.split(".")[0] in ALLOWED_MODULES)
         or isinstance(v, enum.Enum)
         or _is_code(v)
+        or getattr(v, "_desc", None) is not None  # Genesis' `array_class.PLACEHOLDER`: its data is never read
     )
     if allowed:
         if fp is None:

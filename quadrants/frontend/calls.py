@@ -31,7 +31,7 @@ from quadrants.frontend.real_funcs import call_real
 from quadrants.frontend.records import StaticCall
 from quadrants.frontend.source import read_function, read_lambda
 from quadrants.frontend.values import Matrix, Struct, is_runtime
-from quadrants.frontend.vectors import construct
+from quadrants.frontend.vectors import as_matrix, construct
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 from quadrants.types.struct import StructType
@@ -50,6 +50,11 @@ def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
             return views.method(fb, base, node.func.attr, *call_args(fb, node), node)
         if is_runtime(base):
             raise fb.error(node, f"runtime values have no method {node.func.attr!r}")
+        if hasattr(base, "__qd_matrix__") and not hasattr(base, node.func.attr):
+            # a Python-scope vector (a `qd.static(qd.grouped(...))` index) with a kernel-only method: `.cast()`
+            converted = as_matrix(fb, base, node.func.value)
+            assert converted is not None
+            return method_call(fb, converted, node.func.attr, node)
         if isinstance(base, str) and node.func.attr == "format":
             return format_call(fb, base, node)
         if node.func.attr == "fill" and is_field(base):

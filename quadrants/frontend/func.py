@@ -5,13 +5,28 @@ Consumes a Python function; produces a `Func` whose parsed source is read once, 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from quadrants.errors import QuadrantsSyntaxError
 from quadrants.frontend.source import FunctionSource, read_function
+
+# Set while a kernel evaluates Python at compile time (`qd.static(...)`): a func called there runs as Python, as
+# in Quadrants, where its body builds compile-time values (Genesis' `qd.static(qd.grouped(self.stencil_range()))`).
+_AS_PYTHON: contextvars.ContextVar[bool] = contextvars.ContextVar("qd_funcs_as_python", default=False)
+
+
+@contextlib.contextmanager
+def funcs_run_as_python() -> Iterator[None]:
+    token = _AS_PYTHON.set(True)
+    try:
+        yield
+    finally:
+        _AS_PYTHON.reset(token)
 
 
 class Func:
@@ -32,9 +47,22 @@ class Func:
         return self._source
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _AS_PYTHON.get():
+            return self.fn(*args, **kwargs)
         raise QuadrantsSyntaxError(
             f"qd.func {self.fn.__qualname__!r} can only be called from a kernel or another qd.func"
         )
+
+    def __copy__(self) -> Func:
+        made = object.__new__(Func)
+        made.__dict__.update(self.__dict__)
+        return made
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Func:
+        """A copy sharing the function, its defining scope and its parsed source, which are code, not data: pydantic
+        deep-copies the `qd.func` attributes of Genesis' materials, and the defining scope may hold anything (a
+        lock, a generator) that cannot be copied."""
+        return self.__copy__()
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         """`self.method(...)` on data_oriented objects: bind like a Python method."""
@@ -54,7 +82,7 @@ class BoundFunc:
         self.obj = obj
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.func(*args, **kwargs)
+        return self.func(self.obj, *args, **kwargs) if _AS_PYTHON.get() else self.func(*args, **kwargs)
 
 
 def func(fn: Callable[..., Any] | None = None, *, requires_top_level: bool = False) -> Any:

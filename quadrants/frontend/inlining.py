@@ -160,6 +160,9 @@ def _bind_param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, loc
     if annotation is None or ann.is_template(annotation):
         if isinstance(value, ir.Value) and isinstance(value.type, PrimitiveType) and annotation is None:
             value = fb.new_var(name, value, value.type)  # a local copy
+        elif isinstance(value, Matrix) and annotation is None:  # a vector too: `vel[i] *= -r` changes the copy
+            fb.define_matrix_var(name, make_matrix(fb, value.shape, value.elements, None, call_node))
+            return
         scope.names[name] = value
         return
     if ann.is_buffer_view_annotation(annotation) or ann.is_sparse_builder_annotation(annotation):
@@ -170,6 +173,11 @@ def _bind_param(fb: FrontendBuilder, name: str, value: Any, annotation: Any, loc
         scope.names[name] = value  # by reference: the func's `v[i] = x` writes the caller's ndarray
         return
     if isinstance(annotation, ann.NdarrayType):
+        if getattr(value, "_desc", None) is not None:
+            # a Python-scope ndarray that is no kernel argument (Genesis' module-level `array_class.PLACEHOLDER`):
+            # accepted as in Quadrants, as long as the func never indexes it (which is then a compile error)
+            scope.names[name] = value
+            return
         if not (isinstance(value, ir.Value) and isinstance(value.type, ir.NdType)):
             raise QuadrantsTypeError(f"Expected ndarray in the kernel argument for argument {name} (a qd.func's "
                                      "ndarray parameter takes one of the kernel's ndarray arguments)", loc)

@@ -124,10 +124,22 @@ def ndrange(*dims: Any, axes: Any = None) -> _NdRange:
     return _NdRange(*dims, axes=axes)
 
 
+class GroupedNdRange:
+    """`qd.grouped(qd.ndrange(...))` evaluated as Python (in Python scope, or inside `qd.static(...)`): its
+    indices as `qd.Vector`s, as in Quadrants (`offset.cast(qd.f32)`, `x[I]` in a static loop's body)."""
+
+    def __init__(self, inner: _NdRange) -> None:
+        self.inner = inner
+
+    def __iter__(self) -> Iterator[Any]:
+        for index in self.inner:
+            yield python_values.wrap_matrix(np.array(index, dtype=np.int64))
+
+
 @intrinsic("grouped")
 def grouped(x: Any) -> Any:
     """Bind the whole index of an ndrange (or ndarray) loop to one vector: `for I in qd.grouped(...)`."""
-    return x
+    return GroupedNdRange(x) if isinstance(x, _NdRange) else x
 
 
 # ---- math ---------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from quadrants.frontend import sparse
 from quadrants.frontend.arguments import call_args
 from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.intrinsic_calls import Grouped
-from quadrants.frontend.intrinsics import _NdRange
+from quadrants.frontend.intrinsics import GroupedNdRange, _NdRange
 from quadrants.frontend.lvalues import assign
 from quadrants.frontend.ndarrays import index_domain, is_ndarray, ndarray_attribute, ndarray_handle
 from quadrants.frontend.operators import binary
@@ -56,7 +56,7 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
             static_for(fb, node)
             return
     it = fb.expr(it_node)
-    grouped = isinstance(it, Grouped)
+    grouped = isinstance(it, (Grouped, GroupedNdRange))  # the latter: a grouped ndrange made at compile time
     if grouped:
         it = it.inner
     if sparse.sparse_loop_target(it):  # active cells only, level by level

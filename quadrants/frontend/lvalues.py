@@ -16,11 +16,11 @@ from typing import Any
 from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend import sparse_builders, views
 from quadrants.frontend.builder import FrontendBuilder
-from quadrants.frontend.matrix_ops import check_index, is_swizzle, slice_positions, swizzle
+from quadrants.frontend.matrix_ops import check_index, index_items, is_swizzle, slice_positions, swizzle
 from quadrants.frontend.ndarrays import element_ptrs, is_ndarray, ndarray_handle, reject_captured_array
 from quadrants.frontend.operators import binary
 from quadrants.frontend.ops import is_static_number
-from quadrants.frontend.refs import DynamicRef, MatrixRef, Ref, ScalarRef, load_ref, var_ref
+from quadrants.frontend.refs import DynamicRef, LineRef, MatrixRef, Ref, ScalarRef, load_ref, var_ref
 from quadrants.frontend.scope import Alias, Fixed, MatVar, Var
 from quadrants.frontend.structs import (
     UnpackedGroup,
@@ -141,8 +141,10 @@ def member_ref(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -> Ref 
 
 
 def index_ref(fb: FrontendBuilder, ref: MatrixRef, index: Any, node: ast.AST) -> Ref:
-    idx = list(index) if isinstance(index, (tuple, list)) else [index]
+    idx = index_items(index)
     if any(isinstance(i, slice) for i in idx):  # `T[:3, 3] = v`: the selected elements, as one target
+        if len(ref.shape) == 2 and len(idx) == 2 and any(is_runtime(i) for i in idx):
+            return _runtime_line_ref(fb, ref, idx, node)
         flat, shape = slice_positions(fb, ref.shape, idx, node)
         return MatrixRef(shape, [ref.refs[k] for k in flat])
     if not any(is_runtime(i) for i in idx):
@@ -155,6 +157,22 @@ def index_ref(fb: FrontendBuilder, ref: MatrixRef, index: Any, node: ast.AST) ->
     flat = idx[0] if len(ref.shape) == 1 else binary(fb, "add", binary(fb, "mul", idx[0], ref.m, node), idx[1], node)
     check_index(fb, ref.shape, flat, node)
     return DynamicRef(ref, flat)
+
+
+def _runtime_line_ref(fb: FrontendBuilder, ref: MatrixRef, idx: list[Any], node: ast.AST) -> LineRef:
+    """`M[:, n] = v` / `M[n, 1:] = v` with `n` known at run time (Genesis' SAP coupler): per sliced position,
+    the element the runtime index picks on its line, as the read `matrix_ops._runtime_line` does."""
+    axis = 0 if is_runtime(idx[0]) else 1  # the axis the runtime index picks on
+    if not isinstance(idx[1 - axis], slice):
+        raise fb.error(node, "an index next to a slice must be a slice or an index")
+    positions, _ = slice_positions(fb, (ref.shape[1 - axis],), [idx[1 - axis]], node)
+    m = ref.shape[1]
+    out: list[DynamicRef] = []
+    for p in positions:
+        line = [ref.refs[k * m + p] if axis == 0 else ref.refs[p * m + k] for k in range(ref.shape[axis])]
+        check_index(fb, (len(line),), idx[axis], node)
+        out.append(DynamicRef(MatrixRef((len(line),), line), idx[axis]))
+    return LineRef((len(out),), out)
 
 
 # ---- reading and writing references -------------------------------------------------------------------
@@ -178,6 +196,11 @@ def store_ref(fb: FrontendBuilder, ref: Target, value: Any, node: ast.AST) -> No
     if isinstance(ref, MatrixRef):
         for r, e in zip(ref.refs, elements_for(fb, ref, value, node)):
             store_ref(fb, r, e, node)
+        return
+    if isinstance(ref, LineRef):
+        typed = MatrixRef(ref.shape, [d.base.refs[0] for d in ref.items])  # the target's shape and dtypes
+        for d, e in zip(ref.items, elements_for(fb, typed, value, node)):
+            store_ref(fb, d, e, node)
         return
     shared = any(r.shared for r in ref.base.refs)
     for k, r in enumerate(ref.base.refs):
@@ -253,6 +276,11 @@ def augassign_ref(fb: FrontendBuilder, ref: Target, op: str, value: Any, node: a
     if isinstance(ref, MatrixRef):
         for r, e in zip(ref.refs, elements_for(fb, ref, value, node)):
             augassign_ref(fb, r, op, e, node)
+        return
+    if isinstance(ref, LineRef):
+        typed = MatrixRef(ref.shape, [d.base.refs[0] for d in ref.items])
+        for d, e in zip(ref.items, elements_for(fb, typed, value, node)):
+            augassign_ref(fb, d, op, e, node)
         return
     store_ref(fb, ref, binary(fb, op, load_ref(fb, ref, node), value, node), node)
 

@@ -264,8 +264,16 @@ def matrix_attribute(fb: FrontendBuilder, m: Matrix, attr: str, node: ast.AST) -
     raise QuadrantsSyntaxError(f"vectors and matrices have no attribute {attr!r}", fb.loc(node))
 
 
+def index_items(index: Any) -> list[Any]:
+    """The indices of a vector/matrix subscript: `m[i, j]`, or a Python-scope vector (`m[J]` with `J` from a
+    `qd.static(qd.grouped(...))` loop, as in Quadrants)."""
+    if hasattr(index, "__qd_matrix__"):
+        return list(index.__qd_matrix__()[1])
+    return list(index) if isinstance(index, (tuple, list)) else [index]
+
+
 def matrix_index(fb: FrontendBuilder, m: Matrix, index: Any, node: ast.AST) -> Any:
-    idx = list(index) if isinstance(index, (tuple, list)) else [index]
+    idx = index_items(index)
     if any(isinstance(i, slice) for i in idx):
         return matrix_slice(fb, m, idx, node)
     if len(idx) != len(m.shape):  # as in Quadrants: a matrix takes m[i, j], never m[i] (a row)

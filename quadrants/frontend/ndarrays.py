@@ -209,9 +209,14 @@ def _indices(fb: FrontendBuilder, node: ast.Subscript) -> list[Any]:
         return []  # x[None]: the element of a 0-dimensional field
     items = list(raw) if isinstance(raw, (tuple, list)) else [raw]
     out: list[Any] = []
-    for it in items:
-        if isinstance(it, Matrix):
+    while items:
+        it = items.pop(0)
+        if isinstance(it, (tuple, list)):  # `grid[f, I, i_b]` with `I = (i, j, k)`: flattened, as in Quadrants
+            items[:0] = list(it)
+        elif isinstance(it, Matrix):
             out.extend(it.elements)
+        elif hasattr(it, "__qd_matrix__"):  # a Python-scope vector: a `qd.static(qd.grouped(...))` index
+            out.extend(it.__qd_matrix__()[1])
         else:
             out.append(py_value(it))
     return out

@@ -2,7 +2,7 @@
 
 A reference is one memory location (`ScalarRef`: an ndarray element, a field element or a local variable), a
 vector/matrix of them (`MatrixRef`), or one element of a `MatrixRef` chosen at run time (`DynamicRef`, written
-with selects). `lvalues.py` resolves targets to references and writes them; `read` gives a name binding's value.
+with selects), or a vector of those (`LineRef`). `lvalues.py` resolves targets to references and writes them; `read` gives a name binding's value.
 """
 
 from __future__ import annotations
@@ -43,7 +43,16 @@ class DynamicRef:
     index: Any  # runtime flat index into base.refs
 
 
-Ref = ScalarRef | MatrixRef | DynamicRef
+@dataclass
+class LineRef:
+    """`M[:, n]` / `M[n, 1:]` as a target, `n` known at run time: per selected position, the element `n`
+    picks on its line."""
+
+    shape: tuple[int, ...]
+    items: list[DynamicRef]
+
+
+Ref = ScalarRef | MatrixRef | DynamicRef | LineRef
 
 
 def var_ref(fb: FrontendBuilder, var: Var) -> ScalarRef:
@@ -56,6 +65,8 @@ def load_ref(fb: FrontendBuilder, ref: Ref, node: ast.AST) -> Any:
         return fb.b.load(ref.ptr)
     if isinstance(ref, MatrixRef):
         return Matrix(ref.shape, [fb.b.load(r.ptr) for r in ref.refs])
+    if isinstance(ref, LineRef):
+        return Matrix(ref.shape, [load_ref(fb, r, node) for r in ref.items])
     return select_element(fb, Matrix(ref.base.shape, [fb.b.load(r.ptr) for r in ref.base.refs]), ref.index, node)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
+from quadrants.frontend.func import funcs_run_as_python
 from quadrants.frontend.records import Capture, StaticCall
 from quadrants.frontend.scope import MISSING, Alias, Fixed, MatVar, Var
 from quadrants.frontend.values import Matrix, is_runtime
@@ -57,7 +58,8 @@ def static_eval(fb: FrontendBuilder, node: ast.expr, record: bool = True) -> Any
             fb.static_calls.append(StaticCall(callee, fb.loc(call)))
     try:
         code = compile(ast.Expression(body=node), fb.frame.source.filename, "eval")
-        return eval(code, namespace)  # noqa: S307 - evaluating the user's own kernel code
+        with funcs_run_as_python():
+            return eval(code, namespace)  # noqa: S307 - evaluating the user's own kernel code
     except QuadrantsCompilationError:
         raise
     except Exception as e:

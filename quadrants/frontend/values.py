@@ -17,6 +17,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
+from quadrants.frontend.func import BoundFunc, Func
 from quadrants.ir import nodes as ir
 from quadrants.types.compound import Shaped
 from quadrants.types.dtypes import PrimitiveType
@@ -92,6 +93,8 @@ class Struct:
             # comes from the instance's members, which the fastcache key walks)
             return getattr(obj, name)
         value = getattr(cls, name)
+        if isinstance(value, Func):  # `self.stencil()` inside qd.static(...): runs as Python on the object
+            return BoundFunc(value, obj if obj is not None else self)
         notify = self.__dict__.get("on_class_read")
         if notify is not None and (not callable(value) or isinstance(value, type)):
             notify(cls, name, value)
