@@ -94,6 +94,7 @@ from quadrants.lang.field import Field, MatrixField, ScalarField, field  # noqa:
 from quadrants.lang.kernel import kernel  # noqa: F401
 from quadrants.lang.matrix import Matrix, Vector  # noqa: F401
 from quadrants.lang.perf_dispatch import perf_dispatch  # noqa: F401
+from quadrants.lang import simt  # noqa: F401  - `qd.simt.block` / `qd.simt.warp` (CUDA backend)
 from quadrants.lang.program import init, reset, sync  # noqa: F401
 from quadrants.lang.snode import (  # noqa: F401
     FieldsBuilder,

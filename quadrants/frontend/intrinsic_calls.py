@@ -22,6 +22,7 @@ from quadrants.frontend.lvalues import atomic_ref, lvalue
 from quadrants.frontend.matrix_ops import matmul, transpose
 from quadrants.frontend.operators import binary, matrix_unary, unary
 from quadrants.frontend.refs import ScalarRef
+from quadrants.frontend.simt_calls import SIMT_EVAL
 from quadrants.frontend.static_eval import static_eval
 from quadrants.frontend.values import Matrix, is_runtime
 from quadrants.frontend.vectors import as_matrix, make_matrix, matrix_from_rows, resolve_dt, vector_from_list
@@ -402,5 +403,5 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     "Vector.zero": _filled, "Vector.one": _filled, "Matrix.zero": _filled, "Matrix.one": _filled,
     "Matrix.identity": _filled, "Matrix.rows": _rows_cols, "Matrix.cols": _rows_cols,
     "Matrix.diag": _diag, "Matrix.unit": _unit, "Vector.unit": _unit, "zero": _zero_one, "one": _zero_one,
-    "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn,
+    "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn, **SIMT_EVAL,
 }  # fmt: skip

@@ -91,6 +91,10 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
             return f"{lhs} = alloca {s.var_type} {s.name} : {t}"
         if isinstance(s, ir.AtomicRMW):
             return f"{lhs} = atomic {s.op} {ops} : {t}"
+        if isinstance(s, ir.SharedArray):
+            return f"{lhs} = shared_array shape {s.shape} : {t}"
+        if isinstance(s, ir.Simt):
+            return f"{lhs} = simt {s.op}{' ' + ops if ops else ''} : {t}"
         if isinstance(s, ir.Random):
             bound = f" {ops}" if ops else ""
             return f"{lhs} = random stream {s.stream}{bound} : {t}"
