@@ -63,6 +63,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     floor,
     grouped,
     log,
+    graph_do_while,
     loop_config,
     max,
     min,

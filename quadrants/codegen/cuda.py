@@ -47,7 +47,7 @@ from quadrants.codegen.llvm_types import (
 from quadrants.codegen.lower import SHARED_DISPATCH, CodegenOptions, FnLowering, NdInfo, StmtLowering, unpack_arg
 from quadrants.codegen.math import HostNvptxMath, NvptxMath
 from quadrants.ir import nodes as ir
-from quadrants.runtime.abi import packs_args
+from quadrants.runtime.abi import cuda_packs_args
 from quadrants.types.dtypes import PrimitiveType
 
 REMAT = (ir.Const, ir.Arg, ir.NdShape, ir.GlobalNd, ir.Cast, ir.Binary, ir.Unary, ir.Select)
@@ -206,8 +206,19 @@ def _param_types(kernel: ir.Kernel, emulated: bool) -> list[ll.Type]:
     """The task function's parameters: ctx, temps, then the kernel's arguments (or one pointer to them, packed);
     emulated, the emulator's thread record first (codegen/simt.py)."""
     args = _arg_types(kernel)
-    own = [PTR, PTR, PTR] if packs_args(len(args)) else [PTR, PTR, *args]
+    own = [PTR, PTR, PTR] if _packed(args) else [PTR, PTR, *args]
     return [PTR, *own] if emulated else own
+
+
+def _packed(types: list[ll.Type]) -> bool:
+    """Whether the arguments exceed the launch parameter space (runtime/abi.py `cuda_packs_args`)."""
+    return cuda_packs_args([_size(t) for t in types])
+
+
+def _size(t: ll.Type) -> int:
+    if isinstance(t, ll.IntType):
+        return max(1, t.width // 8)
+    return 4 if isinstance(t, ll.FloatType) else 8  # float; double and pointers
 
 
 def _arg_types(kernel: ir.Kernel) -> list[ll.Type]:
@@ -239,7 +250,7 @@ class CudaLowering(FnLowering):
         self.on_error = lambda b: b.ret_void()
         self.kernel_args: dict[int, Any] = {}
         args: list[ll.Value] = list(fn.args[first + 2 :])
-        if packs_args(len(types := _arg_types(kernel))):  # read from the argument slots
+        if _packed(types := _arg_types(kernel)):  # read from the argument slots
             args = [unpack_arg(self.b, fn.args[first + 2], k, t) for k, t in enumerate(types)]
         pos = 0
         for i, p in enumerate(kernel.params):

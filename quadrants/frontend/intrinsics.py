@@ -196,4 +196,6 @@ atomic_exchange = _kernel_only("atomic_exchange")
 atomic_cas = _kernel_only("atomic_cas")
 bit_shr = _kernel_only("bit_shr")
 loop_config = _kernel_only("loop_config")
+# `while qd.graph_do_while(flag):` (Quadrants: a CUDA graph conditional node): frontend/loops.py
+graph_do_while = _kernel_only("graph_do_while")
 atomic_mul = _kernel_only("atomic_mul")

@@ -469,6 +469,9 @@ class Kernel:
     # primal handle (an ndarray Arg, a field's GlobalNd) -> its gradient's handle (passes/autodiff)
     grads: dict[Value, Value] = field(default_factory=dict)
     mode: str = ""  # "" for a primal kernel, "reverse" for an adjoint (passes/autodiff): printed in its text
+    # `while qd.graph_do_while(flag):` as the whole body: the index of `flag`'s parameter (a 0-d i32 ndarray);
+    # the body runs, then again while flag[()] != 0 (the launch repeats: lang/kernel.py). -1: a plain kernel.
+    do_while: int = -1
 
 
 def walk(block: Block) -> Iterator[Stmt]:

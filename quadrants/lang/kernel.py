@@ -261,6 +261,10 @@ class Kernel:
         launcher.locate = self._locate_site
         # errors name the kernel as the program does (`Sim.step`), not by its symbol or the enclosing functions
         launcher.kernel_name = self.fn.__qualname__.rsplit("<locals>.", 1)[-1]
+        if art.abi.do_while >= 0:  # `while qd.graph_do_while(flag):` - the launch repeats while flag != 0
+            from quadrants.runtime.do_while import DoWhileLauncher
+
+            return DoWhileLauncher(launcher, art.abi.do_while)  # type: ignore[return-value]
         return launcher
 
     def _locate_site(self, site: Any) -> SourceLoc | None:
