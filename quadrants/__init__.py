@@ -61,9 +61,9 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     cos,
     exp,
     floor,
+    graph_do_while,
     grouped,
     log,
-    graph_do_while,
     loop_config,
     max,
     min,
@@ -88,6 +88,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     zero,
 )  # fmt: skip
 from quadrants.lang import exception as _exception  # noqa: F401  - `qd.lang.exception`, as in Quadrants
+from quadrants.lang import simt  # noqa: F401  - `qd.simt.block` / `qd.simt.warp` (CUDA backend)
 from quadrants.lang.compat import Extension as extension  # noqa: F401
 from quadrants.lang.compat import Layout, is_extension_supported, pure, real_func  # noqa: F401
 from quadrants.lang.data_oriented import data_oriented  # noqa: F401
@@ -95,7 +96,6 @@ from quadrants.lang.field import Field, MatrixField, ScalarField, field  # noqa:
 from quadrants.lang.kernel import kernel  # noqa: F401
 from quadrants.lang.matrix import Matrix, Vector  # noqa: F401
 from quadrants.lang.perf_dispatch import perf_dispatch  # noqa: F401
-from quadrants.lang import simt  # noqa: F401  - `qd.simt.block` / `qd.simt.warp` (CUDA backend)
 from quadrants.lang.program import init, reset, sync  # noqa: F401
 from quadrants.lang.snode import (  # noqa: F401
     FieldsBuilder,

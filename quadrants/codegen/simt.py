@@ -97,7 +97,9 @@ def lower_simt(lw: Any, s: ir.Simt) -> None:
     mask, value, offset = (lw.v(a) for a in s.args)
     t = s.type
     assert isinstance(t, PrimitiveType)
-    lw.values[id(s)] = _emulated_shuffle(lw, s.op, value, offset, t) if lw.emulated else _shuffle(lw, s.op, mask, value, offset, t)
+    lw.values[id(s)] = (
+        _emulated_shuffle(lw, s.op, value, offset, t) if lw.emulated else _shuffle(lw, s.op, mask, value, offset, t)
+    )
 
 
 _PTX_SHUFFLE = {"shfl_down": ("down", 31), "shfl_up": ("up", 0), "shfl_xor": ("bfly", 31), "shfl": ("idx", 31)}

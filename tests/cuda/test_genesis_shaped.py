@@ -55,7 +55,10 @@ def _module(tmp_path: Path, name: str, text: str):  # type: ignore[no-untyped-de
 
 def _big_dataclass(tmp_path: Path, members: int):  # type: ignore[no-untyped-def]
     body = " + ".join(f"p.a{k}[i, 1]" for k in range(members))
-    return _module(tmp_path, f"big{members}", f'''
+    return _module(
+        tmp_path,
+        f"big{members}",
+        f"""
 import dataclasses
 import quadrants as qd
 
@@ -67,7 +70,8 @@ Big = dataclasses.make_dataclass("Big", [(f"a{{k}}", qd.types.NDArray[qd.f32, 2]
 def total(p: Big, scale: qd.f32, out: qd.types.NDArray[qd.f32, 1]):
     for i in range(out.shape[0]):
         out[i] = scale * ({body})
-''')
+""",
+    )
 
 
 @needs_ptxas
