@@ -239,7 +239,7 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
     )
     scope = fb.new_scope()
     fb.runtime_depth += 1
-    fb.loops.append("parallel" if parallel else "serial")
+    fb.loops.append(("parallel-folded" if fb.folded_ifs else "parallel") if parallel else "serial")
     saved_pid = fb.parallel_id
     if parallel:
         fb.next_parallel_id += 1
@@ -255,7 +255,8 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
             fb.stmts(node.body)
     finally:
         fb.parallel_id = saved_pid
-        fb.loops.pop()
+        if fb.loops.pop() == "parallel-broken":  # a `break` under a folded compile-time `if`: serial
+            loop.parallel, loop.block_dim = False, 0
         fb.runtime_depth -= 1
         fb.pop_scope(scope)
 

@@ -269,3 +269,43 @@ def test_struct_fields_and_block_dim_run_as_on_the_cpu() -> None:
     cpu_pos, cpu_mass = run()
     np.testing.assert_array_equal(cuda_pos, cpu_pos)
     np.testing.assert_array_equal(cuda_mass, cpu_mass)
+
+
+def test_a_loop_under_a_compile_time_condition_stays_parallel() -> None:
+    """Genesis' `if decompose:` (a template flag) around a func whose tiled loop shares memory: the condition
+    folds (as Quadrants' simplifier folds it before offloading), so the loop is still the kernel's parallel loop."""
+
+    @qd.kernel
+    def k(a: Nd[qd.i32, 1], t: qd.template()):
+        if t:
+            qd.loop_config(block_dim=8)
+            for i in range(8):
+                s = qd.simt.block.SharedArray((8,), qd.i32)
+                s[i] = i
+                qd.simt.block.sync()
+                a[i] = s[7 - i]
+
+    a = np.zeros(8, np.int32)
+    k(a, True)
+    np.testing.assert_array_equal(a, np.arange(8)[::-1])
+    k(a, False)  # the other specialization compiles to nothing
+    np.testing.assert_array_equal(a, np.arange(8)[::-1])
+
+
+def test_a_break_under_a_compile_time_condition_keeps_the_loop_serial() -> None:
+    """Quadrants 1.3.3 compiles a `break` in a loop under `if template_flag:` (the loop is serial there): it
+    still compiles once the condition folds, and stops where it breaks ([1, 1, 0, 0] on 1.3.3)."""
+    qd.init(arch=qd.cpu, offline_cache=False, log_level="warn")
+
+    @qd.kernel
+    def k(a: Nd[qd.i32, 1], t: qd.template()):
+        if t:
+            for i in range(4):
+                if i == 2:
+                    break
+                a[i] = 1
+
+    a = np.zeros(4, np.int32)
+    k(a, True)
+    np.testing.assert_array_equal(a, [1, 1, 0, 0])
+    assert not next(iter(k._launchers.values())).compiled.frontend.kernel.body.stmts[-1].parallel
