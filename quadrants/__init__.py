@@ -88,7 +88,10 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     zero,
 )  # fmt: skip
 from quadrants.lang import exception as _exception  # noqa: F401  - `qd.lang.exception`, as in Quadrants
-from quadrants.lang import simt  # noqa: F401  - `qd.simt.block` / `qd.simt.warp` (CUDA backend)
+from quadrants.lang import (
+    graph,  # noqa: F401  - `qd.graph.do_while`
+    simt,  # noqa: F401  - `qd.simt.block` / `qd.simt.warp` (CUDA backend)
+)
 from quadrants.lang.compat import Extension as extension  # noqa: F401
 from quadrants.lang.compat import Layout, is_extension_supported, pure, real_func  # noqa: F401
 from quadrants.lang.data_oriented import data_oriented  # noqa: F401

@@ -87,7 +87,7 @@ def test_the_recorded_manifest_precompiles_genesis_so_that_a_scene_compiles_noth
     assert r["franka_qpos"] == [round(v, 6) for v in qpos]
 
 
-EMULATED_STEPS = {"box": 60, "franka": 30}  # the box lands on the plane (contacts, the constraint solver) by step 45
+EMULATED_STEPS = {"box": 60, "franka": 20}  # the box lands on the plane (contacts, the constraint solver) by step 45
 
 
 @pytest.mark.parametrize("ndarray_mode", ["1", "0"], ids=["ndarray", "fields"])
