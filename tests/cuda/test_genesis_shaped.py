@@ -309,3 +309,17 @@ def test_a_break_under_a_compile_time_condition_keeps_the_loop_serial() -> None:
     k(a, True)
     np.testing.assert_array_equal(a, [1, 1, 0, 0])
     assert not next(iter(k._launchers.values())).compiled.frontend.kernel.body.stmts[-1].parallel
+
+
+def test_qd_graph_do_while_is_the_same_loop() -> None:
+    @qd.kernel(graph=True)
+    def count(x: Nd[qd.i32, 1], c: Nd[qd.i32, 0]):
+        while qd.graph.do_while(c):
+            for i in range(x.shape[0]):
+                x[i] += 1
+            for _ in range(1):
+                c[()] = c[()] - 1
+
+    x, c = np.zeros(3, np.int32), np.array(4, np.int32)
+    count(x, c)
+    np.testing.assert_array_equal(x, [4, 4, 4])
