@@ -224,7 +224,8 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
 
     config, fb.loop_config = fb.loop_config or {}, None
     serialize = config.get("serialize") or config.get("parallelize") == 1
-    parallel = fb.runtime_depth == 0 and fb.parallel_id == 0 and not serialize
+    # at the top level, or under compile-time `if`s only (statements.transform_if folds them)
+    parallel = fb.runtime_depth == fb.folded_ifs and fb.parallel_id == 0 and not serialize
     ext_values = tuple(_index_value(fb, e, flat.flat_type, loc) for e in flat.extents)
     loop = fb.b.emit(
         ir.RangeFor(

@@ -168,11 +168,15 @@ def transform_if(fb: FrontendBuilder, node: ast.If) -> None:
     if not is_runtime(cond) and isinstance(cond, (bool, int, np.bool_, np.integer)):
         # a compile-time condition (a template flag: Genesis' `if decompose:`) folds as Quadrants' simplifier
         # folds it before offloading: the branch taken is the enclosing level, so its loops stay parallel
+        # (still a non-static `if` for every other rule, as in Quadrants: a `break` of a static loop under it
+        # is refused, a `return` under it is not at the top level)
         scope = fb.new_scope()
         fb.folded_ifs += 1
+        fb.runtime_depth += 1
         try:
             fb.stmts(node.body if cond else node.orelse)
         finally:
+            fb.runtime_depth -= 1
             fb.folded_ifs -= 1
             fb.pop_scope(scope)
         return
