@@ -365,6 +365,8 @@ def _graph_do_while(fb: FrontendBuilder, node: ast.While) -> None:
     if len(fb.frames) != 1 or fb.runtime_depth != 0 or fb.kernel.do_while >= 0 or body != [node]:
         raise fb.error(node, "qd.graph_do_while(flag) is supported as the kernel's only top-level statement (a "
                              "while loop around the whole body); move the other statements to another kernel")  # fmt: skip
+    if not getattr(fb.frame.source.fn, "__qd_graph__", False):  # as Quadrants: a flag is a graph's construct
+        raise fb.error(test, "qd.graph.do_while / qd.graph_do_while requires @qd.kernel(graph=True)")
     if len(test.args) != 1 or test.keywords:
         raise fb.error(test, "qd.graph_do_while takes one argument: a 0-d qd.i32 ndarray parameter")
     flag = fb.expr(test.args[0])

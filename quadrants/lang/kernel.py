@@ -409,6 +409,8 @@ def kernel(fn: Callable[..., Any] | None = None, *, fastcache: bool = False, pur
     def_locals = dict(frame.f_locals) if frame.f_code.co_name != "<module>" else None
 
     def wrap(f: Callable[..., Any]) -> Kernel:
+        if graph or gpu_graph:
+            f.__qd_graph__ = True  # type: ignore[attr-defined]  # qd.graph_do_while needs it (frontend/loops.py)
         return Kernel(f, fastcache=fastcache, def_locals=def_locals)
 
     return wrap(fn) if fn is not None else wrap

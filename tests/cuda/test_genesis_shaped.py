@@ -235,6 +235,15 @@ def test_graph_do_while_must_be_the_whole_body() -> None:
     with pytest.raises(QuadrantsCompilationError, match="the kernel's only top-level statement"):
         k(np.zeros(2, np.float32), np.zeros((), np.int32))
 
+    @qd.kernel
+    def no_graph(x: Nd[qd.f32, 1], counter: Nd[qd.i32, 0]):
+        while qd.graph_do_while(counter):
+            for i in range(x.shape[0]):
+                x[i] += 1.0
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match=r"requires @qd.kernel\(graph=True\)"):
+        no_graph(np.zeros(2, np.float32), np.ones((), np.int32))  # (it would never stop: nothing clears the flag)
+
 
 def test_the_fleet_architectures_get_the_ptx_isa_that_has_them() -> None:
     """sm_120 needs PTX ISA 8.7 (LLVM aborts the whole process when asked for PTX 8.0 there); an architecture
