@@ -66,6 +66,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     deactivate,
     exp,
     floor,
+    graph_do_while,
     grouped,
     is_active,
     length,
@@ -96,6 +97,10 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     zero,
 )  # fmt: skip
 from quadrants.lang import exception as _exception  # noqa: F401  - `qd.lang.exception`, as in Quadrants
+from quadrants.lang import (
+    graph,  # noqa: F401  - `qd.graph.do_while`
+    simt,  # noqa: F401  - `qd.simt.block` / `qd.simt.warp` (CUDA backend)
+)
 from quadrants.lang import impl as _impl  # noqa: F401  - `qd.lang.impl`, as in Quadrants
 from quadrants.lang import kernel as _kernel_module
 from quadrants.lang.compat import Extension as extension  # noqa: F401

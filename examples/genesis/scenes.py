@@ -72,12 +72,15 @@ def _quadrants_seconds():
     return round(st.get("import", 0) + st.get("init", 0) + st.get("prepare", 0), 3)
 
 
-def run_scene(name: str, steps: int, envs: int = 0):
+def run_scene(name: str, steps: int, envs: int = 0, backend: str = "cpu"):
     """Build the scene `name` (`envs` batched environments) and step it `steps` times: its entities, the
     perf_counter times when it was built, when the first step was done and at the end, and the seconds inside
-    quadrants up to the first step."""
+    quadrants up to the first step. `backend`: "cpu", or "gpu-emulated" (gs.gpu on the emulated CUDA backend)."""
     build, control, dt = SCENES[name]
-    import genesis_cpu  # noqa: F401  (gs.init, as the manifest's first module does it)
+    if backend == "gpu-emulated":
+        import genesis_emulated_gpu  # noqa: F401  (gs.init(backend=gs.gpu) on the CUDA emulator)
+    else:
+        import genesis_cpu  # noqa: F401  (gs.init, as the manifest's first module does it)
 
     scene = gs.Scene(sim_options=gs.options.SimOptions(dt=dt), show_viewer=False)
     entities = build(scene)
@@ -100,8 +103,10 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--envs", type=int, default=0, help="build B parallel environments (batched state)")
     ap.add_argument("--summary", action="store_true", help="a readable summary after the JSON line")
+    ap.add_argument("--backend", choices=("cpu", "gpu-emulated"), default="cpu",
+                    help="gpu-emulated: gs.gpu, Genesis' CUDA code paths on quadrants' CUDA emulator")  # fmt: skip
     args = ap.parse_args()
-    entities, t_built, t_first, t_end, first = run_scene(args.scene, args.steps, args.envs)
+    entities, t_built, t_first, t_end, first = run_scene(args.scene, args.steps, args.envs, args.backend)
     out = {name: {"pos": e.get_pos().tolist(), "quat": e.get_quat().tolist()} for name, e in entities.items()}
     if args.scene == "franka":
         out["franka"]["qpos"] = entities["franka"].get_qpos().tolist()

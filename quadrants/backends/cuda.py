@@ -68,9 +68,9 @@ class CudaBackend:
         return f"cuda:{self.config.cuda_arch}"
 
     def device_key(self) -> str:
-        from quadrants.codegen.nvptx_isa import PTX_ISA  # a constant: no llvmlite
+        from quadrants.codegen.nvptx_isa import ptx_isa  # a table: no llvmlite
 
-        gpu = f"cuda/{self.arch}/ptx{PTX_ISA}"
+        gpu = f"cuda/{self.arch}/ptx{ptx_isa(self.arch)}"
         return f"{gpu}/emulated-on:{device_capabilities('host')}" if self.config.cuda_emulate else gpu
 
     def recorded_as(self) -> tuple[str, str]:

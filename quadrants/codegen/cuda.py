@@ -27,7 +27,7 @@ from typing import Any
 
 from llvmlite import ir as ll
 
-from quadrants.codegen import atomics, nvptx, printing, runtime_ir
+from quadrants.codegen import atomics, nvptx, printing, runtime_ir, simt
 from quadrants.codegen.cuda_plan import BLOCK_DIM, CudaPlan, CudaTask
 from quadrants.codegen.functions import declare_functions, lower_functions
 from quadrants.codegen.llvm_types import (
@@ -47,7 +47,7 @@ from quadrants.codegen.llvm_types import (
 from quadrants.codegen.lower import SHARED_DISPATCH, CodegenOptions, FnLowering, NdInfo, StmtLowering, unpack_arg
 from quadrants.codegen.math import HostNvptxMath, NvptxMath
 from quadrants.ir import nodes as ir
-from quadrants.runtime.abi import packs_args
+from quadrants.runtime.abi import cuda_packs_args
 from quadrants.types.dtypes import PrimitiveType
 
 REMAT = (ir.Const, ir.Arg, ir.NdShape, ir.GlobalNd, ir.Cast, ir.Binary, ir.Unary, ir.Select)
@@ -66,8 +66,6 @@ def lower_cuda_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, arch
     module = ll.Module(name=symbol)
     if emulate_on is not None:
         module.triple, module.data_layout = emulate_on.triple, emulate_on.data_layout
-        sreg = ll.GlobalVariable(module, ll.ArrayType(I32, 4), sreg_symbol(symbol))
-        sreg.initializer = ll.Constant(ll.ArrayType(I32, 4), None)
     else:
         module.triple = nvptx.TRIPLE
         module.data_layout = nvptx.data_layout(arch)
@@ -80,9 +78,10 @@ def lower_cuda_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, arch
     tasks = []
     for k, seg in enumerate(segments):
         name = f"{symbol}_t{k}"
-        _lower_task(module, kernel, opts, seg, name, remat, slots, promoted)
+        shared = _lower_task(module, kernel, opts, seg, name, remat, slots, promoted)
         block = seg.stmts[0].block_dim if seg.parallel else 0  # type: ignore[attr-defined]
-        tasks.append(CudaTask(name, seg.parallel, _constant_count(seg) if seg.parallel else 1, block or BLOCK_DIM))
+        tasks.append(CudaTask(name, seg.parallel, _constant_count(seg) if seg.parallel else 1, block or BLOCK_DIM,
+                              cooperative=simt.uses_simt(seg.stmts), shared=shared))  # fmt: skip
     lower_functions(module, kernel, opts, CUDA_FUNCTION_DISPATCH, HostNvptxMath if emulate_on is not None else NvptxMath)
     return module, CudaPlan(tuple(tasks), len(slots))
 
@@ -203,10 +202,23 @@ def _constant_count(seg: _Segment) -> int | None:
 # ---- lowering -----------------------------------------------------------------------------------------------
 
 
-def _param_types(kernel: ir.Kernel) -> list[ll.Type]:
-    """The task function's parameters: ctx, temps, then the kernel's arguments (or one pointer to them, packed)."""
+def _param_types(kernel: ir.Kernel, emulated: bool) -> list[ll.Type]:
+    """The task function's parameters: ctx, temps, then the kernel's arguments (or one pointer to them, packed);
+    emulated, the emulator's thread record first (codegen/simt.py)."""
     args = _arg_types(kernel)
-    return [PTR, PTR, PTR] if packs_args(len(args)) else [PTR, PTR, *args]
+    own = [PTR, PTR, PTR] if _packed(args) else [PTR, PTR, *args]
+    return [PTR, *own] if emulated else own
+
+
+def _packed(types: list[ll.Type]) -> bool:
+    """Whether the arguments exceed the launch parameter space (runtime/abi.py `cuda_packs_args`)."""
+    return cuda_packs_args([_size(t) for t in types])
+
+
+def _size(t: ll.Type) -> int:
+    if isinstance(t, ll.IntType):
+        return max(1, t.width // 8)
+    return 4 if isinstance(t, ll.FloatType) else 8  # float; double and pointers
 
 
 def _arg_types(kernel: ir.Kernel) -> list[ll.Type]:
@@ -225,16 +237,21 @@ class CudaLowering(FnLowering):
 
     def __init__(self, module: ll.Module, fn: ll.Function, opts: CodegenOptions, kernel: ir.Kernel,
                  slots: dict[int, int], promoted: dict[int, ir.Value], emulated: bool) -> None:  # fmt: skip
-        super().__init__(module, fn, fn.args[0], opts, kernel, CUDA_DISPATCH, HostNvptxMath if emulated else NvptxMath)
-        self.temps = fn.args[1]
+        first = 1 if emulated else 0  # emulated: the thread record comes first
+        math = HostNvptxMath if emulated else NvptxMath
+        super().__init__(module, fn, fn.args[first], opts, kernel, CUDA_DISPATCH, math)
+        self.thread = fn.args[0] if emulated else None
+        self.temps = fn.args[first + 1]
         self.slot_of = slots
         self.promoted = promoted
         self.emulated = emulated
+        self.shared_arrays: list[int] = []  # bytes of each qd.simt.block.SharedArray of the task
+        self.shared_bytes = 0  # their storage (emulated: the block's shared memory the emulator allocates)
         self.on_error = lambda b: b.ret_void()
         self.kernel_args: dict[int, Any] = {}
-        args: list[ll.Value] = list(fn.args[2:])
-        if packs_args(len(types := _arg_types(kernel))):  # read from the argument slots
-            args = [unpack_arg(self.b, fn.args[2], k, t) for k, t in enumerate(types)]
+        args: list[ll.Value] = list(fn.args[first + 2 :])
+        if _packed(types := _arg_types(kernel)):  # read from the argument slots
+            args = [unpack_arg(self.b, fn.args[first + 2], k, t) for k, t in enumerate(types)]
         pos = 0
         for i, p in enumerate(kernel.params):
             if isinstance(p.type, ir.NdType):
@@ -252,9 +269,10 @@ class CudaLowering(FnLowering):
 
 
 def _lower_task(module: ll.Module, kernel: ir.Kernel, opts: CodegenOptions, seg: _Segment, name: str,
-                remat: set[int], slots: dict[int, int], promoted: dict[int, ir.Value]) -> None:  # fmt: skip
-    fn = ll.Function(module, ll.FunctionType(VOID, _param_types(kernel)), name)
+                remat: set[int], slots: dict[int, int], promoted: dict[int, ir.Value]) -> int:  # fmt: skip
+    """Lower one task into `module`; returns the bytes of block shared memory it declares."""
     emulated = module.triple != nvptx.TRIPLE
+    fn = ll.Function(module, ll.FunctionType(VOID, _param_types(kernel, emulated)), name)
     if not emulated:
         fn.calling_convention = "ptx_kernel"
     lw = CudaLowering(module, fn, opts, kernel, slots, promoted, emulated)
@@ -283,6 +301,7 @@ def _lower_task(module: ll.Module, kernel: ir.Kernel, opts: CodegenOptions, seg:
     if not lw.b.block.is_terminated:
         lw.b.ret_void()
     lw.finish_entry()
+    return lw.shared_bytes
 
 
 def _remat_closure(stmts: list[ir.Stmt], roots: list[ir.Value], promoted: dict[int, ir.Value]) -> set[int]:
@@ -330,22 +349,7 @@ def _lower_alloca(lw: CudaLowering, s: ir.Alloca) -> None:
         lw.alloca_stmt(s)
 
 
-EMULATED_SREGS = ("tid.x", "ntid.x", "ctaid.x", "nctaid.x")  # the order of the emulator's `<symbol>_sreg`
-
-
-def sreg_symbol(symbol: str) -> str:
-    return f"{symbol}_sreg"
-
-
-def _sreg(lw: CudaLowering, name: str) -> ll.Value:
-    if lw.emulated:
-        g = next(v for k, v in lw.m.globals.items() if k.endswith("_sreg"))
-        slot = lw.b.gep(g, [ll.Constant(I32, 0), ll.Constant(I32, EMULATED_SREGS.index(name))],
-                        source_etype=ll.ArrayType(I32, 4))  # fmt: skip
-        return lw.b.load(slot, typ=I32)
-    full = f"llvm.nvvm.read.ptx.sreg.{name}"
-    fn = lw.m.globals.get(full) or ll.Function(lw.m, ll.FunctionType(I32, []), full)
-    return lw.b.call(fn, [])
+_sreg = simt.sreg
 
 
 def _unravel(b: ll.IRBuilder, flat: ll.Value, extents: list[ll.Value]) -> list[ll.Value]:
@@ -499,6 +503,8 @@ CUDA_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType(
         ir.Store: _lower_store,
         ir.RangeFor: _lower_range_for,
         ir.Print: _lower_print,
+        ir.SharedArray: simt.lower_shared_array,
+        ir.Simt: simt.lower_simt,
     }
 )
 

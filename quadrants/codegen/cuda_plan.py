@@ -15,9 +15,11 @@ class CudaTask:
     parallel: bool
     count: int | None = None  # iterations when constant (sizes the grid exactly); None: a saturating grid
     block: int = BLOCK_DIM
+    cooperative: bool = False  # uses qd.simt barriers or shared memory: its block's threads must run together
+    shared: int = 0  # bytes of block shared memory it declares (the emulator allocates them per block)
 
     def to_json(self) -> list[Any]:
-        return [self.name, self.parallel, self.count, self.block]
+        return [self.name, self.parallel, self.count, self.block, self.cooperative, self.shared]
 
 
 @dataclass(frozen=True)

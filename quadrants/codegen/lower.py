@@ -492,6 +492,14 @@ def function_symbol(module: ll.Module, kernel: ir.Kernel, fn: ir.Function) -> st
     return f"{module.name}_f{k}"
 
 
+def refuse_simt(lw: FnLowering, s: ir.Stmt) -> None:
+    """`qd.simt` outside the CUDA backend: the CPU has no GPU blocks to share memory or synchronize (Quadrants
+    refuses `qd.simt.block.sync()` there too)."""
+    from quadrants.errors import QuadrantsCompilationError
+
+    what = "qd.simt.block.SharedArray" if isinstance(s, ir.SharedArray) else f"qd.simt ({getattr(s, 'op', '')})"
+    raise QuadrantsCompilationError(f"{what} needs the CUDA backend (qd.init(arch=qd.cuda)); the CPU backend has "
+                                    "no GPU blocks: select a CPU code path with qd.static", s.loc)  # fmt: skip
 
 
 # The statements every backend lowers the same way; arguments and parallel loops are each backend's (kernel.py,
@@ -527,5 +535,7 @@ SHARED_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType(
         ir.AdStackPop: lower_pop,
         ir.AdStackTop: lower_top,
         ir.Print: lower_print,
+        ir.SharedArray: refuse_simt,
+        ir.Simt: refuse_simt,
     }
 )

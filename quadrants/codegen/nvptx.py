@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import llvmlite.binding as llvm
 
 from quadrants._config import cuda_toolkit_homes, libdevice_override
-from quadrants.codegen.nvptx_isa import PTX_ISA  # in a module of its own: the cache keys read it
+from quadrants.codegen.nvptx_isa import ptx_isa, sm_number  # in a module of its own: the cache keys read it
 
 TRIPLE = "nvptx64-nvidia-cuda"
 DEFAULT_ARCH = "sm_80"
@@ -49,18 +49,19 @@ def _init() -> None:
 
 def parse_arch(arch: str) -> int:
     """`sm_80` / `80` / `8.0` -> 80."""
-    m = re.fullmatch(r"(?:sm_|compute_)?(\d)\.?(\d+)", arch.strip())
-    if m is None:
-        raise ValueError(f"{arch!r} is not a GPU architecture (expected sm_80, sm_90, ...)")
-    return int(m.group(1) + m.group(2))
+    return sm_number(arch)
 
 
 @functools.cache
 def target_machine(arch: str, opt: int = 3) -> llvm.TargetMachine:
     _init()
     sm = f"sm_{parse_arch(arch)}"
+    try:
+        isa = ptx_isa(sm)  # before LLVM, which aborts the process on an ISA too old for the architecture
+    except ValueError as e:
+        raise NvptxError(str(e)) from None
     target = llvm.Target.from_triple(TRIPLE)
-    return target.create_target_machine(cpu=sm, features=f"+ptx{PTX_ISA}", opt=opt)
+    return target.create_target_machine(cpu=sm, features=f"+ptx{isa}", opt=opt)
 
 
 def data_layout(arch: str = DEFAULT_ARCH) -> str:

@@ -60,6 +60,9 @@ class FrontendBuilder:
         self.runtime_depth = 0  # enclosing runtime if/loop bodies; 0 is the kernel's top level
         self.static_loop_depths: list[int] = []  # runtime_depth at each enclosing static for (break/continue)
         self.loops: list[str] = []  # "parallel", "serial", "while", "static" from outer to inner
+        # compile-time `if`s folded around the current top level (statements.transform_if): a parallel loop there
+        # ("parallel-folded") that breaks becomes serial, as under the runtime `if` Quadrants 1.3.3 compiles
+        self.folded_ifs = 0
         self.loop_config: dict[str, Any] | None = None  # qd.loop_config(...) for the next loop
         self.parallel_id = 0  # id of the enclosing parallel loop (0: none)
         self.next_parallel_id = 0

@@ -24,6 +24,7 @@ from quadrants.frontend.matrix_ops import matmul, transpose
 from quadrants.frontend.ndarrays import stop_grad
 from quadrants.frontend.operators import binary, matrix_unary, unary
 from quadrants.frontend.refs import ScalarRef
+from quadrants.frontend.simt_calls import SIMT_EVAL
 from quadrants.frontend.static_eval import static_eval
 from quadrants.frontend.values import Matrix, is_runtime
 from quadrants.frontend.vectors import as_matrix, make_matrix, matrix_from_rows, resolve_dt, vector_from_list
@@ -422,7 +423,7 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     "Matrix.identity": _filled, "Matrix.rows": _rows_cols, "Matrix.cols": _rows_cols,
     "Matrix.diag": _diag, "Matrix.unit": _unit, "Vector.unit": _unit, "zero": _zero_one, "one": _zero_one,
     "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn, "stop_grad": stop_grad,
-    "block_local": _block_local,
+    "block_local": _block_local, **SIMT_EVAL,
     **{name: sparse.snode_call for name in ("activate", "deactivate", "is_active", "append", "length")},
     "rescale_index": sparse.rescale_index,
 }  # fmt: skip

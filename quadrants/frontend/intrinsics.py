@@ -253,6 +253,8 @@ length = _kernel_only("length")
 rescale_index = _kernel_only("rescale_index")
 bit_shr = _kernel_only("bit_shr")
 loop_config = _kernel_only("loop_config")
+# `while qd.graph_do_while(flag):` (Quadrants: a CUDA graph conditional node): frontend/loops.py
+graph_do_while = _kernel_only("graph_do_while")
 atomic_mul = _kernel_only("atomic_mul")
 stop_grad = _kernel_only("stop_grad")  # autodiff: loads of the field below it get no adjoint
 block_local = _kernel_only("block_local")  # a GPU shared-memory hint: no effect on the code

@@ -239,7 +239,8 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
         warn(f"{loc.short()}: qd.loop_config(name={config['name']!r}) is ignored: this loop is nested inside another "
              "for-loop (only top-level loops are named)", tag="frontend")  # fmt: skip
     serialize = config.get("serialize") or config.get("parallelize") == 1
-    parallel = fb.runtime_depth == 0 and fb.parallel_id == 0 and not serialize
+    # at the top level, or under compile-time `if`s only (statements.transform_if folds them)
+    parallel = fb.runtime_depth == fb.folded_ifs and fb.parallel_id == 0 and not serialize
     ext_values = tuple(_index_value(fb, e, flat.flat_type, loc) for e in flat.extents)
     loop = fb.b.emit(
         ir.RangeFor(
@@ -254,7 +255,7 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
     )
     scope = fb.new_scope()
     fb.runtime_depth += 1
-    fb.loops.append("parallel" if parallel else "serial")
+    fb.loops.append(("parallel-folded" if fb.folded_ifs else "parallel") if parallel else "serial")
     saved_pid = fb.parallel_id
     if parallel:
         fb.next_parallel_id += 1
@@ -272,7 +273,8 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
             fb.stmts(node.body)
     finally:
         fb.parallel_id = saved_pid
-        fb.loops.pop()
+        if fb.loops.pop() == "parallel-broken":  # a `break` under a folded compile-time `if`: serial
+            loop.parallel, loop.block_dim = False, 0
         fb.runtime_depth -= 1
         fb.pop_scope(scope)
 
@@ -341,6 +343,9 @@ def static_for(fb: FrontendBuilder, node: ast.For) -> None:
 def transform_while(fb: FrontendBuilder, node: ast.While) -> None:
     if node.orelse:
         raise fb.error(node, "while ... else is not supported in kernels")
+    if _is_graph_do_while(fb, node.test):
+        _graph_do_while(fb, node)
+        return
     loop = fb.b.emit(ir.While())
     scope = fb.new_scope()
     fb.runtime_depth += 1
@@ -359,6 +364,39 @@ def transform_while(fb: FrontendBuilder, node: ast.While) -> None:
         fb.loops.pop()
         fb.runtime_depth -= 1
         fb.pop_scope(scope)
+
+
+def _is_graph_do_while(fb: FrontendBuilder, test: ast.expr) -> bool:
+    if not isinstance(test, ast.Call) or not isinstance(test.func, (ast.Name, ast.Attribute)):
+        return False
+    try:
+        callee = fb.expr(test.func)
+    except Exception:  # noqa: BLE001 - not a compile-time name: an ordinary while condition
+        return False
+    return getattr(callee, "__qd_intrinsic__", None) == "graph_do_while"
+
+
+def _graph_do_while(fb: FrontendBuilder, node: ast.While) -> None:
+    """`while qd.graph_do_while(flag):` as a kernel's whole body (Genesis' solver loop): the body is translated
+    as the kernel's top level (its loops stay parallel) and the kernel repeats it while the 0-d i32 ndarray
+    `flag` is non-zero after a run (a do-while on the host, as Quadrants does where it has no graph conditional
+    node). Statements before or after the loop, or a nested one, are not supported yet: refused here."""
+    test = node.test
+    assert isinstance(test, ast.Call)
+    body = [s for s in fb.frame.source.tree.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(fb.frames) != 1 or fb.runtime_depth != 0 or fb.kernel.do_while >= 0 or body != [node]:
+        raise fb.error(node, "qd.graph_do_while(flag) is supported as the kernel's only top-level statement (a "
+                             "while loop around the whole body); move the other statements to another kernel")  # fmt: skip
+    if not getattr(fb.frame.source.fn, "__qd_graph__", False):  # as Quadrants: a flag is a graph's construct
+        raise fb.error(test, "qd.graph.do_while / qd.graph_do_while requires @qd.kernel(graph=True)")
+    if len(test.args) != 1 or test.keywords:
+        raise fb.error(test, "qd.graph_do_while takes one argument: a 0-d qd.i32 ndarray parameter")
+    flag = fb.expr(test.args[0])
+    t = getattr(flag, "type", None)
+    if not isinstance(flag, ir.Arg) or not isinstance(t, ir.NdType) or t.ndim != 0 or t.dtype.name != "i32" or t.elem_shape:
+        raise fb.error(test.args[0], "qd.graph_do_while(flag): flag must be a kernel parameter, a 0-d qd.i32 ndarray")
+    fb.kernel.do_while = flag.index
+    fb.stmts(node.body)
 
 
 def _target_names(fb: FrontendBuilder, target: ast.expr) -> list[str]:

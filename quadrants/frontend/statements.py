@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+import numpy as np
+
 from quadrants.errors import QuadrantsCompilationError
 from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.lvalues import assign, assign_name, augassign_ref, resolve_ref
@@ -17,6 +19,7 @@ from quadrants.frontend.refs import read
 from quadrants.frontend.scope import Var
 from quadrants.frontend.static_eval import is_static_call, static_eval
 from quadrants.frontend.structs import coerce, is_struct_value, result_scalars, snapshot
+from quadrants.frontend.values import is_runtime
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import to_dtype
 from quadrants.types.struct import StructType
@@ -164,6 +167,21 @@ def transform_if(fb: FrontendBuilder, node: ast.If) -> None:
         fb.stmts(chosen)
         return
     cond = fb.expr(node.test)
+    if not is_runtime(cond) and isinstance(cond, (bool, int, np.bool_, np.integer)):
+        # a compile-time condition (a template flag: Genesis' `if decompose:`) folds as Quadrants' simplifier
+        # folds it before offloading: the branch taken is the enclosing level, so its loops stay parallel
+        # (still a non-static `if` for every other rule, as in Quadrants: a `break` of a static loop under it
+        # is refused, a `return` under it is not at the top level)
+        scope = fb.new_scope()
+        fb.folded_ifs += 1
+        fb.runtime_depth += 1
+        try:
+            fb.stmts(node.body if cond else node.orelse)
+        finally:
+            fb.runtime_depth -= 1
+            fb.folded_ifs -= 1
+            fb.pop_scope(scope)
+        return
     stmt = fb.b.emit(ir.If(cond=fb.ops.cond(cond, fb.loc(node.test))))
     fb.runtime_block(stmt.then, node.body)
     if node.orelse:
@@ -187,7 +205,9 @@ def _jump(fb: FrontendBuilder, node: ast.AST, cls: type, word: str) -> None:
             raise fb.error(node, f"You are trying to `{word}` a static `for` loop, but the `{word}` statement is "
                                  "inside a non-static `if`.")  # fmt: skip
         raise StaticJump(word)  # static_for stops unrolling (break) or this iteration (continue)
-    if kind == "parallel" and word == "break":
+    if kind == "parallel-folded" and word == "break":
+        fb.loops[-1] = "parallel-broken"  # loops.transform_for makes it serial
+    elif kind == "parallel" and word == "break":
         raise fb.error(node, "Cannot break in the outermost loop: 'break' is not allowed in the outermost "
                              "(parallel) for loop of a kernel")  # fmt: skip
     fb.b.emit(cls())

@@ -280,6 +280,39 @@ class Random(Value):
 
 
 @dataclass(eq=False, slots=True)
+class SharedArray(Value):
+    """`qd.simt.block.SharedArray(shape, dtype)`: an array in the GPU block's shared memory (one per block of
+    threads, which all see the same elements), an ndarray handle of constant `shape` (NdType) indexed through
+    `ExtPtr` like any other. Only inside a parallel loop; only the CUDA backend lowers it."""
+
+    shape: tuple[int, ...] = ()
+
+
+# `qd.simt` operations: name -> (operand count, whether it gives a value). Syncs give an unused i32 0.
+SIMT_OPS: dict[str, tuple[int, bool]] = {
+    "block_sync": (0, False),  # qd.simt.block.sync(): barrier of the block's threads (and shared memory)
+    "block_thread_idx": (0, True),  # qd.simt.block.thread_idx(): the thread's index in its block
+    "warp_sync": (1, False),  # qd.simt.warp.sync(mask)
+    "shfl_down": (3, True),  # qd.simt.warp.shfl_down_*(mask, value, delta)
+    "shfl_up": (3, True),
+    "shfl_xor": (3, True),
+    "shfl": (3, True),  # qd.simt.warp.shfl_sync_*(mask, value, lane)
+}
+
+
+@dataclass(eq=False, slots=True)
+class Simt(Value):
+    """A `qd.simt` operation of the GPU's thread model (SIMT_OPS): barriers, the thread's index in its block,
+    warp shuffles. Only inside a parallel loop; only the CUDA backend lowers it."""
+
+    op: str = "block_sync"
+    args: tuple[Value, ...] = ()
+
+    def operands(self) -> tuple[Value, ...]:
+        return self.args
+
+
+@dataclass(eq=False, slots=True)
 class Reduce(Stmt):
     """Inside a parallel loop: fold `value` into the loop's thread-local accumulator `slot` (made by the
     reductions pass from an AtomicRMW whose address is loop-invariant and whose old value is unused)."""
@@ -534,6 +567,9 @@ class Kernel:
     # primal handle -> its u8 check-bit field's handle (Tape validation: passes/autodiff/validation.py)
     checkbits: dict[Value, Value] = field(default_factory=dict)
     mode: str = ""  # "", "reverse" (adjoint), "forward" (dual kernel), "validation": printed in its text
+    # `while qd.graph_do_while(flag):` as the whole body: the index of `flag`'s parameter (a 0-d i32 ndarray);
+    # the body runs, then again while flag[()] != 0 (the launch repeats: lang/kernel.py). -1: a plain kernel.
+    do_while: int = -1
 
 
 def walk(block: Block) -> Iterator[Stmt]:

@@ -28,7 +28,8 @@ def format_kernel(kernel: ir.Kernel) -> str:
     params = ", ".join(f"{p.name}: {p.type!r}" for p in kernel.params)
     rets = ", ".join(map(repr, kernel.ret_types))
     mode = f" [{kernel.mode}]" if kernel.mode else ""
-    lines = [f"kernel {kernel.name}{mode}({params}) -> ({rets})"]
+    repeat = f" do_while(arg {kernel.do_while})" if kernel.do_while >= 0 else ""
+    lines = [f"kernel {kernel.name}{mode}({params}) -> ({rets}){repeat}"]
     _block(kernel.body, namer, 1, lines)
     for fn in kernel.functions:  # the real functions it calls: their code is part of the kernel's text
         fn_params = ", ".join(f"{p.name}: {p.type!r}" for p in fn.params)
@@ -98,6 +99,10 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
             return f"{lhs} = adstack {s.var_type} x {s.capacity} {s.name} : {t}"
         if isinstance(s, ir.AtomicRMW):
             return f"{lhs} = atomic {s.op} {ops} : {t}"
+        if isinstance(s, ir.SharedArray):
+            return f"{lhs} = shared_array shape {s.shape} : {t}"
+        if isinstance(s, ir.Simt):
+            return f"{lhs} = simt {s.op}{' ' + ops if ops else ''} : {t}"
         if isinstance(s, ir.Random):
             bound = f" {ops}" if ops else ""
             return f"{lhs} = random stream {s.stream}{bound} : {t}"

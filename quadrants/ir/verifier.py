@@ -129,6 +129,15 @@ class _Verifier:
             if s.key is not None:  # bound by passes/random_streams.py
                 _expect(s.key.type is u64 and s.counter is not None and s.counter.type is u32, "random key/counter", s)
                 _expect(s.index is None or _integral(s.index.type), "random index", s)
+        elif isinstance(s, (ir.SharedArray, ir.Simt)):
+            par = [lp for lp in loops if isinstance(lp, ir.RangeFor) and lp.parallel]
+            _expect(bool(par) and self.function is None, "a qd.simt value outside a parallel loop", s)
+            if isinstance(s, ir.SharedArray):
+                at = s.type
+                _expect(isinstance(at, ir.NdType) and at.ndim == len(s.shape) and all(n > 0 for n in s.shape),
+                        "shared array shape and type", s)  # fmt: skip
+            else:
+                _expect(s.op in ir.SIMT_OPS and len(s.args) == ir.SIMT_OPS[s.op][0], f"simt {s.op} operands", s)
         elif isinstance(s, ir.Reduce):
             par = [lp for lp in loops if isinstance(lp, ir.RangeFor) and lp.parallel]
             _expect(bool(par) and 0 <= s.slot < len(par[0].reductions), "reduce outside its loop", s)

@@ -309,6 +309,10 @@ class Kernel:
         launcher.locate = self._locate_site
         # errors name the kernel as the program does (`Sim.step`), not by its symbol or the enclosing functions
         launcher.kernel_name = self.fn.__qualname__.rsplit("<locals>.", 1)[-1]
+        if art.abi.do_while >= 0:  # `while qd.graph_do_while(flag):` - the launch repeats while flag != 0
+            from quadrants.runtime.do_while import DoWhileLauncher
+
+            return DoWhileLauncher(launcher, art.abi.do_while)  # type: ignore[return-value]
         return launcher
 
     def _locate_site(self, site: Any) -> SourceLoc | None:
@@ -453,6 +457,8 @@ def kernel(fn: Callable[..., Any] | None = None, *, fastcache: bool = False, pur
     def_locals = dict(frame.f_locals) if frame.f_code.co_name != "<module>" else None
 
     def wrap(f: Callable[..., Any]) -> Kernel:
+        if graph or gpu_graph:
+            f.__qd_graph__ = True  # type: ignore[attr-defined]  # qd.graph_do_while needs it (frontend/loops.py)
         return Kernel(f, fastcache=fastcache, def_locals=def_locals)
 
     return wrap(fn) if fn is not None else wrap

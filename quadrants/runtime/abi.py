@@ -25,14 +25,36 @@ RUNTIME_SYMBOL_PROBE = f"qd_rt{RUNTIME_ABI}_parallel_for"  # a symbol every buil
 # A kernel with more native arguments than this takes them packed: its entry (or CUDA task) function receives
 # one pointer to 8-byte slots, argument k in slot k (a scalar in its C type at the slot's start, an ndarray as
 # its descriptor's address; on CUDA its data pointer and extents, one slot each). ctypes cannot call a function
-# of more than 1024 arguments, nor can a CUDA kernel take more than 4 KiB of parameters; a kernel under the
-# limit is called with plain arguments, as before (no cost to the common case).
+# of more than 1024 arguments (CUDA tasks have their own bound, in bytes: CUDA_PARAM_BYTES below); a kernel
+# under the limit is called with plain arguments, as before (no cost to the common case).
 MAX_DIRECT_ARGS = 256
 
 
 def packs_args(native_args: int) -> bool:
-    """Whether a function of `native_args` arguments (after the context) takes them packed."""
+    """Whether a CPU entry function of `native_args` arguments (after the context) takes them packed."""
     return native_args > MAX_DIRECT_ARGS
+
+
+# A CUDA kernel's parameters must fit the launch's parameter space: 4096 bytes under PTX ISA 8.0 (and on
+# drivers before CUDA 12.1); 32764 bytes from PTX ISA 8.1 with a CUDA 12.1 driver on sm_70 and newer. One
+# module serves every architecture and 12.0 drivers, so the 4 KiB bound holds for all: a task whose parameters
+# (ctx, temps, then the arguments, each aligned to its size) take more receives `(ctx, temps, args)`, the
+# arguments in 8-byte slots of a device buffer the launcher fills.
+CUDA_PARAM_BYTES = 4096
+
+
+def cuda_param_bytes(arg_sizes: Sequence[int]) -> int:
+    """The parameter space a CUDA task takes: two pointers, then arguments of these byte sizes, each aligned
+    to its size (PTX `.param` layout)."""
+    end = 16
+    for n in arg_sizes:
+        end = -(-end // n) * n + n
+    return end
+
+
+def cuda_packs_args(arg_sizes: Sequence[int]) -> bool:
+    """Whether a CUDA task with arguments of these byte sizes takes them packed (a device buffer)."""
+    return cuda_param_bytes(arg_sizes) > CUDA_PARAM_BYTES
 
 
 CTYPES: dict[PrimitiveType, Any] = {
@@ -80,12 +102,13 @@ class KernelABI:
     has_print: bool = False
     ret_shapes: tuple[tuple[int, ...], ...] = ()  # per declared result: () for a scalar, (n,) or (n, m)
     random: bool = False  # draws qd.random(): two more u64 arguments after `args`, the seed and the launch number
+    do_while: int = -1  # `qd.graph_do_while`: the index in `args` of the flag; each call repeats while it is non-zero
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "symbol": self.symbol, "args": [asdict(a) for a in self.args], "rets": list(self.rets),
             "sites": [asdict(s) for s in self.sites], "has_print": self.has_print,
-            "ret_shapes": [list(x) for x in self.ret_shapes], "random": self.random,
+            "ret_shapes": [list(x) for x in self.ret_shapes], "random": self.random, "do_while": self.do_while,
         }  # fmt: skip
 
     @classmethod
@@ -101,6 +124,7 @@ class KernelABI:
             has_print=d["has_print"],
             ret_shapes=tuple(tuple(x) for x in d["ret_shapes"]),
             random=d.get("random", False),
+            do_while=d.get("do_while", -1),
         )
 
 

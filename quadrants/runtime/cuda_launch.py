@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsArgumentValueError, QuadrantsRuntimeError, QuadrantsRuntimeTypeError
-from quadrants.runtime.abi import CTYPES, KernelABI, packs_args
+from quadrants.runtime.abi import CTYPES, KernelABI, cuda_packs_args
 from quadrants.runtime.context import RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.device import Device, LoadedCuda
 from quadrants.runtime.launch import (
@@ -102,7 +102,7 @@ class CudaLauncher(Launcher):
                 params += [(ctypes.c_int64, n) for n in shape]
         if self.abi.random:  # the seed and the launch number: the same for all the kernel's tasks
             params += [(ctypes.c_uint64, self.rand.seed), (ctypes.c_uint64, self.rand.next_launch())]
-        packed = packs_args(len(params) - 2)
+        packed = cuda_packs_args([ctypes.sizeof(t) for t, _ in params[2:]])
         if packed:  # the arguments in 8-byte device slots (read by the launches below: synced before reuse)
             self._args_mem = self._pack(params[2:])
             params = params[:2] + [(ctypes.c_void_p, self._args_mem.ctypes.data)]
