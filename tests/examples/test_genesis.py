@@ -90,8 +90,14 @@ def test_the_recorded_manifest_precompiles_genesis_so_that_a_scene_compiles_noth
 EMULATED_STEPS = {"box": 60, "franka": 20}  # the box lands on the plane (contacts, the constraint solver) by step 45
 
 
-@pytest.mark.parametrize("ndarray_mode", ["1", "0"], ids=["ndarray", "fields"])
-@pytest.mark.parametrize("scene", sorted(EMULATED_STEPS))
+# Each case runs the scene twice (CPU, emulated GPU: minutes on 2 cores); GENESIS_EMULATED=all adds Franka in the
+# fields mode to the three `make genesis-test` runs.
+EMULATED_CASES = [("box", "1"), ("box", "0"), ("franka", "1")] + (
+    [("franka", "0")] if os.environ.get("GENESIS_EMULATED") == "all" else [])  # fmt: skip
+
+
+@pytest.mark.parametrize(("scene", "ndarray_mode"), EMULATED_CASES,
+                         ids=[f"{s}-{'ndarray' if m == '1' else 'fields'}" for s, m in EMULATED_CASES])  # fmt: skip
 def test_genesis_on_the_emulated_cuda_backend_gives_the_cpu_results(tmp_path: Path, scene: str,
                                                                      ndarray_mode: str) -> None:  # fmt: skip
     """`gs.init(backend=gs.gpu)` on quadrants' CUDA emulator (examples/genesis/genesis_emulated_gpu.py) runs
