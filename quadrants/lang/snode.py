@@ -201,10 +201,7 @@ class SNode:
     @property
     def _cell_size_bytes(self) -> int:
         """Bytes of one cell of this node (Quadrants' inspection property)."""
-        tree = self._builder.tree
-        if tree is not None and tree.sparse is not None:
-            return sparse_layout.cell_bytes(self)
-        return _cell(self)[0]
+        return sparse_layout.cell_bytes(self)  # dense and sparse trees alike
 
     @property
     def _offset_bytes_in_parent_cell(self) -> int:
@@ -212,9 +209,7 @@ class SNode:
         parent = self._parent
         if parent is None:
             return 0
-        sparse = self._builder.tree is not None and self._builder.tree.sparse is not None
-        offsets = sparse_layout.child_offsets(parent) if sparse else _cell(parent)[2]
-        return offsets[parent.children.index(self)]
+        return sparse_layout.child_offsets(parent)[parent.children.index(self)]
 
     @property
     def _snode_tree_id(self) -> int:
@@ -346,46 +341,25 @@ class SNodeTree:
         self.destroyed = True
 
 
-def _cell(node: SNode) -> tuple[int, int, list[int]]:
-    """(cell size, alignment, each child's byte offset in the cell) of `node`."""
-    off, align, offsets = 0, 1, []
-    for c in node.children:
-        size, a = _footprint(c)
-        off = (off + a - 1) // a * a
-        offsets.append(off)
-        off += size
-        align = max(align, a)
-    return (off + align - 1) // align * align, align, offsets
-
-
-def _footprint(node: SNode) -> tuple[int, int]:
-    """(bytes, alignment) that `node` takes in its parent's cell."""
-    if node.kind == "place":
-        f = node.field
-        return prod(f.element_shape) * f._prim.itemsize, f._prim.itemsize
-    size, align, _ = _cell(node)
-    return prod(d for _, d in node.extents) * size, align
-
-
 def layout(root: SNode) -> tuple[int, list[tuple[SNode, Placement]]]:
     """The tree's size in bytes and the placement of each field placed in it (see the module docstring)."""
     out: list[tuple[SNode, Placement]] = []
 
     def walk(node: SNode, base: int, levels: dict[int, list[tuple[int, int]]]) -> None:
-        size, _, offsets = _cell(node)
+        size, _, offsets = sparse_layout.cell_layout(node)
         for child, off in zip(node.children, offsets):
             if child.kind == "place":
                 out.append((child, _placement(base + off, levels)))
                 continue
             sub = {a: list(v) for a, v in levels.items()}
-            cell = _cell(child)[0]
+            cell = sparse_layout.cell_layout(child)[0]
             ext = [d for _, d in child.extents]
             for n, (a, d) in enumerate(child.extents):
                 sub.setdefault(a, []).append((d, cell * prod(ext[n + 1 :])))
             walk(child, base + off, sub)
 
     walk(root, 0, {})
-    return max(_cell(root)[0], 1), out
+    return max(sparse_layout.cell_layout(root)[0], 1), out
 
 
 def _placement(offset: int, levels: dict[int, list[tuple[int, int]]]) -> Placement:

@@ -61,8 +61,8 @@ def _n(node: Any) -> int:
     return prod(d for _, d in node.extents)
 
 
-def _cell(node: Any) -> tuple[int, int, list[int]]:
-    """(cell size, alignment, each child's storage offset in the cell)."""
+def cell_layout(node: Any) -> tuple[int, int, list[int]]:
+    """(cell size, alignment, each child's storage offset in the cell) of `node`, dense and sparse trees alike."""
     off, align, offsets = 0, 1, []
     for c in node.children:
         size, a = _footprint(c)
@@ -83,7 +83,7 @@ def _footprint(node: Any) -> tuple[int, int]:
         return 8 * n, 8
     if node.kind == "dynamic":
         return 8 + 8 * _chunks(node), 8
-    cell, align, _ = _cell(node)
+    cell, align, _ = cell_layout(node)
     if node.kind == "bitmasked":
         return n * cell + 4 * ((n + 31) // 32) + (-(n * cell)) % 4, max(align, 4)
     return n * cell, align
@@ -95,7 +95,7 @@ def _chunks(node: Any) -> int:
 
 def layout(root: Any) -> SparseTree:
     """The tree's size, its pools and each placed field's path (see the module docstring)."""
-    root_cell = _cell(root)[0]
+    root_cell = cell_layout(root)[0]
     pools: dict[int, int] = {}  # node id -> header offset
     pool_list: list[tuple[int, str, int]] = []
 
@@ -110,7 +110,7 @@ def layout(root: Any) -> SparseTree:
     end = max(list(pools.values()) + [root_cell - POOL_HEADER]) + POOL_HEADER
 
     def level(node: Any, storage: int, axes: tuple[tuple[int, int, int], ...]) -> SNodeLevel:
-        cell, _, offsets = _cell(node)
+        cell, _, offsets = cell_layout(node)
         children = tuple(level(c, o, ()) for c, o in zip(node.children, offsets) if _owns_pool_cells(c))
         return SNodeLevel(node.kind, storage, axes, _n(node), cell, pools.get(id(node), -1),
                           getattr(node, "chunk_size", 0), children)  # fmt: skip
@@ -118,7 +118,7 @@ def layout(root: Any) -> SparseTree:
     out: list[tuple[Any, SparsePlacement]] = []
 
     def walk(node: Any, path: list[tuple[Any, int]]) -> None:
-        _, _, offsets = _cell(node)
+        _, _, offsets = cell_layout(node)
         for child, off in zip(node.children, offsets):
             if child.kind == "place":
                 if path:
@@ -154,8 +154,8 @@ def _owns_pool_cells(node: Any) -> bool:
 
 
 def cell_bytes(node: Any) -> int:
-    return _cell(node)[0]
+    return cell_layout(node)[0]
 
 
 def child_offsets(node: Any) -> list[int]:
-    return _cell(node)[2]
+    return cell_layout(node)[2]

@@ -27,13 +27,15 @@ from typing import Any
 from quadrants.errors import QuadrantsCompilationError, QuadrantsRuntimeError
 from quadrants.ir import nodes as ir
 from quadrants.passes.autodiff import adstack, derivatives
+from quadrants.passes.autodiff.emitter import Emitter
+from quadrants.passes.autodiff.emitter import is_float as _is_float
 from quadrants.types.dtypes import PrimitiveType, u1
 
 _NO_ADJOINT = (ir.Const, ir.Arg, ir.GlobalNd, ir.NdShape, ir.LoopCoord, ir.ExtPtr, ir.Alloca, ir.Random, ir.Print,
                ir.Assert)  # fmt: skip
 
 
-class AdjointBuilder:
+class AdjointBuilder(Emitter):
     def __init__(self, kernel: ir.Kernel, body: ir.Block, independent_loops: bool = False,
                  parent: AdjointBuilder | None = None, stack_size: int = 0) -> None:  # fmt: skip
         """`independent_loops` (`ad_stack_experimental_enabled`): dynamic inner loops are differentiated, each
@@ -340,27 +342,6 @@ class AdjointBuilder:
         self.cur.stmts.append(s)
         return s
 
-    def const(self, value: float, t: Any) -> ir.Const:
-        return self.emit(ir.Const(value=float(value) if _is_float(t) else int(value), type=t))  # type: ignore[no-any-return]
-
-    def un(self, op: str, a: ir.Value) -> ir.Value:
-        return self.emit(ir.Unary(op=op, operand=a, type=a.type))  # type: ignore[no-any-return]
-
-    def bin(self, op: str, a: ir.Value, b: ir.Value) -> ir.Value:
-        return self.emit(ir.Binary(op=op, lhs=a, rhs=b, type=a.type))  # type: ignore[no-any-return]
-
-    def mul(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        return self.bin("mul", a, b)
-
-    def cmp(self, op: str, a: ir.Value, b: ir.Value) -> ir.Value:
-        return self.emit(ir.Binary(op=op, lhs=a, rhs=b, type=u1))  # type: ignore[no-any-return]
-
-    def select(self, c: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
-        return self.emit(ir.Select(cond=c, a=a, b=b, type=a.type))  # type: ignore[no-any-return]
-
-
-def _is_float(t: Any) -> bool:
-    return isinstance(t, PrimitiveType) and t.is_float
 
 
 def _where(s: ir.Stmt) -> str:

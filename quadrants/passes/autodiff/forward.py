@@ -24,7 +24,8 @@ from typing import Any, cast
 from quadrants.errors import QuadrantsCompilationError
 from quadrants.ir import nodes as ir
 from quadrants.passes.autodiff import derivatives
-from quadrants.types.dtypes import PrimitiveType, u1
+from quadrants.passes.autodiff.emitter import Emitter
+from quadrants.passes.autodiff.emitter import is_float as _is_float
 
 
 def make_dual(kernel: ir.Kernel) -> None:
@@ -33,7 +34,7 @@ def make_dual(kernel: ir.Kernel) -> None:
     DualBuilder(kernel).block(kernel.body)
 
 
-class DualBuilder:
+class DualBuilder(Emitter):
     """Walks a kernel's blocks once, in program order, emitting each statement's tangent after it. It offers
     the small emitting interface the derivative rules use (`adjoint.AdjointBuilder` offers the same one)."""
 
@@ -138,24 +139,3 @@ class DualBuilder:
         self.cur.append(s)
         return s
 
-    def const(self, value: float, t: Any) -> ir.Const:
-        return self.emit(ir.Const(value=float(value) if _is_float(t) else int(value), type=t))  # type: ignore[no-any-return]
-
-    def un(self, op: str, a: ir.Value) -> ir.Value:
-        return self.emit(ir.Unary(op=op, operand=a, type=a.type))  # type: ignore[no-any-return]
-
-    def bin(self, op: str, a: ir.Value, b: ir.Value) -> ir.Value:
-        return self.emit(ir.Binary(op=op, lhs=a, rhs=b, type=a.type))  # type: ignore[no-any-return]
-
-    def mul(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        return self.bin("mul", a, b)
-
-    def cmp(self, op: str, a: ir.Value, b: ir.Value) -> ir.Value:
-        return self.emit(ir.Binary(op=op, lhs=a, rhs=b, type=u1))  # type: ignore[no-any-return]
-
-    def select(self, c: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
-        return self.emit(ir.Select(cond=c, a=a, b=b, type=a.type))  # type: ignore[no-any-return]
-
-
-def _is_float(t: Any) -> bool:
-    return isinstance(t, PrimitiveType) and t.is_float
