@@ -26,7 +26,6 @@ QUICK = ("sf_smoke", "pbd_particles")
 # scenes that stop at a language gap of issue 27 another branch is closing: expected to fail until it lands (strict:
 # a pass then says to remove the entry); with it patched in memory they match 0.5.2 (examples/genesis/README.md)
 BLOCKED = {
-    "pbd_particles": "gap 5: CubeBoundary.impose_pos_vel assigns `vel[i] *= -r` to an un-annotated func parameter",
     "pbd_cloth": "gap 5: CubeBoundary.impose_pos_vel",
     "sph_dfsph": "gap 5; with it patched the water reaching the floor moves 3% faster than on 0.5.2 (open)",
     "pbd_liquid": "gap 5: CubeBoundary.impose_pos_vel",
