@@ -32,6 +32,7 @@ from quadrants.aot import project
 from quadrants.aot.opened import current_folder_on_path, import_kernels, open_project
 from quadrants.driver.purity import PurityReport, judge, pure_callee
 from quadrants.errors import QuadrantsCompilationError, SourceLoc
+from quadrants.frontend.builder import unsupported_node
 from quadrants.frontend.dispatch import EXPRESSIONS, STATEMENTS
 from quadrants.frontend.records import Capture
 from quadrants.frontend.source import FunctionSource, read_function
@@ -251,13 +252,13 @@ def unsupported_constructs(src: FunctionSource) -> list[tuple[str, SourceLoc]]:
                 found.append(("nested function definitions are not supported in kernels; use a qd.func", src.loc(node)))
                 return
             if type(node) not in STATEMENTS:
-                found.append((f"{type(node).__name__} statements are not supported in kernels", src.loc(node)))
+                found.append((unsupported_node(node), src.loc(node)))
                 return
             if isinstance(node, ast.If) and _static_test(node.test):
                 return
         elif isinstance(node, ast.expr):
             if type(node) not in EXPRESSIONS:
-                found.append((f"{type(node).__name__} expressions are not supported in kernels", src.loc(node)))
+                found.append((unsupported_node(node), src.loc(node)))
                 return
             if isinstance(node, (ast.Call, ast.JoinedStr)):
                 if isinstance(node, ast.Call):

@@ -105,8 +105,7 @@ class FrontendBuilder:
     def stmt(self, node: ast.stmt) -> None:
         fn = self.statements.get(type(node))
         if fn is None:
-            raise self.error(node, f'Unsupported node "{type(node).__name__}": {type(node).__name__} statements are not '
-                                   "supported in kernels")  # fmt: skip
+            raise self.error(node, unsupported_node(node))
         try:
             with self.b.at(self.loc(node)):
                 fn(self, node)
@@ -124,8 +123,7 @@ class FrontendBuilder:
     def expr(self, node: ast.expr) -> Any:
         fn = self.expressions.get(type(node))
         if fn is None:
-            raise self.error(node, f'Unsupported node "{type(node).__name__}": {type(node).__name__} expressions are not '
-                                   "supported in kernels")  # fmt: skip
+            raise self.error(node, unsupported_node(node))
         try:
             return fn(self, node)
         except QuadrantsCompilationError as e:
@@ -220,3 +218,11 @@ class FrontendBuilder:
                 tag="frontend",
             )
         self.b.store(var.ptr, self.b.cast(v, var.dtype))
+
+
+def unsupported_node(node: ast.AST) -> str:
+    """The error for Python the kernel language has no rule for (Quadrants' words first); `qd audit` reports the
+    same text without compiling."""
+    name = type(node).__name__
+    what = "statements" if isinstance(node, ast.stmt) else "expressions"
+    return f'Unsupported node "{name}": {name} {what} are not supported in kernels'
