@@ -94,10 +94,15 @@ EMULATED_STEPS = {"box": 60, "franka": 20}  # the box lands on the plane (contac
 # fields mode to the three `make genesis-test` runs.
 EMULATED_CASES = [("box", "1"), ("box", "0"), ("franka", "1")] + (
     [("franka", "0")] if os.environ.get("GENESIS_EMULATED") == "all" else [])  # fmt: skip
+# Open (issue 24): one run of the box in ndarray mode on the emulator ended 1.0e-4 m lower than the CPU's (z 0.097757
+# against 0.097857, x and y exactly 0) while a rerun matched exactly: the emulated GPU path is not deterministic there.
+NONDETERMINISTIC = {("box", "1"): "emulated box (ndarray mode) once ended 1e-4 m lower than the CPU, once equal: open"}
 
 
-@pytest.mark.parametrize(("scene", "ndarray_mode"), EMULATED_CASES,
-                         ids=[f"{s}-{'ndarray' if m == '1' else 'fields'}" for s, m in EMULATED_CASES])  # fmt: skip
+@pytest.mark.parametrize(("scene", "ndarray_mode"), [
+    pytest.param(s, m, id=f"{s}-{'ndarray' if m == '1' else 'fields'}",
+                 marks=[pytest.mark.xfail(strict=False, reason=NONDETERMINISTIC[(s, m)])] if (s, m) in NONDETERMINISTIC else [])
+    for s, m in EMULATED_CASES])  # fmt: skip
 def test_genesis_on_the_emulated_cuda_backend_gives_the_cpu_results(tmp_path: Path, scene: str,
                                                                      ndarray_mode: str) -> None:  # fmt: skip
     """`gs.init(backend=gs.gpu)` on quadrants' CUDA emulator (examples/genesis/genesis_emulated_gpu.py) runs

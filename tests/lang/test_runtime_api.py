@@ -18,7 +18,7 @@ from tests.helpers import define
 
 def test_the_runtime_reports_the_program_and_counts_specializations() -> None:
     rt = qd.lang.impl.get_runtime()
-    assert rt.prog.config() is qd.cfg and rt._arch is qd.cpu
+    assert rt.prog.config() is qd.cfg and rt._arch is qd.cfg.arch
     assert rt.prog.get_device_caps().get(qd._lib.core.DeviceCapability.spirv_has_float64) == 0
     assert rt.prog.get_device_caps().hashed_key()  # the device part of the cache keys
     ns = define("""
@@ -57,7 +57,7 @@ def test_set_default_fp_retypes_the_next_kernels() -> None:
 def test_lib_core_arch_numbers_round_trip() -> None:
     """Genesis sends `int(qd.cfg.arch)` to a child process and rebuilds it with `qd._lib.core.Arch(n)`."""
     assert int(qd.cpu) == 0 and int(qd.cuda) == 4  # Quadrants 1.3.3's Arch enum values
-    assert qd._lib.core.Arch(int(qd.cfg.arch)) is qd.cpu
+    assert qd._lib.core.Arch(int(qd.cfg.arch)) is qd.cfg.arch  # the session's backend
     assert qd._lib.core.Arch.x64 is qd.cpu and qd._lib.core.Arch.cuda is qd.cuda
     assert qd._lib.core.Arch(int(qd.vulkan)) is qd.vulkan
     with pytest.raises(ValueError, match="no arch has the number 99"):
@@ -129,7 +129,7 @@ def test_set_logging_level() -> None:
 
 def test_dump_ir_writes_the_ir_to_the_dump_path(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("QD_DUMP_IR", "1")
-    qd_init(debug_dump_path=str(tmp_path), offline_cache=False)
+    qd.init(arch=qd.cpu, debug_dump_path=str(tmp_path), offline_cache=False)  # the CPU driver dumps (not CUDA's yet)
     ns = define("""
         @qd.kernel
         def k(x: qd.types.NDArray[qd.i32, 1]):
