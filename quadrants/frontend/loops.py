@@ -24,7 +24,7 @@ from quadrants.frontend.lvalues import assign
 from quadrants.frontend.ndarrays import index_domain, is_ndarray, ndarray_attribute, ndarray_handle
 from quadrants.frontend.operators import binary
 from quadrants.frontend.refs import read
-from quadrants.frontend.scope import Alias, Fixed, MatVar
+from quadrants.frontend.scope import Alias, Fixed, MatVar, bind_loop_index
 from quadrants.frontend.static_eval import is_static_call, static_eval
 from quadrants.frontend.structs import is_struct_field
 from quadrants.frontend.values import Matrix, is_runtime
@@ -265,11 +265,7 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
             coords = [loop] if len(bounds) == 1 else _coords(fb, loop, flat.begins, flat.dim_types, it_node)
             if axes is not None:
                 coords = [coords[axes.index(k)] for k in range(len(coords))]
-            if grouped:
-                scope.names[targets[0]] = Fixed(Matrix((len(coords),), list(coords)), "loop index")
-            else:
-                for name, c in zip(targets, coords):
-                    scope.names[name] = Fixed(c, "loop index")
+            bind_loop_index(scope, targets, coords, grouped)
             fb.stmts(node.body)
     finally:
         fb.parallel_id = saved_pid

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quadrants.frontend.source import FunctionSource
+from quadrants.frontend.values import Matrix
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
 
@@ -101,3 +102,12 @@ def closure_of(fn: Any) -> dict[str, Any]:
         except ValueError:  # empty cell: referenced before assignment in the enclosing function
             pass
     return out
+
+
+def bind_loop_index(scope: Any, targets: list[str], coords: list[Any], grouped: bool) -> None:
+    """The loop's targets name its coordinates: one vector of them (`for I in qd.grouped(...)`), or one each."""
+    if grouped:
+        scope.names[targets[0]] = Fixed(Matrix((len(coords),), list(coords)), "loop index")
+    else:
+        for name, c in zip(targets, coords):
+            scope.names[name] = Fixed(c, "loop index")

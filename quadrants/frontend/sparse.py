@@ -21,7 +21,7 @@ from typing import Any
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.ndarrays import ndarray_handle
 from quadrants.frontend.refs import read
-from quadrants.frontend.scope import Fixed
+from quadrants.frontend.scope import bind_loop_index
 from quadrants.frontend.values import Matrix, Struct, is_runtime
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import i32, i64
@@ -152,11 +152,7 @@ def struct_for(fb: FrontendBuilder, node: ast.For, obj: Any, grouped: bool) -> N
         user = [cell[a] for a in axes]
         user = [fb.ops.binary("add", v, o, loc) if o else v for v, o in zip(user, offset or [0] * len(user))]
         user = [_i32(fb, v, loc) for v in user]
-        if grouped:
-            scope.names[targets[0]] = Fixed(Matrix((len(user),), list(user)), "loop index")
-        else:
-            for name, v in zip(targets, user):
-                scope.names[name] = Fixed(v, "loop index")
+        bind_loop_index(scope, targets, user, grouped)
         fb.stmts(node.body)
     finally:
         blocks.close()
