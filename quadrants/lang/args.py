@@ -185,7 +185,7 @@ class Specializer:
 
     def _self(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
         if not is_data_oriented(v):
-            raise QuadrantsRuntimeTypeError(
+            raise QuadrantsSyntaxError(
                 f"kernel {self.kernel_name!r}: 'self' must be an instance of a @qd.data_oriented class, got "
                 f"{type(v).__name__}"
             )

@@ -4,6 +4,8 @@ unsupported statements, nested defs, `break` in the parallel loop, assigning a k
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import quadrants as qd
@@ -92,3 +94,28 @@ def test_a_loop_name_on_a_nested_loop_warns(capfd: pytest.CaptureFixture[str]) -
     assert "nested_inner" in err and "nested inside another for-loop" in err
     assert "outer" not in err.replace("nested inside another", "") and "unrolled_top" not in err
     assert a.tolist() == [4, 4, 4, 4]
+
+
+@pytest.mark.parametrize("make", [
+    lambda **kw: qd.field(qd.f32, **kw),
+    lambda **kw: qd.Vector.field(3, qd.f32, **kw),
+])  # fmt: skip
+@pytest.mark.parametrize(("kw", "words"), [
+    ({"shape": 3, "order": "ij"}, r"The dimensionality of shape and order must be the same \(1 != 2\)"),
+    ({"shape": None, "order": "i"}, "shape cannot be None when order is set"),
+    ({"shape": (3, 4, 3), "order": "iji"}, "The axes in order must be different"),
+    ({"shape": (3, 4, 3), "order": "ijl"}, "Invalid axis l"),
+])  # fmt: skip
+def test_a_bad_field_order_is_a_compile_error_in_quadrants_words(make: Any, kw: dict, words: str) -> None:
+    with pytest.raises(qd.QuadrantsSyntaxError, match=words):
+        make(**kw)
+
+
+def test_a_method_kernel_of_a_plain_class_is_a_syntax_error() -> None:
+    class Plain:
+        @qd.kernel
+        def k(self) -> qd.i32:
+            return 1
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="must be an instance of a @qd.data_oriented class"):
+        Plain().k()

@@ -122,6 +122,11 @@ def test_inspection_api() -> None:
     qd.root.dense(qd.axes(0, 2), (2, 5)).place(w)
     assert w.shape == (2, 5)
     assert qd.ijk == [qd.i, qd.j, qd.k]
+    u = qd.field(qd.f32)
+    qd.root.dense(qd.ij, (3,)).place(u)  # one extent for two axes: both get it, as in Quadrants
+    assert u.shape == (3, 3)
+    with pytest.raises(ValueError, match="give one extent per axis"):
+        qd.root.dense(qd.ijk, (3, 4))
 
 
 def test_fields_builder_finalize_and_destroy() -> None:
