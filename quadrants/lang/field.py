@@ -385,20 +385,8 @@ def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offs
         return _make(dtype, None, ())
     shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     off = domain_offset(offset, len(shape_t), shape)
-    lay = host_views.order_layout(check_order(order, len(shape_t)), len(shape_t)) if isinstance(order, str) else ()
+    lay = host_views.order_layout(order, len(shape_t)) if isinstance(order, str) else ()
     return _make(dtype, shape_t, off, lay)
-
-
-def check_order(order: str, ndim: int) -> str:
-    """`qd.field(order=)`'s letters, checked with Quadrants' errors (compile errors, raised at declaration)."""
-    if len(order) != ndim:
-        raise QuadrantsSyntaxError(f"The dimensionality of shape and order must be the same ({ndim} != {len(order)})")
-    if len(set(order)) != ndim:
-        raise QuadrantsSyntaxError("The axes in order must be different")
-    for ch in order:
-        if not 0 <= ord(ch) - ord("i") < ndim:
-            raise QuadrantsSyntaxError(f"Invalid axis {ch}")
-    return order
 
 
 def unplaced_like(f: Field) -> Field:

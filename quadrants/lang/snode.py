@@ -108,9 +108,9 @@ class SNode:
             raise QuadrantsRuntimeError("a dynamic node holds places only: its cells cannot have levels under them")
         ax = [indices] if isinstance(indices, Axis) else list(indices)
         one = isinstance(dimensions, (int, np.integer))  # np.int32(5) too, as Quadrants takes it
-        dims = [int(dimensions)] * len(ax) if one else [int(d) for d in dimensions]
-        if len(dims) == 1:  # one extent for several axes: every axis gets it, as in Quadrants
-            dims = dims * len(ax)
+        dims = [int(dimensions)] if one else [int(d) for d in dimensions]
+        if len(dims) == 1:  # one extent (`8` or `(8,)`) for several axes: every axis gets it, as in Quadrants
+            dims *= len(ax)
         if len(dims) != len(ax) or not all(isinstance(a, Axis) for a in ax):
             raise ValueError(f"{kind}({indices}, {dimensions}): give one extent per axis (qd.i, qd.ij, qd.axes(...))")
         if any(d <= 0 for d in dims):

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from quadrants.errors import QuadrantsSyntaxError
 from quadrants.runtime import device
 
 
@@ -34,9 +35,15 @@ def check_layout(layout: Any, ndim: int, what: str = "shape") -> tuple[int, ...]
 
 
 def order_layout(order: str, ndim: int) -> tuple[int, ...]:
-    """Quadrants' `qd.field(order="ji")` as a layout: the axis letters outermost first."""
-    if len(order) != ndim or sorted(order) != [chr(ord("i") + k) for k in range(ndim)]:
-        raise ValueError(f"order={order!r} is not a permutation of the axes of a {ndim}-d field")
+    """Quadrants' `qd.field(order="ji")` as a layout: the axis letters outermost first. A bad order is Quadrants'
+    compile error in its words, raised at declaration."""
+    if len(order) != ndim:
+        raise QuadrantsSyntaxError(f"The dimensionality of shape and order must be the same ({ndim} != {len(order)})")
+    if len(set(order)) != ndim:
+        raise QuadrantsSyntaxError("The axes in order must be different")
+    for ch in order:
+        if not 0 <= ord(ch) - ord("i") < ndim:
+            raise QuadrantsSyntaxError(f"Invalid axis {ch}")
     return check_layout(tuple(ord(c) - ord("i") for c in order), ndim)
 
 
