@@ -419,18 +419,9 @@ def cuda_toolkit_homes(environ: Mapping[str, str] | None = None) -> list[str]:
     return [h for h in (env.get("CUDA_HOME"), env.get("CUDA_PATH"), "/usr/local/cuda") if h]
 
 
-def perf_dispatch_forced(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """QD_PERFDISPATCH_FORCE="disp1:impl1,disp2:impl2": the implementation each named qd.perf_dispatch runs
-    (ValueError on a pair without a colon)."""
-    forced: dict[str, str] = {}
-    for pair in _env(environ).get("QD_PERFDISPATCH_FORCE", "").split(","):
-        if not pair.strip():
-            continue
-        if ":" not in pair:
-            raise ValueError(f"QD_PERFDISPATCH_FORCE: {pair.strip()!r} is not 'dispatcher:implementation'")
-        name, impl = pair.split(":", 1)
-        forced[name.strip()] = impl.strip()
-    return forced
+def perf_dispatch_force(environ: Mapping[str, str] | None = None) -> str:
+    """QD_PERFDISPATCH_FORCE, "disp1:impl1,disp2:impl2" (parsed by quadrants.lang._perf_dispatch)."""
+    return _env(environ).get("QD_PERFDISPATCH_FORCE", "")
 
 
 def log_level_for_project(environ: Mapping[str, str] | None = None) -> str:

@@ -31,6 +31,7 @@ from quadrants.frontend.source import FunctionSource, read_function
 from quadrants.lang import program
 from quadrants.lang import tape as _tape
 from quadrants.lang._kernel_types import FeLlCacheObservations, LaunchStats, SrcLlCacheObservations, launch_stats
+from quadrants.lang._perf_dispatch import refuse_registered
 from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation, signature_text
 from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.lang.struct import result_regrouper
@@ -457,6 +458,7 @@ def kernel(fn: Callable[..., Any] | None = None, *, fastcache: bool = False, pur
     def_locals = dict(frame.f_locals) if frame.f_code.co_name != "<module>" else None
 
     def wrap(f: Callable[..., Any]) -> Kernel:
+        refuse_registered(f)
         if graph or gpu_graph:
             f.__qd_graph__ = True  # type: ignore[attr-defined]  # qd.graph_do_while needs it (frontend/loops.py)
         return Kernel(f, fastcache=fastcache, def_locals=def_locals)

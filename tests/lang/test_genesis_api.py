@@ -211,7 +211,7 @@ def test_logging_levels_and_redirection(capfd: pytest.CaptureFixture[str]) -> No
 def _dispatcher(**kw: object) -> tuple[object, list[str]]:
     calls: list[str] = []
 
-    @qd.perf_dispatch(get_geometry_hash=lambda n: n, warmup=1, active=2, **kw)
+    @qd.perf_dispatch(get_geometry_hash=lambda n: n, first_warmup=1, active=2, **kw)
     def work(n: int) -> None: ...
 
     @work.register
@@ -241,23 +241,57 @@ def test_perf_dispatch_times_the_implementations_then_keeps_the_fastest() -> Non
     assert calls == ["slow", "slow"]
 
 
+def test_perf_dispatch_measures_again_after_repeat_after_count_without_first_warmup() -> None:
+    work, calls = _dispatcher(warmup=0, repeat_after_count=3)
+    for _ in range(6):  # first round: 1 warm-up + 2 timed each
+        work(3)
+    calls.clear()
+    for _ in range(2):  # the winner, twice; the third call restarts measuring
+        work(3)
+    assert calls == ["fast"] * 2
+    calls.clear()
+    for _ in range(4):  # later rounds: no warm-up, 2 timed each
+        work(3)
+    assert sorted(calls) == ["fast"] * 2 + ["slow"] * 2
+    calls.clear()
+    work(3)
+    assert calls == ["fast"]
+
+
+def test_perf_dispatch_repeat_triggers_default_to_a_call_count() -> None:
+    from quadrants.lang._perf_dispatch import DEFAULT_REPEAT_AFTER_COUNT
+
+    for kw, count, seconds in (({}, DEFAULT_REPEAT_AFTER_COUNT, None), ({"repeat_after_count": 5}, 5, None),
+                               ({"repeat_after_seconds": 2.0}, None, 2.0)):  # fmt: skip
+        work, _ = _dispatcher(**kw)
+        assert (work.repeat_after_count, work.repeat_after_seconds) == (count, seconds)  # type: ignore[attr-defined]
+
+
 def test_perf_dispatch_checks_signatures_and_compatibility(monkeypatch: pytest.MonkeyPatch) -> None:
+    from quadrants.lang import _perf_dispatch
+
     @qd.perf_dispatch(get_geometry_hash=lambda a, b: 0)
     def proto(a: int, b: int) -> None: ...
 
-    with pytest.raises(qd.QuadrantsSyntaxError, match="Signature parameter c of function not in perf_dispatch"):
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Signature parameter c of function not in perf_dispatch"
+                       ".*PERFDISPATCH_ANNOTATION_SEQUENCE_MISMATCH"):  # fmt: skip
         proto.register(lambda a, c: None)
     with pytest.raises(qd.QuadrantsSyntaxError, match="Number of function parameters 1"):
         proto.register(lambda a: None)
     proto.register(lambda a, b: None, is_compatible=lambda a, b: False)
     with pytest.raises(qd.QuadrantsRuntimeError, match="No suitable functions were found"):
         proto(1, 2)
+    with pytest.raises(qd.QuadrantsSyntaxError, match="KERNEL_ANNOTATION_ORDER"):
+        qd.kernel(proto.register(lambda a, b: None))
 
-    monkeypatch.setenv("QD_PERFDISPATCH_FORCE", "work:slow")
+    monkeypatch.setattr(_perf_dispatch, "_FORCE_MAP", _perf_dispatch._parse_force_map(" work : slow ,, x:y"))
+    monkeypatch.setattr(_perf_dispatch, "_ANY_FORCE_ACTIVE", True)
     work, calls = _dispatcher()
     for _ in range(5):
         work(3)
     assert calls == ["slow"] * 5
+    with pytest.raises(ValueError, match="Malformed QD_PERFDISPATCH_FORCE entry 'work'"):
+        _perf_dispatch._parse_force_map("a:b,work")
 
 
 def test_perf_dispatch_over_kernels_and_gpu_graph_kernels() -> None:
