@@ -92,7 +92,15 @@ class Runtime:
 
     @default_ip.setter
     def default_ip(self, dtype: Any) -> None:
-        program.set_defaults(default_ip=dtype)
+        """Assigning the attribute takes any integer type, unsigned ones too (as Quadrants' attribute does: its
+        literals and `int` are then that type, and wrap as it does); `qd.init(default_ip=)` and `set_default_ip`
+        take i32 or i64 only."""
+        from quadrants.types import dtypes
+
+        t = dtypes.to_dtype(dtype) if dtypes.is_dtype_like(dtype) else None
+        if t is None or not t.is_integral or t.itemsize < 4:
+            raise ValueError(f"default_ip must be a 32- or 64-bit integer type, got {dtype!r}")
+        program.set_defaults(parse=False, default_ip=t)
 
     def set_default_fp(self, dtype: Any) -> None:
         program.set_defaults(default_fp=dtype)

@@ -151,14 +151,15 @@ def sync() -> None:
     memory.current().sync()
 
 
-def set_defaults(**defaults: Any) -> None:
+def set_defaults(parse: bool = True, **defaults: Any) -> None:
     """`impl.get_runtime().set_default_fp(qd.f64)` (and `_ip`): later kernels type `float` / `int` and literals
-    with these. The config changes (its keys hold the defaults), so compiled kernels recompile or reload."""
+    with these. The config changes (its keys hold the defaults), so compiled kernels recompile or reload.
+    `parse=False`: the values are dtypes the caller has checked (`impl.Runtime.default_ip`)."""
     global _generation
     import dataclasses
 
     prog = get()
-    parsed = {k: _config.FIELDS[k].metadata["parse"](v) for k, v in defaults.items()}
+    parsed = {k: _config.FIELDS[k].metadata["parse"](v) if parse else v for k, v in defaults.items()}
     _forget_all()
     _generation += 1
     prog.config, prog.generation = dataclasses.replace(prog.config, **parsed), _generation

@@ -54,6 +54,39 @@ def test_set_default_fp_retypes_the_next_kernels() -> None:
     assert qd.cfg.default_ip is qd.i64
 
 
+@pytest.mark.parametrize("ip", ["u32", "u64"])
+def test_an_unsigned_default_ip_assigned_to_the_runtime_types_literals_and_int_unsigned(ip: str) -> None:
+    """`get_runtime().default_ip = qd.u32` (qd.init refuses it, the attribute takes it, as in Quadrants): a literal
+    is unsigned, so `0 - 1` and `1 - 5` wrap, and an `int` result is unsigned."""
+    rt = qd.lang.impl.get_runtime()
+    with pytest.raises(ValueError, match="default_ip must be i32 or i64"):
+        rt.set_default_ip(getattr(qd, ip))
+    with pytest.raises(ValueError, match="32- or 64-bit integer type"):
+        rt.default_ip = qd.f32
+    rt.default_ip = getattr(qd, ip)
+    nt = np.dtype(np.uint32 if ip == "u32" else np.uint64)
+    ns = define("""
+        f = qd.field(qd.u64, shape=3)
+
+        @qd.kernel
+        def wrap():
+            for i in range(2):
+                a = 0
+                f[i] = a - 1
+            b = 3
+            f[2] = b // 2 - 5
+
+        @qd.kernel
+        def minus_one(x: int) -> int:
+            return x - 1
+    """)
+    ns["wrap"]()
+    with np.errstate(over="ignore"):
+        want = [nt.type(0) - nt.type(1)] * 2 + [nt.type(1) - nt.type(5)]
+    assert ns["f"].to_numpy().tolist() == [int(w) for w in want]
+    assert ns["minus_one"](0) == int(want[0])
+
+
 def test_lib_core_arch_numbers_round_trip() -> None:
     """Genesis sends `int(qd.cfg.arch)` to a child process and rebuilds it with `qd._lib.core.Arch(n)`."""
     assert int(qd.cpu) == 0 and int(qd.cuda) == 4  # Quadrants 1.3.3's Arch enum values
