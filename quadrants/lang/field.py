@@ -13,7 +13,9 @@ import numpy as np
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsIndexError, QuadrantsRuntimeError, QuadrantsSyntaxError
 from quadrants.lang import program
+from quadrants.lang.compat import Layout
 from quadrants.runtime import host_views
+from quadrants.runtime.host_views import CapsuleOnCpu as _DLPackV1Adapter  # noqa: F401  - Quadrants' name
 from quadrants.types import python_values, quant
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
@@ -56,6 +58,9 @@ class Field:
                  offset: tuple[int, ...] = (), layout: tuple[int, ...] = ()) -> None:  # fmt: skip
         prog = program.get()
         self._layout = layout  # storage order of the axes (runtime/host_views.py); Python scope sees canonical
+        # Declared with a layout that interleaves it in Quadrants (a member of an AoS struct field, a vector field
+        # laid out SoA): its memory is not shared (`copy=False` raises, `copy=None` copies), as there.
+        self._interleaved = False
         self.offset = offset  # the index of the first element per dimension (`offset=`), () when all zero
         self._generation = prog.generation
         self._prim = dtype
@@ -209,15 +214,22 @@ class Field:
 
     def to_numpy(self, dtype: Any = None, *, copy: bool | None = True) -> np.ndarray:
         """A copy, or with `copy=False` / `None` the field's memory itself (runtime/host_views.py)."""
-        self._refuse_sharing(copy)
+        copy = self._refuse_sharing(copy)
         return host_views.to_numpy(self._memory(), program.get().fields.memory, dtype, copy, self._zero_d_ok())
 
-    def _refuse_sharing(self, copy: bool | None) -> None:
-        """A field placed in an SNode tree is not one array in memory: `copy=False` cannot be honoured."""
+    def _refuse_sharing(self, copy: bool | None) -> bool | None:
+        """The `copy=` to use: a field placed in an SNode tree is not one array in memory, and one declared
+        interleaved is not shared in Quadrants, so `copy=False` cannot be honoured (and `None` copies)."""
         self._ready()
         if copy is False and self._placement is not None:
             raise ValueError("copy=False: this field is placed in an SNode tree, whose cells interleave fields, "
                              "so its memory is not one array; use copy=True")  # fmt: skip
+        if self._interleaved and copy is not True:
+            if copy is False:
+                raise ValueError(f"Zero-copy not available for dtype={self._prim}: the field's layout interleaves "
+                                 "it with other data (an AoS struct member, a vector field laid out SoA)")  # fmt: skip
+            return True
+        return copy
 
     def from_numpy(self, arr: Any) -> None:
         if self._placement is None:
@@ -237,7 +249,7 @@ class Field:
 
     def to_torch(self, device: Any = None, *, copy: bool | None = True) -> Any:
         """A torch tensor holding a copy of the field (on `device`, default the CPU), or over its memory."""
-        self._refuse_sharing(copy)
+        copy = self._refuse_sharing(copy)
         return host_views.to_torch(self._memory(), program.get().fields.memory, device, copy, self._zero_d_ok())
 
     def _zero_d_ok(self) -> bool:
@@ -386,7 +398,9 @@ def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offs
     shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     off = domain_offset(offset, len(shape_t), shape)
     lay = host_views.order_layout(order, len(shape_t)) if isinstance(order, str) else ()
-    return _make(dtype, shape_t, off, lay)
+    f = _make(dtype, shape_t, off, lay)
+    f._interleaved = isinstance(dtype, MatrixType) and layout is Layout.SOA
+    return f
 
 
 def unplaced_like(f: Field) -> Field:

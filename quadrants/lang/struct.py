@@ -159,7 +159,8 @@ def _zeros(t: MatrixType) -> Any:
 class StructField:
     """A field of a struct type: one field per member, each of the struct field's shape."""
 
-    def __init__(self, t: StructType, shape: Any, name: str = "", offset: Any = None) -> None:
+    def __init__(self, t: StructType, shape: Any, name: str = "", offset: Any = None, layout: Any = None) -> None:
+        from quadrants.lang.compat import Layout
         from quadrants.lang.field import domain_offset, field
 
         if shape is None:  # placed later in an SNode tree, member by member (lang/snode.py)
@@ -173,6 +174,9 @@ class StructField:
         members = {}
         for k, mt in t.members.items():
             members[k] = StructField(mt, shape_t, offset=off) if isinstance(mt, StructType) else field(mt, shape_t, offset=off)
+        if layout is not Layout.SOA:  # Quadrants' default, AoS: its members interleave in memory, so it shares none
+            for leaf in _leaves(members):
+                leaf._interleaved = True
         self.__dict__.update(_type=t, _members=members, shape=shape_t, name=name, offset=off)
 
     def __qd_struct_field__(self) -> StructType:
@@ -329,12 +333,21 @@ def dataclass(cls: type) -> StructType:
 
 def _struct_field(t: StructType, shape: Any, needs_grad: bool = False, layout: Any = None, name: str = "",
                   offset: Any = None, needs_dual: bool = False) -> Any:  # fmt: skip
-    """`S.field(shape=...)`: a struct field (the layout is accepted; members are stored as separate arrays, the SOA
-    layout, either way), with its gradient and dual companions when asked for."""
+    """`S.field(shape=...)`: a struct field (members are stored as separate arrays either way; the layout only
+    decides whether their memory is shared, as in Quadrants: SoA yes, AoS - the default - no), with its gradient
+    and dual companions when asked for."""
     from quadrants.lang.field import with_companions
 
-    return with_companions(StructField(t, shape, name, offset), lambda: StructField(t, shape, name, offset),
-                           needs_grad, needs_dual)  # fmt: skip
+    return with_companions(StructField(t, shape, name, offset, layout),
+                           lambda: StructField(t, shape, name, offset, layout), needs_grad, needs_dual)  # fmt: skip
+
+
+def _leaves(members: dict[str, Any]) -> list[Any]:
+    """The fields under a struct field's members, nested struct fields walked."""
+    out: list[Any] = []
+    for m in members.values():
+        out.extend(_leaves(m._members) if isinstance(m, StructField) else [m])
+    return out
 
 
 python_values.register_struct(make_struct, _struct_field)  # struct types are callable through this (types/ is below lang)

@@ -57,3 +57,39 @@ def test_copy_false_of_a_dtype_quadrants_does_not_share_raises_and_copy_none_cop
     out = f.to_numpy(copy=None)
     out[0] = 5.0
     assert f[0] == 1.0  # a copy, not the field's memory
+
+
+@pytest.mark.parametrize("layout", [None, qd.Layout.AOS, qd.Layout.SOA])
+def test_struct_members_share_memory_only_in_the_soa_layout_as_quadrants_lays_them_out(layout: object) -> None:
+    """Quadrants interleaves the members of an AoS struct field (its default) and the components of a vector
+    field laid out SoA, so it shares neither: copy=False raises, copy=None copies; the other layouts share."""
+    s = qd.types.struct(a=qd.i32, b=qd.types.vector(2, qd.f32))
+    kw = {} if layout is None else {"layout": layout}
+    sf, vf = s.field(shape=(3,), **kw), qd.Vector.field(2, qd.f32, shape=(3,), **kw)
+    shares = {"struct": layout is qd.Layout.SOA, "vector": layout is not qd.Layout.SOA}
+    for what, f in (("struct", sf.a), ("struct", sf.b), ("vector", vf)):
+        if shares[what]:
+            f.to_numpy(copy=False)[0] = 4
+            assert (f.to_numpy()[0] == 4).all()
+            continue
+        with pytest.raises(ValueError, match="Zero-copy not available"):
+            f.to_numpy(copy=False)
+        with pytest.raises(ValueError, match="Zero-copy not available"):
+            f.to_dlpack()
+        f.to_numpy(copy=None)[0] = 9
+        assert (f.to_numpy()[0] == 0).all()  # a copy
+
+
+@pytest.mark.parametrize("versioned", [False, True])
+def test_a_dlpack_capsule_wrapped_for_numpy_shares_the_fields_memory(versioned: bool) -> None:
+    from quadrants.lang.field import _DLPackV1Adapter
+
+    f = qd.Matrix.field(2, 3, qd.f32, shape=(2,))
+    f.fill(3.0)
+    arr = np.from_dlpack(_DLPackV1Adapter(f.to_dlpack(versioned=versioned)))
+    assert arr.shape == (2, 2, 3) and arr.flags.writeable == versioned  # numpy reads a v0 capsule read-only
+    f[1][0, 2] = 5.0
+    assert arr[1, 0, 2] == 5.0
+    if versioned:
+        arr[1, 0, 2] = 7.0
+        assert f[1][0, 2] == 7.0 and f[0][0, 0] == 3.0
