@@ -21,7 +21,7 @@ from quadrants.frontend.ndarrays import element_ptrs, is_ndarray, ndarray_handle
 from quadrants.frontend.operators import binary
 from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.refs import DynamicRef, LineRef, MatrixRef, Ref, ScalarRef, load_ref, var_ref
-from quadrants.frontend.scope import Alias, Fixed, MatVar, Var
+from quadrants.frontend.scope import MISSING, Alias, Fixed, MatVar, Var
 from quadrants.frontend.structs import (
     UnpackedGroup,
     field_element,
@@ -346,7 +346,13 @@ def _fixed_words(what: str, name: str) -> str:
 def assign_name(fb: FrontendBuilder, name: str, value: Any, node: ast.AST, static: bool = False) -> None:
     scope, binding = fb.frame.scope.find(name)
     if isinstance(binding, Fixed):
-        raise fb.error(node, _fixed_words(binding.what, name))
+        if binding.what != "loop index" or scope is not fb.frame.scope:
+            raise fb.error(node, _fixed_words(binding.what, name))
+        # `for i in qd.ndrange(n): i = qd.cast(i, qd.i32)`: rebound in the loop's own body, the name is a new
+        # variable from here to the end of the iteration (Python's meaning; Quadrants' ndrange indices are
+        # variables). Deeper down (under an `if`), where the new binding would not outlive its block, it stays
+        # an error.
+        binding = MISSING
     if isinstance(binding, (Var, MatVar)) and not static:
         store_ref(fb, binding_ref(fb, binding), value, node)  # type: ignore[arg-type]
         return

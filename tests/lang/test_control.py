@@ -453,3 +453,43 @@ def test_grouped_empty_ndrange_runs_once_with_an_empty_index() -> None:
     k(a)
     k(a)
     assert val[None] == 42 and a[None] == 3.0
+
+
+def test_a_loop_index_rebound_in_the_loop_body_is_a_variable_for_the_rest_of_the_iteration() -> None:
+    """`i = qd.cast(i, ...)` / `m = m + 4` directly in a loop's body (Quadrants' ndrange indices are variables):
+    later reads see the new value, the next iteration starts from the loop's own index. Under an `if` it is an
+    error with its location, since the new binding would end with the block."""
+
+    @qd.kernel
+    def k(out: Nd[qd.i32, 1], acc: Nd[qd.f32, 1]):
+        for i in qd.ndrange(4):
+            i = i + 1
+            out[i] = i * 10
+        for j in range(2):
+            for m in qd.ndrange(2):
+                m = m + 5
+                out[m + j * 2] += 1
+            j = qd.cast(j, qd.f32) * 0.5
+            acc[0] += j
+
+    out = np.zeros(9, np.int32)
+    acc = np.zeros(1, np.float32)
+    k(out, acc)
+    want = np.zeros(9, np.int32)
+    for i in range(4):
+        want[i + 1] = (i + 1) * 10
+    for j in range(2):
+        for m in range(2):
+            want[m + 5 + j * 2] += 1
+    np.testing.assert_array_equal(out, want)
+    assert acc[0] == 0.5
+
+    @qd.kernel
+    def under_if(out: Nd[qd.i32, 1]):
+        for i in qd.ndrange(4):
+            if out[i] > 0:
+                i = 0
+            out[i] = 1
+
+    with pytest.raises(qd.QuadrantsCompilationError, match="cannot assign to loop index 'i'"):
+        under_if(out)
