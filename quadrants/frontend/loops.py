@@ -50,7 +50,7 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
             if kwargs or not 1 <= len(args) <= 2:
                 raise fb.error(it_node, "range(a, b, step) is not supported in kernels; use range(n) or range(a, b)")
             begin, end = (0, args[0]) if len(args) == 1 else args
-            range_loop(fb, node, [(begin, end)], grouped=False)
+            range_loop(fb, node, [(begin, end)], grouped=False, python_range=True)
             return
         if getattr(fn, "__qd_intrinsic__", None) == "static":
             static_for(fb, node)
@@ -221,8 +221,9 @@ def _flatten(fb: FrontendBuilder, it_node: ast.expr, bounds: list[tuple[Any, Any
 
 
 def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]], grouped: bool,
-               axes: tuple[int, ...] | None = None) -> None:  # fmt: skip
-    """`bounds` in visit order (outermost first); `axes[p]`: the canonical axis of level p (None: the same)."""
+               axes: tuple[int, ...] | None = None, python_range: bool = False) -> None:  # fmt: skip
+    """`bounds` in visit order (outermost first); `axes[p]`: the canonical axis of level p (None: the same);
+    `python_range`: written as `range(...)` (`ir.RangeFor.python_range`)."""
     it_node = node.iter
     loc = fb.loc(it_node)
     flat = _flatten(fb, it_node, bounds)
@@ -251,6 +252,7 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
             name=",".join(targets),
             extents=ext_values,
             block_dim=int(config.get("block_dim") or 0) if parallel else 0,
+            python_range=python_range,
         )
     )
     scope = fb.new_scope()

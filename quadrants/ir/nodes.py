@@ -386,6 +386,9 @@ class RangeFor(Value):
     name: str = ""
     block_dim: int = 0  # GPU threads per block from qd.loop_config (0: the backend's choice)
     extents: tuple[Value, ...] = ()
+    # written as `range(...)` (not qd.ndrange, nor a loop over a tensor): reverse mode refuses such an inner loop
+    # without the adstack, as Quadrants' frontend does, and takes the others where they carry no local
+    python_range: bool = False
 
     def operands(self) -> tuple[Value, ...]:
         return (self.begin, self.end, *self.extents, *(r.ptr for r in self.reductions))

@@ -263,6 +263,42 @@ def test_inner_runtime_loop_while_break_continue_are_refused() -> None:
         loop_break.grad()
 
 
+def test_an_inner_ndrange_loop_that_carries_no_local_needs_no_adstack() -> None:
+    """Without the adstack an inner `qd.ndrange` loop is differentiated where no local of the enclosing code
+    crosses its iterations (as Quadrants takes it); one that carries a local is refused (Quadrants 1.3.3 gives a
+    wrong gradient there: 0.00195 for d(x^8)/dx at 0.5), and a `range()` loop is refused as there."""
+    m = qd.Matrix.field(2, 2, qd.f32, 3, needs_grad=True)
+    n = qd.Matrix.field(2, 2, qd.f32, 3, needs_grad=True)
+    loss = qd.field(qd.f32, (), needs_grad=True)
+
+    @qd.kernel
+    def scaled() -> None:
+        for i in range(3):
+            for j, k in qd.ndrange(2, 2):
+                m[i][j, k] = (j + 1) * (k + 1) * n[i][j, k] * n[i][j, k]
+                loss[None] += m[i][j, k]
+
+    n.from_numpy(np.arange(12, dtype=np.float32).reshape(3, 2, 2))
+    scaled()
+    loss.grad[None] = 1.0
+    scaled.grad()
+    jk = np.array([[1, 2], [2, 4]], np.float32)
+    np.testing.assert_allclose(n.grad.to_numpy(), 2 * jk * n.to_numpy(), rtol=1e-6)
+
+    x = qd.field(qd.f32, 2, needs_grad=True)
+    y = qd.field(qd.f32, (), needs_grad=True)
+
+    @qd.kernel
+    def carried() -> None:
+        for i in x:
+            v = x[i]
+            for _ in qd.ndrange(3):
+                v = v * v
+            y[None] += v
+
+    _fails(carried, "Cannot use non static range in Backwards mode", "for _ in qd.ndrange(3):")
+
+
 def test_atomic_max_on_differentiable_data_is_refused() -> None:
     x = qd.field(qd.f32, shape=2, needs_grad=True)
     y = qd.field(qd.f32, shape=(), needs_grad=True)

@@ -121,9 +121,22 @@ class AdjointBuilder(Emitter):
                 self._scan(s.orelse.stmts, depth + 1)
 
     def _check_inner_loop(self, loop: ir.RangeFor) -> None:
-        """An inner runtime loop: refused without `ad_stack_experimental_enabled`, as in Quadrants."""
-        if not self.independent_loops:
+        """An inner runtime loop without `ad_stack_experimental_enabled`: a `range()` loop is refused, as
+        Quadrants' frontend refuses it; a `qd.ndrange` loop is taken where it carries no local of the enclosing
+        code (it needs no adstack then; Quadrants takes it, and with a carried local would differentiate it
+        wrongly, so that is refused here too)."""
+        if self.independent_loops:
+            return
+        if loop.python_range or self._carried(loop)[0]:
             raise QuadrantsCompilationError("Cannot use non static range in Backwards mode", loop.loc)
+
+    @staticmethod
+    def _carried(loop: ir.RangeFor) -> tuple[list[ir.Alloca], set[ir.Alloca]]:
+        """The locals of the enclosing code `loop` carries from iteration to iteration (those whose values an
+        iteration's replay needs at its start), and those it writes (adstack.outer_locals)."""
+        uses = _uses(loop.body)
+        accumulators = {v for v in uses if isinstance(v, ir.Alloca) and _accumulates_only(v, loop.body, uses)}
+        return adstack.outer_locals(loop, accumulators)
 
     def _inner_loop(self, loop: ir.RangeFor) -> None:
         """The adjoint of an inner loop: a serial loop over its iterations last to first (a chain through
@@ -132,9 +145,7 @@ class AdjointBuilder(Emitter):
         code the loop uses go through the adstack (adstack.py), which gives each iteration's replay their
         values at its start; not those it only accumulates into (`s += v`: no iteration needs their value,
         and their adjoint is the same in every iteration)."""
-        uses = _uses(loop.body)
-        accumulators = {v for v in uses if isinstance(v, ir.Alloca) and _accumulates_only(v, loop.body, uses)}
-        outer, written = adstack.outer_locals(loop, accumulators)
+        outer, written = self._carried(loop)
         if outer:
             for var in outer:  # a store is swept before the reads of later iterations: its adjoint local first
                 if _is_float(var.var_type):
