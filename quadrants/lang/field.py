@@ -13,7 +13,7 @@ import numpy as np
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsIndexError, QuadrantsRuntimeError, QuadrantsSyntaxError
 from quadrants.lang import program
-from quadrants.runtime import host_views
+from quadrants.runtime import host_views, python_backend
 from quadrants.types import python_values, quant
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
@@ -374,6 +374,8 @@ def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offs
     order (outermost first), as `qd.tensor(layout=(1, 0))` does; indices stay canonical."""
     if isinstance(dtype, quant.QuantType):
         raise quant.refuse(f"a field of {dtype!r}")
+    if python_backend.active():  # a torch tensor (runtime/python_backend); no SNode, no companions
+        return python_backend_tensor(dtype, shape)  # type: ignore[no-any-return]
     if needs_grad or needs_dual:
         check_real(program.resolve_dtype(dtype.dtype if isinstance(dtype, MatrixType) else dtype), True)
         return with_companions(field(dtype, shape, order, name, offset, layout=layout), lambda: field(
@@ -387,6 +389,15 @@ def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offs
     off = domain_offset(offset, len(shape_t), shape)
     lay = host_views.order_layout(order, len(shape_t)) if isinstance(order, str) else ()
     return _make(dtype, shape_t, off, lay)
+
+
+def python_backend_tensor(dtype: Any, shape: Any) -> Any:
+    """A field or ndarray of `dtype` (the program's defaults resolved) on the python backend: a PyTensor."""
+    from quadrants.runtime.python_backend.tensor import allocate
+
+    if isinstance(dtype, MatrixType):
+        return allocate(MatrixType(dtype.shape, program.resolve_dtype(dtype.dtype)), shape)
+    return allocate(program.resolve_dtype(dtype), shape)
 
 
 def unplaced_like(f: Field) -> Field:

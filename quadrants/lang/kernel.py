@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from quadrants._stats import STATS
 from quadrants.errors import (
     QuadrantsArgumentError,
@@ -34,9 +36,11 @@ from quadrants.lang._kernel_types import FeLlCacheObservations, LaunchStats, Src
 from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation, signature_text
 from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.lang.struct import result_regrouper
+from quadrants.runtime import python_backend
 from quadrants.runtime.launch import MISS, Launcher
 from quadrants.types import annotations as ann
 from quadrants.types.compound import MatrixType
+from quadrants.types.dtypes import to_dtype
 from quadrants.types.struct import StructType
 
 EMPTY = inspect.Parameter.empty  # no default / no annotation
@@ -199,6 +203,8 @@ class Kernel:
         t0 = time.perf_counter()
         prog = program.get()
         config = prog.config
+        if python_backend.active():  # qd.init(arch=qd.python): nothing is compiled, the function runs as Python
+            return self._run_as_python(args, kwargs, config)
         if len(prog.made_fields) != prog.checked_fields:  # fields declared since the last launch
             from quadrants.lang.snode import materialize
 
@@ -227,6 +233,15 @@ class Kernel:
             return entry.call(values, spec.leaves)
         self._fast = None if fast is None else _regrouped(fast, regroup)  # struct results: qd.Struct values
         return regroup(entry.call(values, spec.leaves))
+
+    def _run_as_python(self, args: tuple[Any, ...], kwargs: dict[str, Any], config: Any) -> Any:
+        """The python backend's call: the arguments bound and checked as for a compiled call, scalars converted
+        to their parameters' types (an `x: qd.i32` given 2.7 sees 2), then the function itself."""
+        values = self._bind(self.params, args, kwargs)
+        for k, p in enumerate(self.params):
+            if p.kind is ParamKind.SCALAR and isinstance(values[k], (int, float, np.number)):
+                values[k] = to_dtype(p.annotation, config.default_ip, config.default_fp)(values[k])
+        return self.fn(*values)
 
     def _resolve_returns(self, config: Any) -> tuple[Any, ...]:
         raw = ann.return_types(
