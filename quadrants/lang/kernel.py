@@ -18,8 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from quadrants._stats import STATS
 from quadrants.errors import (
     QuadrantsArgumentError,
@@ -37,10 +35,10 @@ from quadrants.lang.args import ParamKind, Specialization, Specializer, classify
 from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.lang.struct import result_regrouper
 from quadrants.runtime import python_backend
-from quadrants.runtime.launch import MISS, Launcher
+from quadrants.runtime.launch import MISS, Launcher, scalar_arg
 from quadrants.types import annotations as ann
 from quadrants.types.compound import MatrixType
-from quadrants.types.dtypes import to_dtype
+from quadrants.types.dtypes import PrimitiveType, to_dtype
 from quadrants.types.struct import StructType
 
 EMPTY = inspect.Parameter.empty  # no default / no annotation
@@ -235,13 +233,20 @@ class Kernel:
         return regroup(entry.call(values, spec.leaves))
 
     def _run_as_python(self, args: tuple[Any, ...], kwargs: dict[str, Any], config: Any) -> Any:
-        """The python backend's call: the arguments bound and checked as for a compiled call, scalars converted
-        to their parameters' types (an `x: qd.i32` given 2.7 sees 2), then the function itself."""
+        """The python backend's call: the arguments bound, and scalars checked and converted, as for a compiled
+        call (`x: qd.f32` given 0.1 sees 0.1 rounded to f32; a float for an `i32` is refused), then the function
+        itself (a tensor passed for a scalar, an element of a field, is passed as it is). A scalar result is a
+        Python number of the declared type, as a compiled kernel's is."""
         values = self._bind(self.params, args, kwargs)
         for k, p in enumerate(self.params):
-            if p.kind is ParamKind.SCALAR and isinstance(values[k], (int, float, np.number)):
-                values[k] = to_dtype(p.annotation, config.default_ip, config.default_fp)(values[k])
-        return self.fn(*values)
+            if p.kind is ParamKind.SCALAR and not python_backend.is_tensor(values[k]):
+                prim = to_dtype(p.annotation, config.default_ip, config.default_fp)
+                values[k] = prim(scalar_arg(values[k], prim, p.name))
+        result = self.fn(*values)
+        returns = self._resolve_returns(config)
+        if len(returns) == 1 and isinstance(returns[0], PrimitiveType) and not isinstance(result, (tuple, list)):
+            return returns[0](result)
+        return result
 
     def _resolve_returns(self, config: Any) -> tuple[Any, ...]:
         raw = ann.return_types(

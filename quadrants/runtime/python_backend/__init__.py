@@ -13,6 +13,7 @@ This module itself does not import torch: the rest of the package asks `active()
 from __future__ import annotations
 
 import importlib.util
+import sys
 from typing import Any
 
 _active = False
@@ -31,6 +32,11 @@ def set_active(on: bool) -> None:
 def available() -> bool:
     """Whether torch, which holds the backend's data, can be imported (checked without importing it)."""
     return importlib.util.find_spec("torch") is not None
+
+
+def is_tensor(x: Any) -> bool:
+    """Whether `x` is a torch tensor (torch is imported while the backend is active)."""
+    return _active and isinstance(x, sys.modules["torch"].Tensor)
 
 
 def index_shape(x: Any) -> tuple[int, ...] | None:
