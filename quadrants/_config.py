@@ -59,14 +59,15 @@ class Arch:
 cpu = Arch("cpu")
 cuda = Arch("cuda")
 gpu = Arch("gpu")
+python = Arch("python")  # kernels run as plain Python on torch tensors (runtime/python_backend/)
 # Backends of real Quadrants this package does not have: `qd.init(arch=...)` with one falls back to the CPU with a
 # warning (as Quadrants does on a machine without that GPU), or raises with enable_fallback=False.
-vulkan, metal, amdgpu, opengl, gles, dx11, dx12, cc, wasm, python = (
-    Arch(n) for n in ("vulkan", "metal", "amdgpu", "opengl", "gles", "dx11", "dx12", "cc", "wasm", "python")
+vulkan, metal, amdgpu, opengl, gles, dx11, dx12, cc, wasm = (
+    Arch(n) for n in ("vulkan", "metal", "amdgpu", "opengl", "gles", "dx11", "dx12", "cc", "wasm")
 )
-FOREIGN = (vulkan, metal, amdgpu, opengl, gles, dx11, dx12, cc, wasm, python)
+FOREIGN = (vulkan, metal, amdgpu, opengl, gles, dx11, dx12, cc, wasm)
 gpu_archs = [cuda, metal, vulkan, amdgpu]  # `qd.gpu`: as in Quadrants, a list (the first one usable is taken)
-ARCHES = {"cpu": cpu, "x64": cpu, "x86_64": cpu, "arm64": cpu, "cuda": cuda, "gpu": gpu,
+ARCHES = {"cpu": cpu, "x64": cpu, "x86_64": cpu, "arm64": cpu, "cuda": cuda, "gpu": gpu, "python": python,
           **{a.name: a for a in FOREIGN}}  # fmt: skip
 
 
@@ -168,7 +169,7 @@ def _default_threads() -> int:
 
 @dataclass(frozen=True)
 class Config:
-    arch: Arch = _opt(cpu, _parse_arch, True, "backend: qd.cpu, qd.cuda or qd.gpu (others: the CPU, warned)")
+    arch: Arch = _opt(cpu, _parse_arch, True, "backend: qd.cpu, qd.cuda, qd.gpu or qd.python (others: the CPU, warned)")
     enable_fallback: bool = _opt(True, _parse_bool, False, "an arch this machine lacks runs on the CPU with a "
                                  "warning; off: qd.init raises instead")
     debug: bool = _opt(False, _parse_bool, True, "bounds checks and assertions in kernels")

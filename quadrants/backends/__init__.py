@@ -117,6 +117,13 @@ def open_device(config: Config) -> tuple[Config, Any]:
     if config.arch in _config.FOREIGN:
         _fallback(config, f"arch={config.arch.name} is not a backend of this package")
         return dataclasses.replace(config, arch=_config.cpu), None
+    if config.arch is _config.python:  # no device: kernels run as Python on torch tensors (runtime/python_backend)
+        from quadrants.runtime import python_backend
+
+        if python_backend.available():
+            return config, None
+        _fallback(config, "arch=python needs torch, which is not installed")
+        return dataclasses.replace(config, arch=_config.cpu), None
     if config.arch.name not in ("gpu", "cuda"):
         return config, None
     from quadrants.backends.cuda import open_gpu

@@ -14,6 +14,7 @@ from typing import Any
 
 from quadrants.errors import QuadrantsSyntaxError
 from quadrants.frontend.source import FunctionSource, read_function
+from quadrants.runtime import python_backend
 
 # Set while a kernel evaluates Python at compile time (`qd.static(...)`): a func called there runs as Python, as
 # in Quadrants, where its body builds compile-time values (Genesis' `qd.static(qd.grouped(self.stencil_range()))`).
@@ -47,7 +48,7 @@ class Func:
         return self._source
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if _AS_PYTHON.get():
+        if _AS_PYTHON.get() or python_backend.active():  # qd.init(arch=qd.python) runs funcs as Python anywhere
             return self.fn(*args, **kwargs)
         raise QuadrantsSyntaxError(
             f"qd.func {self.fn.__qualname__!r} can only be called from a kernel or another qd.func"
@@ -82,7 +83,9 @@ class BoundFunc:
         self.obj = obj
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.func(self.obj, *args, **kwargs) if _AS_PYTHON.get() else self.func(*args, **kwargs)
+        if _AS_PYTHON.get() or python_backend.active():
+            return self.func(self.obj, *args, **kwargs)
+        return self.func(*args, **kwargs)
 
 
 def func(fn: Callable[..., Any] | None = None, *, requires_top_level: bool = False) -> Any:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.runtime import python_backend
 from quadrants.types import python_values
 
 F = Callable[..., Any]
@@ -30,7 +31,12 @@ def intrinsic(name: str) -> Callable[[F], F]:
 
 
 def _kernel_only(name: str) -> F:
-    def fn(*_args: Any, **_kwargs: Any) -> Any:
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        if python_backend.active():  # qd.init(arch=qd.python): kernels run as Python, and these have a meaning there
+            from quadrants.runtime.python_backend.ops import IMPLS
+
+            if name in IMPLS:
+                return IMPLS[name](*args, **kwargs)
         raise QuadrantsSyntaxError(f"qd.{name}() can only be used inside a kernel or a qd.func")
 
     fn.__name__ = name
@@ -139,7 +145,10 @@ class GroupedNdRange:
 @intrinsic("grouped")
 def grouped(x: Any) -> Any:
     """Bind the whole index of an ndrange (or ndarray) loop to one vector: `for I in qd.grouped(...)`."""
-    return GroupedNdRange(x) if isinstance(x, _NdRange) else x
+    if isinstance(x, _NdRange):
+        return GroupedNdRange(x)
+    shape = python_backend.index_shape(x)  # a field or ndarray of the python backend: its indices as vectors
+    return x if shape is None else GroupedNdRange(_NdRange(*shape))
 
 
 # ---- math ---------------------------------------------------------------------------------------------
@@ -205,6 +214,10 @@ def cast(x: Any, dtype: Any) -> Any:
     """Convert to `dtype` (float to int truncates toward zero; integers wrap)."""
     from quadrants.types.dtypes import to_dtype
 
+    if python_backend.active():
+        from quadrants.runtime.python_backend.ops import cast as tensor_cast
+
+        return tensor_cast(x, to_dtype(dtype))
     return to_dtype(dtype)(x)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from quadrants.errors import QuadrantsCompilationError, QuadrantsIndexError, QuadrantsRuntimeError, QuadrantsSyntaxError
 from quadrants.lang import program
 from quadrants.lang.compat import Layout
-from quadrants.runtime import host_views
+from quadrants.runtime import host_views, python_backend
 from quadrants.runtime.host_views import CapsuleOnCpu as _DLPackV1Adapter  # noqa: F401  - Quadrants' name
 from quadrants.types import python_values, quant
 from quadrants.types.compound import MatrixType
@@ -386,6 +386,8 @@ def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offs
     order (outermost first), as `qd.tensor(layout=(1, 0))` does; indices stay canonical."""
     if isinstance(dtype, quant.QuantType):
         raise quant.refuse(f"a field of {dtype!r}")
+    if python_backend.active():  # a torch tensor (runtime/python_backend); no SNode, no companions
+        return python_backend_tensor(dtype, shape)  # type: ignore[no-any-return]
     if needs_grad or needs_dual:
         check_real(program.resolve_dtype(dtype.dtype if isinstance(dtype, MatrixType) else dtype), True)
         return with_companions(field(dtype, shape, order, name, offset, layout=layout), lambda: field(
@@ -401,6 +403,15 @@ def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offs
     f = _make(dtype, shape_t, off, lay)
     f._interleaved = isinstance(dtype, MatrixType) and layout is Layout.SOA
     return f
+
+
+def python_backend_tensor(dtype: Any, shape: Any) -> Any:
+    """A field or ndarray of `dtype` (the program's defaults resolved) on the python backend: a PyTensor."""
+    from quadrants.runtime.python_backend.tensor import allocate
+
+    if isinstance(dtype, MatrixType):
+        return allocate(MatrixType(dtype.shape, program.resolve_dtype(dtype.dtype)), shape)
+    return allocate(program.resolve_dtype(dtype), shape)
 
 
 def unplaced_like(f: Field) -> Field:

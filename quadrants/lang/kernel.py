@@ -35,9 +35,11 @@ from quadrants.lang._perf_dispatch import refuse_registered
 from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation, signature_text
 from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.lang.struct import result_regrouper
-from quadrants.runtime.launch import MISS, Launcher
+from quadrants.runtime import python_backend
+from quadrants.runtime.launch import MISS, Launcher, scalar_arg
 from quadrants.types import annotations as ann
 from quadrants.types.compound import MatrixType
+from quadrants.types.dtypes import PrimitiveType, to_dtype
 from quadrants.types.struct import StructType
 
 EMPTY = inspect.Parameter.empty  # no default / no annotation
@@ -200,6 +202,8 @@ class Kernel:
         t0 = time.perf_counter()
         prog = program.get()
         config = prog.config
+        if python_backend.active():  # qd.init(arch=qd.python): nothing is compiled, the function runs as Python
+            return self._run_as_python(args, kwargs, config)
         if len(prog.made_fields) != prog.checked_fields:  # fields declared since the last launch
             from quadrants.lang.snode import materialize
 
@@ -228,6 +232,22 @@ class Kernel:
             return entry.call(values, spec.leaves)
         self._fast = None if fast is None else _regrouped(fast, regroup)  # struct results: qd.Struct values
         return regroup(entry.call(values, spec.leaves))
+
+    def _run_as_python(self, args: tuple[Any, ...], kwargs: dict[str, Any], config: Any) -> Any:
+        """The python backend's call: the arguments bound, and scalars checked and converted, as for a compiled
+        call (`x: qd.f32` given 0.1 sees 0.1 rounded to f32; a float for an `i32` is refused), then the function
+        itself (a tensor passed for a scalar, an element of a field, is passed as it is). A scalar result is a
+        Python number of the declared type, as a compiled kernel's is."""
+        values = self._bind(self.params, args, kwargs)
+        for k, p in enumerate(self.params):
+            if p.kind is ParamKind.SCALAR and not python_backend.is_tensor(values[k]):
+                prim = to_dtype(p.annotation, config.default_ip, config.default_fp)
+                values[k] = prim(scalar_arg(values[k], prim, p.name))
+        result = self.fn(*values)
+        returns = self._resolve_returns(config)
+        if len(returns) == 1 and isinstance(returns[0], PrimitiveType) and not isinstance(result, (tuple, list)):
+            return returns[0](result)
+        return result
 
     def _resolve_returns(self, config: Any) -> tuple[Any, ...]:
         raw = ann.return_types(

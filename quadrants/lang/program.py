@@ -16,6 +16,7 @@ from quadrants import _config, _logging
 from quadrants._config import Config
 from quadrants._stats import STATS
 from quadrants.runtime import device as memory
+from quadrants.runtime import python_backend
 from quadrants.runtime.device import Device
 from quadrants.runtime.fields import FieldMemory
 from quadrants.runtime.random_state import RandomState
@@ -105,6 +106,7 @@ def _init(arch: Any, default_fp: Any, default_ip: Any, **kwargs: Any) -> None:
     _forget_all()
     _generation += 1
     memory.set_current(dev if dev is not None else memory.HOST)
+    python_backend.set_active(config.arch is _config.python)
     _program = Program(config=config, generation=_generation, fields=FieldMemory(), device=dev,
                        random=RandomState(config.random_seed))  # fmt: skip
     _logging.info(f"Starting on arch={config.arch}", tag="init")
@@ -144,6 +146,7 @@ def reset() -> None:
     _generation += 1
     _program = None
     memory.set_current(memory.HOST)
+    python_backend.set_active(False)
 
 
 def sync() -> None:

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from quadrants.lang import program
-from quadrants.runtime import host_views
+from quadrants.runtime import host_views, python_backend
 from quadrants.runtime.ndarray import MatrixNdarray, Ndarray, VectorNdarray
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
@@ -24,6 +24,10 @@ from quadrants.types.dtypes import PrimitiveType
 def ndarray(dtype: Any, shape: Any, needs_grad: bool = False, *, layout: Any = None) -> Ndarray:
     """`qd.ndarray(dtype, shape)`: a zero-initialized ndarray. `dtype` may be a vector/matrix type; `needs_grad`
     allocates `.grad` beside it (with the same layout)."""
+    if python_backend.active():  # a torch tensor (runtime/python_backend)
+        from quadrants.lang.field import python_backend_tensor
+
+        return python_backend_tensor(dtype, shape)  # type: ignore[no-any-return]
     if needs_grad:
         from quadrants.errors import QuadrantsRuntimeError
         from quadrants.lang.field import with_companions
