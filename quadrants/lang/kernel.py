@@ -31,8 +31,8 @@ from quadrants.frontend.source import FunctionSource, read_function
 from quadrants.lang import program
 from quadrants.lang import tape as _tape
 from quadrants.lang._kernel_types import FeLlCacheObservations, LaunchStats, SrcLlCacheObservations, launch_stats
-from quadrants.lang.checkpoint import LAST_CALL, DoWhileLevel, GraphRecords
 from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation, signature_text
+from quadrants.lang.checkpoint import LAST_CALL, DoWhileLevel, GraphRecords
 from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.lang.struct import result_regrouper
 from quadrants.runtime.launch import MISS, Launcher
@@ -250,7 +250,7 @@ class Kernel:
         if isinstance(entry, QuadrantsCompilationError):
             raise type(entry)(entry.message, entry.loc) from None
         self.launch_stats = entry.launch_stats  # type: ignore[union-attr,attr-defined]
-        LAST_CALL.tasks = entry.tasks  # type: ignore[union-attr]
+        LAST_CALL.tasks = entry.tasks  # type: ignore[union-attr,attr-defined]
         fast = entry.fast_path(len(values), spec.leaves, spec.guards)
         regroup = result_regrouper(self._returns)
         STATS.time("prepare", time.perf_counter() - t0)
