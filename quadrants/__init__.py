@@ -98,16 +98,18 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
 )  # fmt: skip
 from quadrants.lang import exception as _exception  # noqa: F401  - `qd.lang.exception`, as in Quadrants
 from quadrants.lang import (
-    graph,  # noqa: F401  - `qd.graph.do_while`
+    graph,  # noqa: F401  - `qd.graph.do_while`, `qd.graph.parallel_context`, `qd.graph.parallel`
     simt,  # noqa: F401  - `qd.simt.block` / `qd.simt.warp` (CUDA backend)
 )
 from quadrants.lang import impl as _impl  # noqa: F401  - `qd.lang.impl`, as in Quadrants
 from quadrants.lang import kernel as _kernel_module
 from quadrants.lang._perf_dispatch import perf_dispatch  # noqa: F401
+from quadrants.lang.checkpoint import GraphStatus, checkpoint  # noqa: F401
 from quadrants.lang.compat import Extension as extension  # noqa: F401
 from quadrants.lang.compat import Layout, is_extension_supported, pure, real_func  # noqa: F401
 from quadrants.lang.data_oriented import data_oriented  # noqa: F401
 from quadrants.lang.field import Field, MatrixField, ScalarField, field  # noqa: F401
+from quadrants.lang.graph import graph_parallel, graph_parallel_context  # noqa: F401  - deprecated flat names
 from quadrants.lang.kernel import kernel  # noqa: F401
 from quadrants.lang.matrix import Matrix, Vector  # noqa: F401
 from quadrants.lang.program import init, reset, sync  # noqa: F401

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from quadrants.ir import nodes as ir
 from quadrants.passes.random_streams import HIDDEN_PARAMS
-from quadrants.runtime.abi import ArgABI, KernelABI, SiteABI
+from quadrants.runtime.abi import ArgABI, GraphABI, KernelABI, SiteABI
 
 
 def error_checks(kernel: ir.Kernel, bounds_checked: bool) -> bool:
@@ -31,7 +31,35 @@ def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelA
     has_print = any(isinstance(s, ir.Print) for body in bodies for s in ir.walk(body))
     return KernelABI(symbol=symbol, args=tuple(args), rets=tuple(t.name for t in kernel.ret_types),
                      sites=sites, has_print=has_print, ret_shapes=kernel.ret_shapes,
-                     random=len(params) < len(kernel.params), do_while=kernel.do_while)  # fmt: skip
+                     random=len(params) < len(kernel.params), tasks=offloaded_tasks(kernel.body),
+                     graph=graph_abi(kernel))  # fmt: skip
+
+
+def graph_abi(kernel: ir.Kernel) -> GraphABI | None:
+    if not kernel.graph_levels and not kernel.checkpoints and kernel.resume_arg < 0:
+        return None
+    levels = tuple((lv.name, lv.parent, lv.arg) for lv in kernel.graph_levels)
+    cps = tuple((None if c.label is None else int(c.label), c.enum, c.yield_on, c.arg) for c in kernel.checkpoints)
+    return GraphABI(levels, cps, kernel.resume_arg)
+
+
+def offloaded_tasks(block: ir.Block) -> int:
+    """The tasks a launch runs, counted as Quadrants offloads a kernel: one per parallel loop, one per run of
+    serial statements between them; a statement holding parallel loops (a `qd.graph.do_while`, a checkpoint's
+    gate) counts what its blocks hold."""
+    count, serial = 0, False
+    for s in block.stmts:
+        if isinstance(s, ir.RangeFor) and s.parallel:
+            count, serial = count + 1, False
+        elif isinstance(s, (ir.While, ir.If)) and any(_has_parallel(b) for b in s.blocks()):
+            count, serial = count + sum(offloaded_tasks(b) for b in s.blocks()), False
+        elif not isinstance(s, (ir.Arg, ir.Const, ir.Alloca)) and not serial:
+            count, serial = count + 1, True
+    return count
+
+
+def _has_parallel(block: ir.Block) -> bool:
+    return any(isinstance(s, ir.RangeFor) and s.parallel for s in ir.walk(block))
 
 
 def site_abis(kernel: ir.Kernel) -> tuple[SiteABI, ...]:

@@ -71,8 +71,12 @@ def lower_cuda_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, arch
         module.data_layout = nvptx.data_layout(arch)
     promoted = _promotable(kernel)
     remat = _rematerializable(kernel.body.stmts, promoted)
-    segments = _segments(kernel.body.stmts, remat)
+    segments: list[_Segment] = []
+    host_reads: list[ir.Value] = []  # conditions of host-side control flow: computed by a task, read by the host
+    program = _plan(kernel.body.stmts, remat, segments, host_reads, in_loop=False)
     slots = _slots(segments, remat, promoted)
+    for cond in host_reads:
+        slots.setdefault(id(cond), len(slots))
     _define_record_error(module)
     declare_functions(module, kernel)
     tasks = []
@@ -83,7 +87,8 @@ def lower_cuda_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, arch
         tasks.append(CudaTask(name, seg.parallel, _constant_count(seg) if seg.parallel else 1, block or BLOCK_DIM,
                               cooperative=simt.uses_simt(seg.stmts), shared=shared))  # fmt: skip
     lower_functions(module, kernel, opts, CUDA_FUNCTION_DISPATCH, HostNvptxMath if emulate_on is not None else NvptxMath)
-    return module, CudaPlan(tuple(tasks), len(slots))
+    control = any(not isinstance(step, int) for step in program)
+    return module, CudaPlan(tuple(tasks), len(slots), _slotted(program, slots) if control else None)
 
 
 # ---- analysis ----------------------------------------------------------------------------------------------
@@ -142,22 +147,70 @@ def _rematerializable(stmts: list[ir.Stmt], promoted: dict[int, ir.Value]) -> se
     return out
 
 
-def _segments(stmts: list[ir.Stmt], remat: set[int]) -> list[_Segment]:
-    segs: list[_Segment] = []
+def _plan(stmts: list[ir.Stmt], remat: set[int], segs: list[_Segment], host_reads: list[ir.Value],
+          in_loop: bool) -> list[Any]:  # fmt: skip
+    """Split `stmts` into tasks (appended to `segs`) and return the host's steps over them (`CudaPlan.program`,
+    with an `if`'s condition value in place of its slot). A `While` or `If` holding a parallel loop (or, in such
+    a loop, a `Break` / `Continue` of it) stays on the host: its blocks are planned in turn."""
+    steps: list[Any] = []
     cur: list[ir.Stmt] = []
+
+    def flush() -> None:
+        if cur:
+            steps.append(len(segs))
+            segs.append(_Segment(False, list(cur)))
+            cur.clear()
+
     for s in stmts:
         if id(s) in remat:
             continue  # recomputed where used
         if isinstance(s, ir.RangeFor) and s.parallel:
-            if cur:
-                segs.append(_Segment(False, cur))
-                cur = []
+            flush()
+            steps.append(len(segs))
             segs.append(_Segment(True, [s]))
+        elif isinstance(s, ir.While) and _holds_parallel(s.body):
+            flush()
+            steps.append(["loop", _plan(s.body.stmts, remat, segs, host_reads, in_loop=True)])
+        elif isinstance(s, ir.If) and any(_holds_parallel(b) or (in_loop and _jumps(b)) for b in s.blocks()):
+            if id(s.cond) in remat:
+                cur.append(s.cond)  # (a recomputable condition: a task computes it for the host)
+            flush()
+            host_reads.append(s.cond)
+            then = _plan(s.then.stmts, remat, segs, host_reads, in_loop)
+            steps.append(["if", s.cond, then, _plan(s.orelse.stmts, remat, segs, host_reads, in_loop)])
+        elif in_loop and isinstance(s, (ir.Break, ir.Continue)):
+            flush()
+            steps.append(["break" if isinstance(s, ir.Break) else "continue"])
         else:
             cur.append(s)
-    if cur:
-        segs.append(_Segment(False, cur))
-    return segs
+    flush()
+    return steps
+
+
+def _holds_parallel(block: ir.Block) -> bool:
+    return any(isinstance(s, ir.RangeFor) and s.parallel for s in ir.walk(block))
+
+
+def _jumps(block: ir.Block) -> bool:
+    """A break or continue of the enclosing loop (not of a loop inside `block`)."""
+    for s in block.stmts:
+        if isinstance(s, (ir.Break, ir.Continue)):
+            return True
+        if isinstance(s, ir.If) and any(_jumps(b) for b in s.blocks()):
+            return True
+    return False
+
+
+def _slotted(steps: list[Any], slots: dict[int, int]) -> list[Any]:
+    out: list[Any] = []
+    for step in steps:
+        if isinstance(step, int) or step[0] in ("break", "continue"):
+            out.append(step)
+        elif step[0] == "loop":
+            out.append(["loop", _slotted(step[1], slots)])
+        else:
+            out.append(["if", slots[id(step[1])], _slotted(step[2], slots), _slotted(step[3], slots)])
+    return out
 
 
 def _defs(seg: _Segment) -> set[int]:

@@ -24,12 +24,22 @@ class CudaTask:
 
 @dataclass(frozen=True)
 class CudaPlan:
+    """The tasks, and in what order the host launches them. `program` is None for a straight sequence (each
+    task once, in order); a kernel whose serial control flow holds parallel loops (frontend/graph.py's
+    do-whiles and checkpoint gates) has a program, a list of steps: `k` (launch task k), `["loop", steps]`
+    (repeat until a break), `["if", slot, then, else]` (the u1 condition a task left in temps slot `slot`:
+    read after a sync), `["break"]`, `["continue"]`."""
+
     tasks: tuple[CudaTask, ...]
     temps: int  # 8-byte slots
+    program: list[Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"tasks": [t.to_json() for t in self.tasks], "temps": self.temps}
+        out: dict[str, Any] = {"tasks": [t.to_json() for t in self.tasks], "temps": self.temps}
+        if self.program is not None:
+            out["program"] = self.program
+        return out
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> CudaPlan:
-        return cls(tuple(CudaTask(*t) for t in d["tasks"]), d["temps"])
+        return cls(tuple(CudaTask(*t) for t in d["tasks"]), d["temps"], d.get("program"))

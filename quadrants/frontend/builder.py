@@ -19,6 +19,7 @@ from typing import Any
 
 from quadrants._logging import warn
 from quadrants.errors import QuadrantsCompilationError, QuadrantsNameError, QuadrantsSyntaxError, SourceLoc
+from quadrants.frontend.graph_state import GraphState
 from quadrants.frontend.ops import TypedOps
 from quadrants.frontend.records import Capture, FrontendOptions, StaticCall
 from quadrants.frontend.scope import MISSING, Frame, MatVar, Scope, Var
@@ -79,6 +80,7 @@ class FrontendBuilder:
         self.global_insert_pos = 0  # where field handles go: after the arguments, before everything else
         self.globals_block = kernel.body  # the block they go in (a real function's body while it is translated)
         self.real_funcs: dict[Any, Any] = {}  # signature -> the real function translated for it (real_funcs.py)
+        self.graph: GraphState | None = None  # the graph constructs' state (frontend/graph.py)
 
     # ---- locations and errors -------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from quadrants.frontend import calls, expressions, loops, statements
+from quadrants.frontend import calls, expressions, graph, statements
 from quadrants.frontend.builder import ExprFn, StmtFn
 
 STATEMENTS: dict[type, StmtFn] = {
@@ -24,8 +24,9 @@ STATEMENTS: dict[type, StmtFn] = {
     ast.If: statements.transform_if,
     ast.Break: statements.transform_break,
     ast.Continue: statements.transform_continue,
-    ast.For: loops.transform_for,
-    ast.While: loops.transform_while,
+    ast.For: graph.transform_for,  # (a checkpoints kernel's stages; then loops.transform_for)
+    ast.While: graph.transform_while,  # (qd.graph.do_while; then loops.transform_while)
+    ast.With: graph.transform_with,
 }
 
 EXPRESSIONS: dict[type, ExprFn] = {

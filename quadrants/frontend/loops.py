@@ -341,9 +341,6 @@ def static_for(fb: FrontendBuilder, node: ast.For) -> None:
 def transform_while(fb: FrontendBuilder, node: ast.While) -> None:
     if node.orelse:
         raise fb.error(node, "while ... else is not supported in kernels")
-    if _is_graph_do_while(fb, node.test):
-        _graph_do_while(fb, node)
-        return
     loop = fb.b.emit(ir.While())
     scope = fb.new_scope()
     fb.runtime_depth += 1
@@ -362,39 +359,6 @@ def transform_while(fb: FrontendBuilder, node: ast.While) -> None:
         fb.loops.pop()
         fb.runtime_depth -= 1
         fb.pop_scope(scope)
-
-
-def _is_graph_do_while(fb: FrontendBuilder, test: ast.expr) -> bool:
-    if not isinstance(test, ast.Call) or not isinstance(test.func, (ast.Name, ast.Attribute)):
-        return False
-    try:
-        callee = fb.expr(test.func)
-    except Exception:  # noqa: BLE001 - not a compile-time name: an ordinary while condition
-        return False
-    return getattr(callee, "__qd_intrinsic__", None) == "graph_do_while"
-
-
-def _graph_do_while(fb: FrontendBuilder, node: ast.While) -> None:
-    """`while qd.graph_do_while(flag):` as a kernel's whole body (Genesis' solver loop): the body is translated
-    as the kernel's top level (its loops stay parallel) and the kernel repeats it while the 0-d i32 ndarray
-    `flag` is non-zero after a run (a do-while on the host, as Quadrants does where it has no graph conditional
-    node). Statements before or after the loop, or a nested one, are not supported yet: refused here."""
-    test = node.test
-    assert isinstance(test, ast.Call)
-    body = [s for s in fb.frame.source.tree.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    if len(fb.frames) != 1 or fb.runtime_depth != 0 or fb.kernel.do_while >= 0 or body != [node]:
-        raise fb.error(node, "qd.graph_do_while(flag) is supported as the kernel's only top-level statement (a "
-                             "while loop around the whole body); move the other statements to another kernel")  # fmt: skip
-    if not getattr(fb.frame.source.fn, "__qd_graph__", False):  # as Quadrants: a flag is a graph's construct
-        raise fb.error(test, "qd.graph.do_while / qd.graph_do_while requires @qd.kernel(graph=True)")
-    if len(test.args) != 1 or test.keywords:
-        raise fb.error(test, "qd.graph_do_while takes one argument: a 0-d qd.i32 ndarray parameter")
-    flag = fb.expr(test.args[0])
-    t = getattr(flag, "type", None)
-    if not isinstance(flag, ir.Arg) or not isinstance(t, ir.NdType) or t.ndim != 0 or t.dtype.name != "i32" or t.elem_shape:
-        raise fb.error(test.args[0], "qd.graph_do_while(flag): flag must be a kernel parameter, a 0-d qd.i32 ndarray")
-    fb.kernel.do_while = flag.index
-    fb.stmts(node.body)
 
 
 def _target_names(fb: FrontendBuilder, target: ast.expr) -> list[str]:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from quadrants.errors import SourceLoc
-from quadrants.frontend import sparse_builders, views
+from quadrants.frontend import graph, sparse_builders, views
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.dispatch import EXPRESSIONS, STATEMENTS
 from quadrants.frontend.records import FrontendOptions, FrontendResult, ParamSpec, SpecKind
@@ -94,9 +94,12 @@ def _translate_kernel(fb: FrontendBuilder, source: FunctionSource, params: list[
     counter = [0]
     for p in params:
         fr.scope.names[p.name] = _bind_param(fb, p, p.name, counter, source.loc(source.tree), [])
+    body = _strip_docstring(source.tree.body)
+    graph.begin_kernel(fb, source.fn, body, counter[0])
     fb.global_insert_pos = len(fb.kernel.body.stmts)
     fb.new_scope()
-    fb.stmts(_strip_docstring(source.tree.body))
+    fb.stmts(body)
+    graph.end_kernel(fb)
     if fb.returns and not any(isinstance(s, ir.Return) for s in ir.walk(fb.kernel.body)):
         # every return was in a branch that qd.static() left out (Quadrants checks what was compiled too)
         raise fb.error(source.tree, "Kernel has a return type but does not have a return statement")

@@ -554,6 +554,28 @@ class Function:
     body: Block
 
 
+@dataclass(frozen=True, slots=True)
+class GraphLevel:
+    """A `while qd.graph.do_while(flag):` loop: `flag` as written, the enclosing loop's level (-1: none), and
+    the index of the flag's `Arg` (a 0-d i32 ndarray)."""
+
+    name: str
+    parent: int
+    arg: int
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A stage of a checkpoints kernel, in source order: `label` is the user's cp_id (None for a for-loop the
+    frontend wrapped implicitly), `enum` the "module:qualname" of its IntEnum class ("" for a plain int),
+    `yield_on` its flag as written and `arg` the flag's `Arg` index (None / -1: a stage that never yields)."""
+
+    label: int | None
+    enum: str
+    yield_on: str | None
+    arg: int
+
+
 @dataclass(eq=False, slots=True)
 class Kernel:
     name: str
@@ -570,9 +592,10 @@ class Kernel:
     # primal handle -> its u8 check-bit field's handle (Tape validation: passes/autodiff/validation.py)
     checkbits: dict[Value, Value] = field(default_factory=dict)
     mode: str = ""  # "", "reverse" (adjoint), "forward" (dual kernel), "validation": printed in its text
-    # `while qd.graph_do_while(flag):` as the whole body: the index of `flag`'s parameter (a 0-d i32 ndarray);
-    # the body runs, then again while flag[()] != 0 (the launch repeats: lang/kernel.py). -1: a plain kernel.
-    do_while: int = -1
+    # graph constructs (frontend/graph.py), printed in its text (they are part of what the cache keys cover)
+    graph_levels: list[GraphLevel] = field(default_factory=list)  # its `qd.graph.do_while` loops, in order
+    checkpoints: list[Checkpoint] = field(default_factory=list)  # its stages, explicit and implicit, in order
+    resume_arg: int = -1  # checkpoints=True: the index of the hidden i32 parameter, the stage to resume from
 
 
 def walk(block: Block) -> Iterator[Stmt]:
@@ -588,6 +611,6 @@ __all__ = [
     "Cast", "Select", "ExtPtr", "SNodeOp", "SNodeLevel", "SNODE_OPS", "Alloca", "Load", "AtomicRMW", "Random",
     "Reduce", "Store", "If", "While", "Reduction", "RangeFor", "LoopCoord", "Break", "Continue", "Return", "Call",
     "Print", "Assert", "AdStack", "AdStackPush", "AdStackPop", "AdStackTop", "Param", "Site",
-    "FuncParam", "Function", "Kernel", "walk",
+    "FuncParam", "Function", "GraphLevel", "Checkpoint", "Kernel", "walk",
     "RANDOM_TYPES", "ARITH_OPS", "BIT_OPS", "CMP_OPS", "BINARY_OPS", "UNARY_OPS", "FLOAT_ONLY_UNARY", "u1",
 ]  # fmt: skip

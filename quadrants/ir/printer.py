@@ -28,8 +28,14 @@ def format_kernel(kernel: ir.Kernel) -> str:
     params = ", ".join(f"{p.name}: {p.type!r}" for p in kernel.params)
     rets = ", ".join(map(repr, kernel.ret_types))
     mode = f" [{kernel.mode}]" if kernel.mode else ""
-    repeat = f" do_while(arg {kernel.do_while})" if kernel.do_while >= 0 else ""
-    lines = [f"kernel {kernel.name}{mode}({params}) -> ({rets}){repeat}"]
+    lines = [f"kernel {kernel.name}{mode}({params}) -> ({rets})"]
+    for lv in kernel.graph_levels:
+        lines.append(f"  graph do_while {lv.name!r} (arg {lv.arg}) in level {lv.parent}")
+    for k, cp in enumerate(kernel.checkpoints):
+        label = "implicit" if cp.label is None else f"label {int(cp.label)} {cp.enum}".rstrip()
+        lines.append(f"  checkpoint {k}: {label}, yield_on {cp.yield_on!r} (arg {cp.arg})")
+    if kernel.resume_arg >= 0:
+        lines.append(f"  resume from arg {kernel.resume_arg}")
     _block(kernel.body, namer, 1, lines)
     for fn in kernel.functions:  # the real functions it calls: their code is part of the kernel's text
         fn_params = ", ".join(f"{p.name}: {p.type!r}" for p in fn.params)

@@ -106,7 +106,9 @@ class _Verifier:
         elif isinstance(s, ir.RangeFor):
             _expect(_integral(s.begin.type) and _integral(s.end.type), "range bounds must be integers", s)
             if s.parallel:
-                _expect(depth == 0 and self.function is None, "a parallel loop must be at the kernel's top level", s)
+                # at the top level, or under the serial control flow of graph constructs (frontend/graph.py)
+                outside = self.function is None and not any(isinstance(lp, ir.RangeFor) for lp in loops)
+                _expect(outside, "a parallel loop must be at the kernel's top level, outside every loop", s)
         elif isinstance(s, ir.LoopCoord):
             _expect(s.loop in loops and 0 <= s.dim < len(s.loop.extents), "loop coordinate outside its loop", s)
         elif isinstance(s, (ir.Break, ir.Continue)):

@@ -1,6 +1,51 @@
-"""`qd.graph`: Quadrants' namespace for CUDA graph constructs; `qd.graph.do_while(flag)` is `qd.graph_do_while`
-(frontend/loops.py: a host do-while around the kernel's body)."""
+"""`qd.graph`: Quadrants' namespace for the graph-structuring kernel constructs, and their flat old names.
+
+- `while qd.graph.do_while(flag):` repeats its body while the 0-d i32 ndarray `flag` is non-zero after a pass
+  (a do-while); loops in the body stay parallel. Levels nest, and may sit among other statements.
+- `with qd.graph.parallel_context():` holds `with qd.graph.parallel():` sections, independent sequences of work
+  (Quadrants forks them onto parallel CUDA streams). Here they run one after another, in order: the results are
+  the same.
+
+The constructs are recognized by the frontend (frontend/graph.py) by the `__qd_intrinsic__` of the object a call
+names. Called from Python scope, the two context managers do nothing (helpers shared by Python and kernels
+still run); `do_while` only exists inside kernels. The flat spellings (`qd.graph_do_while`, ...) are the same
+objects; using them in a kernel warns (DeprecationWarning), as in Quadrants.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
 
 from quadrants.frontend.intrinsics import graph_do_while as do_while
 
-__all__ = ["do_while"]
+
+@contextlib.contextmanager
+def _parallel_context() -> Iterator[None]:
+    yield
+
+
+@contextlib.contextmanager
+def _parallel() -> Iterator[None]:
+    yield
+
+
+def parallel_context() -> contextlib.AbstractContextManager[None]:
+    """`with qd.graph.parallel_context():` a fork/join region of `qd.graph.parallel()` sections."""
+    return _parallel_context()
+
+
+def parallel() -> contextlib.AbstractContextManager[None]:
+    """`with qd.graph.parallel():` one section of a `qd.graph.parallel_context()` region."""
+    return _parallel()
+
+
+parallel_context.__qd_intrinsic__ = "graph_parallel_context"  # type: ignore[attr-defined]
+parallel.__qd_intrinsic__ = "graph_parallel"  # type: ignore[attr-defined]
+
+# The flat spellings Quadrants keeps (deprecated there): the same objects.
+graph_do_while = do_while
+graph_parallel_context = parallel_context
+graph_parallel = parallel
+
+__all__ = ["do_while", "parallel_context", "parallel"]

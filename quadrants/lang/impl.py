@@ -66,6 +66,34 @@ class _ProgramView:
     def synchronize(self) -> None:
         program.sync()
 
+    # Quadrants' graph introspection. No backend here builds CUDA graphs (a graph kernel's loops launch one by
+    # one, as Quadrants does on the CPU), so the graph cache is always empty; the task count and the yielded
+    # checkpoint are those of the last kernel launched through the general path (lang/checkpoint.LAST_CALL).
+    def get_graph_cache_size(self) -> int:
+        return 0
+
+    def get_graph_cache_used_on_last_call(self) -> bool:
+        return False
+
+    def get_graph_num_nodes_on_last_call(self) -> int:
+        return 0
+
+    def get_graph_total_builds(self) -> int:
+        return 0
+
+    def get_graph_num_checkpoints_on_last_call(self) -> int:
+        return 0  # (conditional IF nodes: none without a CUDA graph)
+
+    def get_num_offloaded_tasks_on_last_call(self) -> int:
+        from quadrants.lang.checkpoint import LAST_CALL
+
+        return LAST_CALL.tasks
+
+    def get_graph_last_yield_cp_id_on_last_call(self) -> int:
+        from quadrants.lang.checkpoint import LAST_CALL
+
+        return LAST_CALL.yielded
+
 
 class Runtime:
     """`impl.get_runtime()`: Quadrants' PyQuadrants as programs reach it. Fields need no materialize step here

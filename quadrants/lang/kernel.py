@@ -33,6 +33,7 @@ from quadrants.lang import tape as _tape
 from quadrants.lang._kernel_types import FeLlCacheObservations, LaunchStats, SrcLlCacheObservations, launch_stats
 from quadrants.lang._perf_dispatch import refuse_registered
 from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation, signature_text
+from quadrants.lang.checkpoint import LAST_CALL, DoWhileLevel, GraphRecords
 from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.lang.struct import result_regrouper
 from quadrants.runtime import python_backend
@@ -113,6 +114,7 @@ class Kernel:
         self.src_ll_cache_observations = SrcLlCacheObservations()
         self.fe_ll_cache_observations = FeLlCacheObservations()
         self.launch_stats = LaunchStats()  # the last specialization launched through the general path
+        self._graph = GraphRecords()  # what the last compile recorded of its graph constructs
         self._observed = False
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 
@@ -196,7 +198,36 @@ class Kernel:
         self.fe_ll_cache_observations = FeLlCacheObservations()
         self._observed = False
 
-    def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def resume(self, *args: Any, from_checkpoint: Any, **kwargs: Any) -> Any:
+        """Launch again from the checkpoint labelled `from_checkpoint` (a `qd.checkpoint` cp_id): the stages
+        declared before it are skipped (lang/checkpoint.py)."""
+        if not isinstance(from_checkpoint, int) or isinstance(from_checkpoint, bool):
+            raise RuntimeError(f"kernel.resume(from_checkpoint=...) must be an int or IntEnum value (a qd.checkpoint "
+                               f"cp_id), not {from_checkpoint!r}")  # fmt: skip
+        return self._call(args, kwargs, resume=from_checkpoint)
+
+    # Quadrants' records of a graph kernel's constructs (of its last compiled specialization)
+    @property
+    def checkpoint_user_labels_by_cp_id(self) -> list[Any]:
+        return self._graph.labels
+
+    @property
+    def checkpoint_yield_on_args(self) -> list[str | None]:
+        return self._graph.yield_on
+
+    @property
+    def checkpoint_yield_on_cpp_arg_ids(self) -> list[int]:
+        return self._graph.yield_ids
+
+    @property
+    def graph_do_while_levels(self) -> list[DoWhileLevel]:
+        return self._graph.levels
+
+    @property
+    def graph_do_while_arg(self) -> str | None:
+        return self._graph.levels[0].cond_arg_name if self._graph.levels else None
+
+    def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any], resume: Any = None) -> Any:
         """The general path: specialize, find (or compile) the launcher, then run. The seconds before the run are
         `qd.stats()["stage_seconds"]["prepare"]`: quadrants' whole cost of a kernel's first calls."""
         t0 = time.perf_counter()
@@ -224,9 +255,17 @@ class Kernel:
         if isinstance(entry, QuadrantsCompilationError):
             raise type(entry)(entry.message, entry.loc) from None
         self.launch_stats = entry.launch_stats  # type: ignore[union-attr,attr-defined]
+        LAST_CALL.tasks = entry.tasks  # type: ignore[union-attr,attr-defined]
         fast = entry.fast_path(len(values), spec.leaves, spec.guards)
         regroup = result_regrouper(self._returns)
         STATS.time("prepare", time.perf_counter() - t0)
+        if resume is not None:
+            if not hasattr(entry, "on_result") or not any(n is not None for n in self._graph.yield_on):
+                raise RuntimeError("`from_checkpoint=` is only valid for kernels that contain at least one "
+                                   "qd.checkpoint(yield_on=...) block; this kernel has none.")  # fmt: skip
+            stage = self._graph.stage_of(resume, self.fn.__name__)
+            self._fast = fast
+            return entry.call(values, spec.leaves, resume=stage)  # type: ignore[call-arg]
         if regroup is None:
             self._fast = fast
             return entry.call(values, spec.leaves)
@@ -330,10 +369,12 @@ class Kernel:
         launcher.locate = self._locate_site
         # errors name the kernel as the program does (`Sim.step`), not by its symbol or the enclosing functions
         launcher.kernel_name = self.fn.__qualname__.rsplit("<locals>.", 1)[-1]
-        if art.abi.do_while >= 0:  # `while qd.graph_do_while(flag):` - the launch repeats while flag != 0
-            from quadrants.runtime.do_while import DoWhileLauncher
+        launcher.tasks = art.abi.tasks  # type: ignore[attr-defined]
+        self._graph = records = GraphRecords.from_abi(art.abi.graph)
+        if art.abi.graph is not None and art.abi.graph.resume >= 0:  # checkpoints: a resume argument, a status
+            from quadrants.runtime.checkpoints import CheckpointLauncher
 
-            return DoWhileLauncher(launcher, art.abi.do_while)  # type: ignore[return-value]
+            return CheckpointLauncher(launcher, records.status)  # type: ignore[return-value]
         return launcher
 
     def _locate_site(self, site: Any) -> SourceLoc | None:
@@ -463,12 +504,20 @@ class BoundKernel:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.kernel(self.obj, *args, **kwargs)
 
+    def resume(self, *args: Any, from_checkpoint: Any, **kwargs: Any) -> Any:
+        return self.kernel.resume(self.obj, *args, from_checkpoint=from_checkpoint, **kwargs)
+
 
 def kernel(fn: Callable[..., Any] | None = None, *, fastcache: bool = False, pure: bool | None = None,
-           gpu_graph: bool = False, graph: bool = False) -> Any:  # fmt: skip
+           gpu_graph: bool = False, graph: bool = False, checkpoints: bool = False) -> Any:  # fmt: skip
     """Decorator: `@qd.kernel` or `@qd.kernel(fastcache=True)`. `graph=True` (and its older name `gpu_graph`:
-    Quadrants captures such a kernel's launches into a CUDA graph) is accepted and changes no code, so it is
-    in no cache key: its loops launch one by one, in order, on every backend (as 1.3.3 does on the CPU)."""
+    Quadrants captures such a kernel's launches into a CUDA graph) allows the graph constructs (`qd.graph.*`,
+    frontend/graph.py); its loops launch one by one, in order, on every backend (as 1.3.3 does on the CPU).
+    `checkpoints=True` (with graph=True) makes the kernel's stages `qd.checkpoint`s: a call returns a
+    `qd.GraphStatus`, `kernel.resume(...)` starts from a stage. Both flags are in the fastcache key."""
+    if checkpoints and not (graph or gpu_graph):
+        raise QuadrantsSyntaxError("@qd.kernel(checkpoints=True) requires graph=True: the pause / resume model only "
+                                   "applies to graph kernels (use @qd.kernel(graph=True, checkpoints=True))")  # fmt: skip
     if pure is not None:
         fastcache = fastcache or pure
     if fn is not None and getattr(fn, "is_pure", False):  # @qd.kernel over @qd.pure
@@ -479,8 +528,10 @@ def kernel(fn: Callable[..., Any] | None = None, *, fastcache: bool = False, pur
 
     def wrap(f: Callable[..., Any]) -> Kernel:
         refuse_registered(f)
-        if graph or gpu_graph:
-            f.__qd_graph__ = True  # type: ignore[attr-defined]  # qd.graph_do_while needs it (frontend/loops.py)
+        if graph or gpu_graph:  # the frontend reads the flags (frontend/graph_state.kernel_flags)
+            f.__qd_graph__ = True  # type: ignore[attr-defined]
+        if checkpoints:
+            f.__qd_checkpoints__ = True  # type: ignore[attr-defined]
         return Kernel(f, fastcache=fastcache, def_locals=def_locals)
 
     return wrap(fn) if fn is not None else wrap
@@ -505,8 +556,12 @@ class CallRequest:
 
     def signature_text(self) -> tuple[str | None, str, bool]:
         text, why, silent = signature_text(self.spec)
-        mode = self.kernel.mode
-        return (text + f";autodiff={mode}" if text is not None and mode else text), why, silent
+        if text is None:
+            return text, why, silent
+        fn, mode = self.kernel.fn, self.kernel.mode
+        # the decorator's flags change the code (and a decorator other than `@qd.kernel(...)` may hide them)
+        flags = "".join(f";{k}" for k in ("graph", "checkpoints") if getattr(fn, f"__qd_{k}__", False))
+        return text + flags + (f";autodiff={mode}" if mode else ""), why, silent
 
     def build_ir(self) -> tuple[Any, str]:
         from quadrants._stats import STATS

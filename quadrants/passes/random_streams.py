@@ -9,7 +9,8 @@ whichever thread runs the iteration, however many threads there are, and on ever
   every call: neither is compiled in, so cached code serves every seed (`KernelABI.random` says to pass them);
 - each parallel loop draws from stream k (its position among the kernel's parallel loops, from 1), indexed by
   its iteration index, with a u32 counter local to the iteration (zero at its start); serial code draws from
-  stream 0 with one counter for the whole launch.
+  stream 0 with one counter for the whole launch. A parallel loop under serial control flow (a graph kernel's
+  do-while, which may run it many times a launch) mixes the number of such runs so far into its key.
 
     before:  %2 = for range(%0, %1) parallel:
                %3 = random stream 0 : f32
@@ -46,23 +47,85 @@ def run(kernel: ir.Kernel) -> None:
     if not any(isinstance(s, ir.Random) for s in ir.walk(kernel.body)):
         return
     key, prologue = _launch_key(kernel)
-    out: list[ir.Stmt] = list(prologue)
-    serial: ir.Alloca | None = None
-    ordinal = 0
-    for s in kernel.body.stmts:
+    st = _Streams(key, prologue)
+    body = _streams(kernel.body.stmts, st, nested=False)
+    kernel.body.stmts = prologue + body
+
+
+class _Streams:
+    """The launch's key, the parallel loops numbered so far, and the kernel-level counters (in the prologue)."""
+
+    def __init__(self, key: ir.Value, prologue: list[ir.Stmt]) -> None:
+        self.key = key
+        self.prologue = prologue
+        self.ordinal = 0
+        self._serial: ir.Alloca | None = None
+        self._passes: ir.Alloca | None = None
+
+    def serial(self, out: list[ir.Stmt], nested: bool, loc: SourceLoc | None) -> ir.Alloca:
+        """The serial code's draw counter (one for the launch), made where it is first needed (in the prologue
+        when that is inside control flow, which may repeat)."""
+        if self._serial is None:
+            self._serial, init = _counter(loc)
+            (self.prologue if nested else out).extend(init)
+        return self._serial
+
+    def pass_key(self, out: list[ir.Stmt], loc: SourceLoc | None) -> ir.Value:
+        """A key of its own for this run of a parallel loop that control flow repeats (a graph kernel's
+        do-while: frontend/graph.py), so a second pass does not draw the first one's numbers again."""
+        if self._passes is None:
+            self._passes, init = _counter(None)
+            self.prologue += init
+        emit = _emitter(out)
+        n = emit(ir.Load(ptr=self._passes, type=u32, loc=loc))
+        one = emit(ir.Const(value=1, type=u32, loc=loc))
+        emit(ir.Store(ptr=self._passes, value=emit(ir.Binary(op="add", lhs=n, rhs=one, type=u32, loc=loc)), loc=loc))
+        wide = emit(ir.Cast(value=n, type=u64, loc=loc))
+        gamma = emit(ir.Const(value=GOLDEN_GAMMA, type=u64, loc=loc))
+        return _mix(out, emit(ir.Binary(op="add", lhs=self.key, rhs=emit(ir.Binary(
+            op="mul", lhs=wide, rhs=gamma, type=u64, loc=loc)), type=u64, loc=loc)))  # fmt: skip
+
+
+def _streams(stmts: list[ir.Stmt], st: _Streams, nested: bool) -> list[ir.Stmt]:
+    out: list[ir.Stmt] = []
+    for s in stmts:
         if isinstance(s, ir.RangeFor) and s.parallel:
-            ordinal += 1
+            st.ordinal += 1
             if _draws(s.body):
+                key = st.pass_key(out, s.loc) if nested else st.key
                 counter, init = _counter(s.loc)
-                s.body.stmts = init + _bind(s.body.stmts, key, s, counter, ordinal)
+                s.body.stmts = init + _bind(s.body.stmts, key, s, counter, st.ordinal)
+        elif isinstance(s, (ir.While, ir.If)) and any(_holds_parallel(b) for b in s.blocks()):
+            for b in s.blocks():  # serial control flow around parallel loops: bind each part in place
+                b.stmts = _streams(b.stmts, st, nested=True)
         elif _draws(ir.Block([s])):
-            if serial is None:
-                serial, init = _counter(s.loc)
-                out += init
-            out += _bind([s], key, None, serial, 0)
+            out += _bind([s], st.key, None, st.serial(out, nested, s.loc), 0)
             continue
         out.append(s)
-    kernel.body.stmts = out
+    return out
+
+
+def _holds_parallel(block: ir.Block) -> bool:
+    return any(isinstance(s, ir.RangeFor) and s.parallel for s in ir.walk(block))
+
+
+def _emitter(out: list[ir.Stmt]):  # type: ignore[no-untyped-def]
+    def emit(s: ir.Value) -> ir.Value:
+        out.append(s)
+        return s
+
+    return emit
+
+
+def _mix(out: list[ir.Stmt], z: ir.Value) -> ir.Value:
+    """splitmix64's finalizer of `z`, its statements appended to `out`."""
+    emit = _emitter(out)
+    for shift, mul in _MIX:
+        z = emit(ir.Binary(op="xor", lhs=z, rhs=emit(ir.Binary(op="lshr", lhs=z, rhs=emit(ir.Const(
+            value=shift, type=u64)), type=u64)), type=u64))  # fmt: skip
+        if mul:
+            z = emit(ir.Binary(op="mul", lhs=z, rhs=emit(ir.Const(value=mul, type=u64)), type=u64))
+    return z
 
 
 def _draws(block: ir.Block) -> bool:
@@ -88,14 +151,7 @@ def _launch_key(kernel: ir.Kernel) -> tuple[ir.Value, list[ir.Stmt]]:
     def binary(op: str, a: ir.Value, b: ir.Value) -> ir.Value:
         return emit(ir.Binary(op=op, lhs=a, rhs=b, type=u64))
 
-    def mix(z: ir.Value) -> ir.Value:
-        for shift, mul in _MIX:
-            z = binary("xor", z, binary("lshr", z, const(shift)))
-            if mul:
-                z = binary("mul", z, const(mul))
-        return z
-
-    key = mix(binary("add", mix(seed), binary("mul", launch, const(GOLDEN_GAMMA))))
+    key = _mix(stmts, binary("add", _mix(stmts, seed), binary("mul", launch, const(GOLDEN_GAMMA))))
     return key, stmts
 
 

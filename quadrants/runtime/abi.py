@@ -94,6 +94,28 @@ class SiteABI:
 
 
 @dataclass(frozen=True)
+class GraphABI:
+    """A graph kernel's records, kept with its code (a cache hit runs no frontend): per `qd.graph.do_while`
+    level (flag as written, enclosing level, flag's index in `args`) and per checkpoint stage (label, its
+    IntEnum class as "module:qualname" or "", flag as written or None, flag's index or -1); `resume`: the
+    index in `args` of the hidden i32 argument a checkpoints kernel takes (the stage to resume from), else -1.
+    A checkpoints kernel returns one hidden i32 result: the stage that yielded, or -1."""
+
+    levels: tuple[tuple[str, int, int], ...] = ()
+    checkpoints: tuple[tuple[int | None, str, str | None, int], ...] = ()
+    resume: int = -1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"levels": [list(x) for x in self.levels], "checkpoints": [list(x) for x in self.checkpoints],
+                "resume": self.resume}  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GraphABI:
+        return cls(tuple((str(a), int(b), int(c)) for a, b, c in d["levels"]),
+                   tuple((a, str(b), c, int(e)) for a, b, c, e in d["checkpoints"]), int(d["resume"]))  # fmt: skip
+
+
+@dataclass(frozen=True)
 class KernelABI:
     symbol: str
     args: tuple[ArgABI, ...]
@@ -102,13 +124,15 @@ class KernelABI:
     has_print: bool = False
     ret_shapes: tuple[tuple[int, ...], ...] = ()  # per declared result: () for a scalar, (n,) or (n, m)
     random: bool = False  # draws qd.random(): two more u64 arguments after `args`, the seed and the launch number
-    do_while: int = -1  # `qd.graph_do_while`: the index in `args` of the flag; each call repeats while it is non-zero
+    tasks: int = 1  # offloaded tasks per launch, as Quadrants counts them (`prog.get_num_offloaded_tasks_on_last_call`)
+    graph: GraphABI | None = None  # the graph constructs' records (do-while levels, checkpoints)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "symbol": self.symbol, "args": [asdict(a) for a in self.args], "rets": list(self.rets),
             "sites": [asdict(s) for s in self.sites], "has_print": self.has_print,
-            "ret_shapes": [list(x) for x in self.ret_shapes], "random": self.random, "do_while": self.do_while,
+            "ret_shapes": [list(x) for x in self.ret_shapes], "random": self.random, "tasks": self.tasks,
+            "graph": None if self.graph is None else self.graph.to_dict(),
         }  # fmt: skip
 
     @classmethod
@@ -124,7 +148,8 @@ class KernelABI:
             has_print=d["has_print"],
             ret_shapes=tuple(tuple(x) for x in d["ret_shapes"]),
             random=d.get("random", False),
-            do_while=d.get("do_while", -1),
+            tasks=d.get("tasks", 1),
+            graph=None if d.get("graph") is None else GraphABI.from_dict(d["graph"]),
         )
 
 

@@ -107,8 +107,11 @@ class CudaLauncher(Launcher):
             self._args_mem = self._pack(params[2:])
             params = params[:2] + [(ctypes.c_void_p, self._args_mem.ctypes.data)]
         try:
-            for fn, (grid, block) in zip(self.functions, self._grids):
-                self.device.launch(fn, grid, block, params)
+            if self.plan.program is None:
+                for fn, (grid, block) in zip(self.functions, self._grids):
+                    self.device.launch(fn, grid, block, params)
+            else:
+                self._run(self.plan.program, params)
             if packed or copies or self.abi.rets or self.check_errors or self.abi.has_print or self.overflow_sites:
                 self.device.sync()  # (printf output is flushed at a sync)
         except QuadrantsRuntimeError as e:
@@ -120,6 +123,31 @@ class CudaLauncher(Launcher):
         if self.check_errors and self.ctx.error:
             self.raise_error(self.ctx.error, self.ctx)
         return self.results()
+
+    def _run(self, steps: list[Any], params: list[tuple[Any, Any]]) -> str | None:
+        """Launch a plan's steps (codegen/cuda_plan.CudaPlan.program): the host runs the control flow that
+        holds parallel loops (a do-while, a checkpoint's gate), reading each condition from temps after a sync.
+        Returns "break" / "continue" for the enclosing loop, "stop" once a check failed, else None."""
+        for step in steps:
+            if isinstance(step, int):
+                grid, block = self._grids[step]
+                self.device.launch(self.functions[step], grid, block, params)
+                continue
+            kind = step[0]
+            if kind in ("break", "continue"):
+                return kind  # type: ignore[no-any-return]
+            if kind == "loop":
+                while (out := self._run(step[1], params)) != "break":
+                    if out == "stop":
+                        return out
+                continue
+            self.device.sync()
+            if self.check_errors and self.ctx.error:
+                return "stop"  # (raised after the launch)
+            out = self._run(step[2] if self._temps.view(np.uint8)[8 * step[1]] else step[3], params)
+            if out is not None:
+                return out
+        return None
 
     def _pack(self, params: list[tuple[Any, Any]]) -> np.ndarray:
         """Device memory holding `params`, one 8-byte slot each (the layout codegen/cuda.py reads)."""

@@ -78,6 +78,18 @@ class TensorElement:
         return f"[Tensor ({', '.join(map(str, self._shape))}) {self._dtype}]"
 
 
+class NativeArray:
+    """`ndarray.arr`: the memory behind an ndarray, as Quadrants' native Ndarray object reports it."""
+
+    __slots__ = ("_address",)
+
+    def __init__(self, address: int) -> None:
+        self._address = address
+
+    def device_allocation_ptr(self) -> int:
+        return self._address
+
+
 class Ndarray:
     """A kernel-accessible array. `shape` excludes the element shape of vector/matrix ndarrays.
 
@@ -120,6 +132,11 @@ class Ndarray:
         self.shape = tuple(phys[inv[k]] for k in range(len(phys)))
         self._view = host_views.canonical_view(self._arr, lay)
         self._spec = nd_type(self._spec.dtype, self._spec.ndim, self._spec.elem_shape, lay)
+
+    @property
+    def arr(self) -> NativeArray:
+        """Quadrants' handle of the native array (`nd.arr.device_allocation_ptr()`: where its data is)."""
+        return NativeArray(int(self._arr.ctypes.data))
 
     @property
     def layout(self) -> tuple[int, ...] | None:

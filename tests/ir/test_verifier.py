@@ -84,8 +84,12 @@ def test_parallel_loop_must_be_top_level() -> None:
     z = ir.Const(value=0, type=T.i32)
     c = ir.Const(value=1, type=T.u1)
     inner = ir.RangeFor(begin=z, end=z, parallel=True, type=T.i32)
+    outer = ir.RangeFor(begin=z, end=z, parallel=False, type=T.i32, body=ir.Block([ir.If(cond=c, then=ir.Block([inner]))]))
     with pytest.raises(IRVerifyError, match="top level"):
-        verify(_kernel(z, c, ir.If(cond=c, then=ir.Block([inner]))))
+        verify(_kernel(z, c, outer))
+    # under serial control flow only (a graph kernel's do-while or checkpoint gate) a parallel loop is fine
+    verify(_kernel(z, c, ir.While(body=ir.Block([ir.If(cond=c, then=ir.Block([ir.RangeFor(
+        begin=z, end=z, parallel=True, type=T.i32)])), ir.Break()]))))
 
 
 def test_passes_keep_the_ir_valid() -> None:
