@@ -31,7 +31,8 @@ def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelA
     has_print = any(isinstance(s, ir.Print) for body in bodies for s in ir.walk(body))
     return KernelABI(symbol=symbol, args=tuple(args), rets=tuple(t.name for t in kernel.ret_types),
                      sites=sites, has_print=has_print, ret_shapes=kernel.ret_shapes,
-                     random=len(params) < len(kernel.params), do_while=kernel.do_while)  # fmt: skip
+                     random=len(params) < len(kernel.params), do_while=kernel.do_while,
+                     leaves=kernel.leaves)  # fmt: skip
 
 
 def site_abis(kernel: ir.Kernel) -> tuple[SiteABI, ...]:

@@ -514,6 +514,8 @@ class AdStackTop(Value):
 class Param:
     name: str
     type: PrimitiveType | NdType
+    # a member of a dataclass / data_oriented argument: not passed when the kernel never reads it (prune_args)
+    member: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -570,6 +572,9 @@ class Kernel:
     # `while qd.graph_do_while(flag):` as the whole body: the index of `flag`'s parameter (a 0-d i32 ndarray);
     # the body runs, then again while flag[()] != 0 (the launch repeats: lang/kernel.py). -1: a plain kernel.
     do_while: int = -1
+    # After passes/prune_args.py left out members the kernel never reads: the specialization's leaf each
+    # remaining parameter reads (its index among the leaves, lang/args.py). None: one leaf per parameter, in order.
+    leaves: tuple[int, ...] | None = None
 
 
 def walk(block: Block) -> Iterator[Stmt]:

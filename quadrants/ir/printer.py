@@ -29,7 +29,10 @@ def format_kernel(kernel: ir.Kernel) -> str:
     rets = ", ".join(map(repr, kernel.ret_types))
     mode = f" [{kernel.mode}]" if kernel.mode else ""
     repeat = f" do_while(arg {kernel.do_while})" if kernel.do_while >= 0 else ""
-    lines = [f"kernel {kernel.name}{mode}({params}) -> ({rets}){repeat}"]
+    # the leaves the parameters read are in the text, hence the offline key: the code of two specializations
+    # whose unread members differ may be the same, but the arguments their launches pass are not
+    leaves = f" leaves({', '.join(map(str, kernel.leaves))})" if kernel.leaves is not None else ""
+    lines = [f"kernel {kernel.name}{mode}({params}) -> ({rets}){repeat}{leaves}"]
     _block(kernel.body, namer, 1, lines)
     for fn in kernel.functions:  # the real functions it calls: their code is part of the kernel's text
         fn_params = ", ".join(f"{p.name}: {p.type!r}" for p in fn.params)

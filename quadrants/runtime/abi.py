@@ -103,12 +103,21 @@ class KernelABI:
     ret_shapes: tuple[tuple[int, ...], ...] = ()  # per declared result: () for a scalar, (n,) or (n, m)
     random: bool = False  # draws qd.random(): two more u64 arguments after `args`, the seed and the launch number
     do_while: int = -1  # `qd.graph_do_while`: the index in `args` of the flag; each call repeats while it is non-zero
+    # the specialization's leaf each of `args` reads, when members the kernel never reads are not passed
+    # (passes/prune_args.py); None: one leaf per argument, in order
+    leaves: tuple[int, ...] | None = None
+
+    def passed(self, leaves: list[Any]) -> list[Any]:
+        """Of a specialization's leaves (lang/args.py), those the launch passes, in `args` order."""
+        picks = self.leaves
+        return leaves if picks is None else [leaves[k] for k in picks]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "symbol": self.symbol, "args": [asdict(a) for a in self.args], "rets": list(self.rets),
             "sites": [asdict(s) for s in self.sites], "has_print": self.has_print,
             "ret_shapes": [list(x) for x in self.ret_shapes], "random": self.random, "do_while": self.do_while,
+            "leaves": None if self.leaves is None else list(self.leaves),
         }  # fmt: skip
 
     @classmethod
@@ -125,6 +134,7 @@ class KernelABI:
             ret_shapes=tuple(tuple(x) for x in d["ret_shapes"]),
             random=d.get("random", False),
             do_while=d.get("do_while", -1),
+            leaves=None if d.get("leaves") is None else tuple(d["leaves"]),
         )
 
 
