@@ -3,13 +3,15 @@
 `CASES` covers what the backends treat differently: a parallel loop, a reduction, serial code between two
 loops, a func call (with a while loop, ndrange and a static loop), vector/matrix arithmetic, a recursive
 real function called from a parallel loop, and qd.random() draws. `PASS_CASES` names, for every pass of the
-pipeline, a kernel the pass rewrites.
+pipeline, a kernel the pass rewrites (`drift` reads two of its dataclass's four members: `prune_args`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import quadrants as qd
-from tests.golden_support import GoldenCase, ndarray, scalar, template
+from tests.golden_support import GoldenCase, dataclass_param, ndarray, scalar, template
 
 Nd = qd.types.NDArray
 
@@ -113,6 +115,20 @@ def grow(x: qd.template(), n: qd.i32):
         x[i] = x[i] + 1.0
 
 
+@dataclasses.dataclass
+class Bodies:
+    pos: Nd[qd.f32, 1]
+    mass: Nd[qd.f32, 1]
+    vel: Nd[qd.f32, 1]
+    steps: qd.i32
+
+
+@qd.kernel
+def drift(b: Bodies, dt: qd.f32):
+    for i in range(b.pos.shape[0]):
+        b.pos[i] += b.vel[i] * dt
+
+
 class _PassCases(dict[str, GoldenCase]):
     """The cases by pass; `sparse_access`'s kernel writes a field of a sparse tree, made when asked for (fields
     belong to the program of the test that asks)."""
@@ -129,4 +145,6 @@ PASS_CASES = _PassCases({
     "reductions": CASES["total"],
     "demote_atomics": GoldenCase(bump, [ndarray("x", qd.f32, 1)]),
     "random_streams": CASES["jitter"],
+    "prune_args": GoldenCase(drift, [dataclass_param("b", Bodies, [ndarray("pos", qd.f32, 1), ndarray("mass", qd.f32, 1),
+                                     ndarray("vel", qd.f32, 1), scalar("steps", qd.i32)]), scalar("dt", qd.f32)]),
 })  # fmt: skip

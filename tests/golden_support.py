@@ -65,6 +65,11 @@ def template(name: str, value: Any) -> ParamSpec:
     return ParamSpec(name, SpecKind.TEMPLATE, value=value)
 
 
+def dataclass_param(name: str, cls: type, members: list[ParamSpec]) -> ParamSpec:
+    """A Python dataclass argument whose members are specialized as `members` (in the class's order)."""
+    return ParamSpec(name, SpecKind.STRUCT, members=tuple(members), cls=cls)
+
+
 @dataclass(frozen=True)
 class GoldenCase:
     """A kernel specialized by hand, as a call with these arguments would specialize it."""

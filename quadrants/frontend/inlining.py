@@ -65,7 +65,7 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
     by_ref = reference_params(sig, hints, resolve, bound_self is not None)
     bound = bind_call(fb, sig, by_ref, bound_self, node, f"qd.func {src.name!r}")
 
-    ret_ann = hints.get("return")
+    ret_ann = ann.return_annotation(hints)
     if ret_ann is not None and not src.has_return():
         raise QuadrantsSyntaxError("Function has a return type but does not have a return statement", src.loc(src.tree))
     frame = Frame(

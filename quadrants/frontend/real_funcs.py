@@ -91,7 +91,7 @@ def call_real(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) 
     key = (id(src), tuple((p.name, p.key) for p in params))
     compiled = fb.real_funcs.get(key)
     if compiled is None:
-        ret_ann = hints.get("return")
+        ret_ann = ann.return_annotation(hints)
         if ret_ann is not None and not src.has_return():
             raise QuadrantsSyntaxError("Function has a return type but does not have a return statement",
                                        src.loc(src.tree))  # fmt: skip

@@ -59,21 +59,29 @@ def build_kernel(
     )
 
 
-def runtime_params(params: list[ParamSpec], prefix: str = "") -> list[ir.Param]:
-    """The runtime parameters of a specialization, depth first: the native function's arguments."""
+def runtime_params(params: list[ParamSpec], prefix: str = "", member: bool = False) -> list[ir.Param]:
+    """The runtime parameters of a specialization, depth first: the native function's arguments. `member`:
+    they are members of a dataclass / data_oriented argument, which the kernel may leave out unread
+    (passes/prune_args.py); a `qd.types.struct` value, a BufferView or a sparse builder passes all of its own."""
     out: list[ir.Param] = []
     for p in params:
         name = prefix + p.name
         if p.kind in (SpecKind.SCALAR, SpecKind.NDARRAY):
-            out.append(ir.Param(name, p.type))
+            out.append(ir.Param(name, p.type, member))
             if p.grad is not None:
-                out.append(ir.Param(name + ".grad", p.grad.type))
+                out.append(ir.Param(name + ".grad", p.grad.type, member))
         elif p.kind == SpecKind.MATRIX:
             shape, dtype = p.type
-            out.extend(ir.Param(f"{name}[{k}]", dtype) for k in range(_size(shape)))
+            out.extend(ir.Param(f"{name}[{k}]", dtype, member) for k in range(_size(shape)))
         elif p.kind == SpecKind.STRUCT:
-            out.extend(runtime_params(list(p.members), name + "."))
+            out.extend(runtime_params(list(p.members), name + ".", _prunable_struct(p)))
     return out
+
+
+def _prunable_struct(p: ParamSpec) -> bool:
+    """Whether a struct parameter's members are passed only when read: a Python dataclass's or a data_oriented
+    object's, as in Quadrants (not a typed `qd.types.struct` value's, nor a BufferView's or sparse builder's)."""
+    return isinstance(p.cls, type) and not any(getattr(p.cls, k, False) is True for k in _SPECIAL_STRUCTS)
 
 
 def _size(shape: tuple[int, ...]) -> int:

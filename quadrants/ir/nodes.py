@@ -517,6 +517,8 @@ class AdStackTop(Value):
 class Param:
     name: str
     type: PrimitiveType | NdType
+    # a member of a dataclass / data_oriented argument: not passed when the kernel never reads it (prune_args)
+    member: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -596,6 +598,9 @@ class Kernel:
     graph_levels: list[GraphLevel] = field(default_factory=list)  # its `qd.graph.do_while` loops, in order
     checkpoints: list[Checkpoint] = field(default_factory=list)  # its stages, explicit and implicit, in order
     resume_arg: int = -1  # checkpoints=True: the index of the hidden i32 parameter, the stage to resume from
+    # After passes/prune_args.py left out members the kernel never reads: the specialization's leaf each
+    # remaining parameter reads (its index among the leaves, lang/args.py). None: one leaf per parameter, in order.
+    leaves: tuple[int, ...] | None = None
 
 
 def walk(block: Block) -> Iterator[Stmt]:

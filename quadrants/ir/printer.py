@@ -28,7 +28,10 @@ def format_kernel(kernel: ir.Kernel) -> str:
     params = ", ".join(f"{p.name}: {p.type!r}" for p in kernel.params)
     rets = ", ".join(map(repr, kernel.ret_types))
     mode = f" [{kernel.mode}]" if kernel.mode else ""
-    lines = [f"kernel {kernel.name}{mode}({params}) -> ({rets})"]
+    # the leaves the parameters read are in the text, hence the offline key: the code of two specializations
+    # whose unread members differ may be the same, but the arguments their launches pass are not
+    leaves = f" leaves({', '.join(map(str, kernel.leaves))})" if kernel.leaves is not None else ""
+    lines = [f"kernel {kernel.name}{mode}({params}) -> ({rets}){leaves}"]
     for lv in kernel.graph_levels:
         lines.append(f"  graph do_while {lv.name!r} (arg {lv.arg}) in level {lv.parent}")
     for k, cp in enumerate(kernel.checkpoints):

@@ -7,9 +7,10 @@ from quadrants.lang import (
 
 
 def __getattr__(name: str) -> object:
-    """`qd.lang.ops`, imported on first use (the kernel language needs no module of its own for it)."""
-    if name == "ops":
+    """`qd.lang.ops` and `qd.lang.kernel_impl`, imported on first use (Quadrants' module paths; the kernel
+    language needs neither)."""
+    if name in ("ops", "kernel_impl"):
         import importlib
 
-        return importlib.import_module("quadrants.lang.ops")
+        return importlib.import_module(f"quadrants.lang.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -30,7 +30,16 @@ from quadrants.errors import (
 from quadrants.frontend.source import FunctionSource, read_function
 from quadrants.lang import program
 from quadrants.lang import tape as _tape
-from quadrants.lang._kernel_types import FeLlCacheObservations, LaunchStats, SrcLlCacheObservations, launch_stats
+from quadrants.lang._kernel_types import (
+    CompiledKernelData,
+    FeLlCacheObservations,
+    LaunchObservations,
+    LaunchStats,
+    SrcLlCacheObservations,
+    TemplateMapper,
+    launch_stats,
+    used_members,
+)
 from quadrants.lang._perf_dispatch import refuse_registered
 from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation, signature_text
 from quadrants.lang.checkpoint import LAST_CALL, DoWhileLevel, GraphRecords
@@ -116,6 +125,12 @@ class Kernel:
         self.launch_stats = LaunchStats()  # the last specialization launched through the general path
         self._graph = GraphRecords()  # what the last compile recorded of its graph constructs
         self._observed = False
+        # Quadrants' names for what this program compiled: specialization key -> its code, the last one obtained,
+        # the key of the last launch and whether that launch found its code compiled already
+        self.compiled_kernel_data_by_key: dict[Any, CompiledKernelData] = {}
+        self._last_compiled_kernel_data: CompiledKernelData | None = None
+        self._last_launch_key: Any = None
+        self._found_compiled = False
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
@@ -197,6 +212,43 @@ class Kernel:
         self.src_ll_cache_observations = SrcLlCacheObservations()
         self.fe_ll_cache_observations = FeLlCacheObservations()
         self._observed = False
+        self.compiled_kernel_data_by_key.clear()
+        self._last_compiled_kernel_data = None
+
+    # ---- Quadrants' internal views of the specializations (tests and tools read them) -------------------
+
+    @property
+    def func(self) -> Callable[..., Any]:
+        """The Python function (Quadrants' name for it)."""
+        return self.fn
+
+    @property
+    def launch_observations(self) -> LaunchObservations:
+        return LaunchObservations(self._found_compiled)
+
+    @property
+    def mapper(self) -> TemplateMapper:
+        return TemplateMapper(self._launchers)
+
+    @property
+    def materialized_kernels(self) -> dict[Any, Any]:
+        """The specializations compiled (or loaded) in this program: key -> launcher."""
+        return {k: e for k, e in self._launchers.items() if not isinstance(e, QuadrantsCompilationError)}
+
+    @property
+    def used_py_dataclass_parameters_by_key_enforcing(self) -> dict[Any, set[str]]:
+        """Per specialization, the dataclass / data_oriented members its launches pass (under Quadrants'
+        flattened names): those the kernel reads, after passes/prune_args.py."""
+        structs = {p.name for p in self.params if p.kind in (ParamKind.DATACLASS, ParamKind.SELF, ParamKind.TEMPLATE)}
+        return {k: used_members(e.abi, structs) for k, e in self.materialized_kernels.items()}
+
+    def launch_kernel(self, key: Any, t_kernel: Launch, compiled_kernel_data: CompiledKernelData | None,
+                      *args: Any, qd_stream: Any = None) -> Any:  # fmt: skip
+        """The general path's launch of specialization `key`, under Quadrants' name and parameters (programs
+        and tests wrap it): `t_kernel` is the launcher with the leaves it passes, `compiled_kernel_data` the code
+        `compiled_kernel_data_by_key` held for `key` before this call (None: this call compiled it), `args` the
+        argument values bound to the parameters. Later calls of the same specialization take the fast path."""
+        return t_kernel.run(list(args))
 
     def resume(self, *args: Any, from_checkpoint: Any, **kwargs: Any) -> Any:
         """Launch again from the checkpoint labelled `from_checkpoint` (a `qd.checkpoint` cp_id): the stages
@@ -246,31 +298,54 @@ class Kernel:
             self._returns = self._resolve_returns(config)
         values, spec = self._specialize(args, kwargs, config, self._returns)
         entry = self._launchers.get(spec.key)
+        found = entry is not None
         if entry is None:
-            if config.record:  # an adjoint / dual kernel as `name.grad` / `name.dual` (aot/record.py)
-                RECORDER(config.record, self, self.params, values, config.offline_cache_file_path)  # `qd record` runs
-            _warn_dataclass_templates(self, values)
-            entry = self._compile(spec, prog)
-            self._launchers[spec.key] = entry
+            self.materialize(spec.key, spec, values)
+            entry = self._launchers[spec.key]
         if isinstance(entry, QuadrantsCompilationError):
             raise type(entry)(entry.message, entry.loc) from None
+        data = self.compiled_kernel_data_by_key.get(spec.key)
         self.launch_stats = entry.launch_stats  # type: ignore[union-attr,attr-defined]
         LAST_CALL.tasks = entry.tasks  # type: ignore[union-attr,attr-defined]
-        fast = entry.fast_path(len(values), spec.leaves, spec.guards)
+        self._last_launch_key, self._found_compiled = spec.key, found
+        leaves = entry.abi.passed(spec.leaves)  # members the kernel never reads are not passed
+        fast = entry.fast_path(len(values), leaves, spec.guards)
         regroup = result_regrouper(self._returns)
+        if fast is not None and regroup is not None:
+            fast = _regrouped(fast, regroup)  # struct results: qd.Struct values
+        self._fast = fast if fast is None or found else self._noting_found(fast)
         STATS.time("prepare", time.perf_counter() - t0)
+        stage = None
         if resume is not None:
             if not hasattr(entry, "on_result") or not any(n is not None for n in self._graph.yield_on):
                 raise RuntimeError("`from_checkpoint=` is only valid for kernels that contain at least one "
                                    "qd.checkpoint(yield_on=...) block; this kernel has none.")  # fmt: skip
             stage = self._graph.stage_of(resume, self.fn.__name__)
-            self._fast = fast
-            return entry.call(values, spec.leaves, resume=stage)  # type: ignore[call-arg]
-        if regroup is None:
-            self._fast = fast
-            return entry.call(values, spec.leaves)
-        self._fast = None if fast is None else _regrouped(fast, regroup)  # struct results: qd.Struct values
-        return regroup(entry.call(values, spec.leaves))
+        launch = Launch(entry, leaves, regroup, stage)
+        return self.launch_kernel(spec.key, launch, data if found or (data and data.loaded) else None, *values)
+
+    def materialize(self, key: Any, spec: Specialization, values: list[Any]) -> None:
+        """Compile specialization `key` (or load it from a cache) into `materialized_kernels`, under Quadrants'
+        name: the general path calls it on the first call of each specialization (tests wrap it to count)."""
+        config = program.get().config
+        if config.record:  # an adjoint / dual kernel as `name.grad` / `name.dual` (aot/record.py)
+            RECORDER(config.record, self, self.params, values, config.offline_cache_file_path)  # `qd record` runs
+        _warn_dataclass_templates(self, values)
+        self._launchers[key] = self._compile(spec, program.get())
+
+    def _noting_found(self, fast: Callable[..., Any]) -> Callable[..., Any]:
+        """`fast`, which on its first launch notes that the launch found its code compiled (the fast path only
+        ever runs compiled code), then steps aside: no cost to the calls after it."""
+
+        def first(*args: Any) -> Any:
+            r = fast(*args)
+            if r is not MISS:
+                self._found_compiled = True
+                if self._fast is first:
+                    self._fast = fast
+            return r
+
+        return first
 
     def _run_as_python(self, args: tuple[Any, ...], kwargs: dict[str, Any], config: Any) -> Any:
         """The python backend's call: the arguments bound, and scalars checked and converted, as for a compiled
@@ -366,6 +441,8 @@ class Kernel:
         launcher: Launcher = driver.backend.launcher(art.abi, art.loaded, prog)
         launcher.compiled = art.compiled  # type: ignore[attr-defined]
         launcher.launch_stats = launch_stats(art.abi.args)  # type: ignore[attr-defined]
+        data = CompiledKernelData(art.offline_key, art.abi, outcome.loaded and outcome.validated)
+        self.compiled_kernel_data_by_key[spec.key] = self._last_compiled_kernel_data = data
         launcher.locate = self._locate_site
         # errors name the kernel as the program does (`Sim.step`), not by its symbol or the enclosing functions
         launcher.kernel_name = self.fn.__qualname__.rsplit("<locals>.", 1)[-1]
@@ -479,7 +556,7 @@ def _warn_dataclass_templates(kernel: Kernel, values: list[Any]) -> None:
                 f"inadvertently. Use the dataclass type itself as the annotation instead (e.g. `def {name}({p.name}: "
                 f"{type(v).__name__}, ...)`). In a future release this will become an error.",
                 DeprecationWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
 
 
@@ -572,6 +649,23 @@ class CallRequest:
         out = build_ir_text(k.source, k.fn.__qualname__, self.spec.specs, self.returns, self.config, k.mode)
         STATS.time("frontend", time.perf_counter() - t0)
         return out
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A general-path launch: the launcher, the leaves it passes and the regrouping of struct results."""
+
+    entry: Any  # runtime.launch.Launcher, a CUDA launcher or a CheckpointLauncher
+    leaves: list[Any]
+    regroup: Callable[[Any], Any] | None
+    resume: int | None = None  # a checkpoints kernel's `kernel.resume(...)`: the stage to start from
+
+    def run(self, values: list[Any]) -> Any:
+        if self.resume is not None:
+            r = self.entry.call(values, self.leaves, resume=self.resume)
+        else:
+            r = self.entry.call(values, self.leaves)
+        return r if self.regroup is None else self.regroup(r)
 
 
 def _regrouped(fast: Callable[..., Any], regroup: Callable[[Any], Any]) -> Callable[..., Any]:

@@ -126,6 +126,14 @@ class KernelABI:
     random: bool = False  # draws qd.random(): two more u64 arguments after `args`, the seed and the launch number
     tasks: int = 1  # offloaded tasks per launch, as Quadrants counts them (`prog.get_num_offloaded_tasks_on_last_call`)
     graph: GraphABI | None = None  # the graph constructs' records (do-while levels, checkpoints)
+    # the specialization's leaf each of `args` reads, when members the kernel never reads are not passed
+    # (passes/prune_args.py); None: one leaf per argument, in order
+    leaves: tuple[int, ...] | None = None
+
+    def passed(self, leaves: list[Any]) -> list[Any]:
+        """Of a specialization's leaves (lang/args.py), those the launch passes, in `args` order."""
+        picks = self.leaves
+        return leaves if picks is None else [leaves[k] for k in picks]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -133,6 +141,7 @@ class KernelABI:
             "sites": [asdict(s) for s in self.sites], "has_print": self.has_print,
             "ret_shapes": [list(x) for x in self.ret_shapes], "random": self.random, "tasks": self.tasks,
             "graph": None if self.graph is None else self.graph.to_dict(),
+            "leaves": None if self.leaves is None else list(self.leaves),
         }  # fmt: skip
 
     @classmethod
@@ -150,6 +159,7 @@ class KernelABI:
             random=d.get("random", False),
             tasks=d.get("tasks", 1),
             graph=None if d.get("graph") is None else GraphABI.from_dict(d["graph"]),
+            leaves=None if d.get("leaves") is None else tuple(d["leaves"]),
         )
 
 

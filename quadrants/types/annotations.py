@@ -216,6 +216,13 @@ def resolve(annotation: Any, globalns: dict[str, Any], localns: dict[str, Any] |
     return annotation
 
 
+def return_annotation(hints: dict[str, Any]) -> Any:
+    """A function's `->` annotation from its `__annotations__`; None when it has none or declares `-> None`
+    (also written as the string "None", as a module with `from __future__ import annotations` keeps it)."""
+    a = hints.get("return")
+    return None if a is None or a == "None" or a is type(None) else a
+
+
 def return_types(annotation: Any, default_ip: PrimitiveType, default_fp: PrimitiveType) -> tuple[Any, ...]:
     """The types a kernel returns, from its `->` annotation (a dtype, a vector/matrix or struct type,
     `tuple[...]`, a tuple, or None)."""

@@ -354,3 +354,25 @@ def test_requires_top_level_funcs_run_at_the_top_level_and_refuse_nesting() -> N
     for k in (nested_if, nested_while):
         with pytest.raises(qd.QuadrantsSyntaxError, match=r"bump' is declared with requires_top_level=True"):
             k(x, 8)
+
+
+def test_a_func_and_a_real_func_declared_to_return_none_return_nothing() -> None:
+    """`-> None` under `from __future__ import annotations` (this module) is the string "None": no result, as
+    without the future import (it was taken for a result type, and the body for one lacking its return)."""
+
+    @qd.func
+    def add_one(a: Nd[qd.i32, 1]) -> None:
+        a[0] += 1
+
+    @qd.real_func
+    def add_ten(a: Nd[qd.i32, 1]) -> None:
+        a[1] += 10
+
+    @qd.kernel
+    def k(a: Nd[qd.i32, 1]) -> None:
+        add_one(a)
+        add_ten(a)
+
+    a = qd.ndarray(qd.i32, (2,))
+    k(a)
+    assert a.to_numpy().tolist() == [1, 10]

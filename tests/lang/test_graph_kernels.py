@@ -4,6 +4,7 @@ against the same computation written in Python; on the emulated CUDA backend the
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 from enum import IntEnum
@@ -247,3 +248,39 @@ def test_misplaced_constructs_are_located_errors() -> None:
 
     with pytest.raises(qd.QuadrantsSyntaxError, match=r"checkpoints=True\) requires graph=True"):
         qd.kernel(checkpoints=True)(lambda: None)
+
+
+@dataclasses.dataclass
+class _Flags:
+    unread: I1  # never read by the kernel below: not passed (passes/prune_args.py), so the later indices shift
+    counter: I0
+    stop: I0
+
+
+def test_flags_in_a_dataclass_after_an_unread_member_and_the_resume_stage_keep_their_arguments() -> None:
+    @qd.kernel(graph=True, checkpoints=True)
+    def k(f: _Flags, x: I1):
+        while qd.graph.do_while(f.counter):
+            with qd.checkpoint(0, yield_on=f.stop):
+                for i in range(x.shape[0]):
+                    x[i] += 1
+            for _ in range(1):
+                f.counter[()] -= 1
+
+    f = _Flags(qd.ndarray(qd.i32, (3,)), _scalar(3), _scalar(0))
+    x = qd.ndarray(qd.i32, (2,))
+    assert k(f, x).yielded is False
+    np.testing.assert_array_equal(x.to_numpy(), [3, 3])  # three passes, counted down by the flag
+    counts = k._primal.launch_stats.kernel_args_count_by_type
+    assert sum(counts.values()) == 4  # counter, stop, x and the resume stage: `unread` is not passed
+    levels = k._primal.graph_do_while_levels
+    ids = [lv.cond_cpp_arg_id for lv in levels] + k._primal.checkpoint_yield_on_cpp_arg_ids
+    assert ids == [0, 1, -1]  # the flags' indices among the arguments passed (-1: the stage that never yields)
+    f.counter.from_numpy(np.array(2, np.int32))
+    f.stop.from_numpy(np.array(1, np.int32))
+    status = k(f, x)
+    assert status.yielded and status.checkpoint == 0  # the first pass yielded before counting down
+    np.testing.assert_array_equal(x.to_numpy(), [4, 4])
+    f.stop.from_numpy(np.array(0, np.int32))
+    assert k.resume(f, x, from_checkpoint=0).yielded is False  # resumes the pass, then the rest
+    np.testing.assert_array_equal(x.to_numpy(), [6, 6])

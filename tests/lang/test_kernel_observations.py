@@ -33,8 +33,8 @@ def test_launch_stats_count_the_arguments_of_the_last_launch_by_kind() -> None:
     assert step._primal.launch_stats.kernel_args_count_by_type[KernelBatchedArgType.QD_ARRAY] == 0  # no launch
     step(Params(a, unread, 3, 2.0), 1, out)
     counts = step._primal.launch_stats.kernel_args_count_by_type
-    # every leaf is passed, the unread member too (no pruning here, unlike Quadrants)
-    assert counts[KernelBatchedArgType.QD_ARRAY] == 3
+    # p.a and out; the member the kernel never reads is not passed (passes/prune_args.py), as in Quadrants
+    assert counts[KernelBatchedArgType.QD_ARRAY] == 2
     assert (counts[KernelBatchedArgType.INT], counts[KernelBatchedArgType.FLOAT], counts[KernelBatchedArgType.UINT]) \
         == (1, 1, 1)  # fmt: skip
     assert counts[KernelBatchedArgType.QD_ARRAY_WITH_GRAD] == 0
