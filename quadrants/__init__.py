@@ -141,7 +141,7 @@ from quadrants.runtime.buffer_view import BufferView  # noqa: F401
 from quadrants.runtime.ndarray import MatrixNdarray, Ndarray, ScalarNdarray, VectorNdarray  # noqa: F401
 from quadrants.types.annotations import Template, ref, template  # noqa: F401
 from quadrants.types.dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401
-from quadrants.types.quant import BitpackedFields  # noqa: F401
+from quadrants.lang.bitpacked import BitpackedFields  # noqa: F401
 
 x64 = x86_64 = arm64 = cpu
 float16, float32, float64 = f16, f32, f64

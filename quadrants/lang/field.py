@@ -64,6 +64,8 @@ class Field:
         # Declared without `shape=`: no memory until an SNode tree places it (lang/snode.py), which sets
         # `_place` (its place node), `_placement` (its terms) and `_tree`.
         self._unplaced = shape is None
+        self._quant: Any = None  # a qd.types.quant type: its elements are bits of words (lang/bitpacked.py)
+        self._bits: Any = None  # then, once placed: its ir.bits.BitSlot
         self._place: Any = None
         self._placement: Any = None
         self._tree: Any = None
@@ -90,6 +92,7 @@ class Field:
     def _bind(self, tree: Any, region: int, offset: int, placement: Any, place_offset: Any) -> None:
         """Its SNode tree was finalized: the field lives at `offset` of `region`, addressed by `placement`."""
         self._tree, self._region, self._offset, self._placement = tree, region, offset, placement
+        self._bits = getattr(placement, "bits", None)
         self.shape = placement.shape
         self.offset = domain_offset(place_offset, len(self.shape))
 
@@ -121,6 +124,12 @@ class Field:
     @property
     def _sparse(self) -> bool:
         return bool(getattr(self._placement, "levels", ()))
+
+    @property
+    def _via_kernels(self) -> bool:
+        """Python scope reads and writes it through kernels (lang/sparse_host.py): a sparse tree's cells are not
+        one array, a quantized field's elements are bits."""
+        return self._sparse or self._bits is not None
 
     @property
     def _terms(self) -> tuple[Any, ...]:
@@ -178,7 +187,7 @@ class Field:
     def __qd_field__(self) -> tuple[int, int, PrimitiveType, tuple[int, ...], tuple[int, ...]]:
         """Where a kernel finds the field: region, offset, dtype, the *physical* shape (storage order) and the
         element shape; `_qd_layout` maps canonical indices onto it."""
-        if self._sparse:  # a kernel uses it: the region must exist
+        if self._via_kernels:  # a kernel uses it: the region must exist
             self._ready()
             program.get().fields.materialize(self._region)
         else:
@@ -192,7 +201,7 @@ class Field:
         self._ready()
         if self._placement is None:
             return self._memory_flat()
-        if self._sparse:  # through kernels: inactive cells read zeros (lang/sparse_host.py)
+        if self._via_kernels:  # through kernels: inactive cells read zeros (lang/sparse_host.py)
             from quadrants.lang import sparse_host
 
             return sparse_host.to_numpy(self)
@@ -227,7 +236,7 @@ class Field:
         want = self.shape + self.element_shape
         if a.shape != want:
             raise ValueError(f"Mismatch shape: {want} expected, but {a.shape} provided")
-        if self._sparse:  # every cell written, so activated, as in Quadrants
+        if self._via_kernels:  # every cell written, so activated, as in Quadrants
             from quadrants.lang import sparse_host
 
             sparse_host.from_numpy(self, a)
@@ -261,7 +270,7 @@ class Field:
 
     def fill(self, value: Any) -> None:
         self._ready()
-        if self._sparse:  # the active cells only, as Quadrants' fill (a struct-for) does
+        if self._via_kernels:  # the active cells only, as Quadrants' fill (a struct-for) does
             from quadrants.lang import sparse_host
 
             sparse_host.fill(self, value)
@@ -292,7 +301,7 @@ class Field:
 
     def __getitem__(self, index: Any) -> Any:
         self._ready()
-        if self._sparse:
+        if self._via_kernels:
             from quadrants.lang import sparse_host
 
             v = sparse_host.get(self, self._key(index))
@@ -308,7 +317,7 @@ class Field:
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self._ready()
-        if self._sparse:
+        if self._via_kernels:
             from quadrants.lang import sparse_host
 
             sparse_host.set(self, self._key(index), value)
@@ -360,6 +369,13 @@ class MatrixField(Field):
     def n(self) -> int:
         return self.element_shape[0]
 
+    def get_scalar_field(self, *indices: int) -> Any:
+        """Component `indices` as a scalar field of its own, to place apart (lang/component_fields.py); the
+        field is declared without shape= and its components are then placed one by one."""
+        from quadrants.lang import component_fields
+
+        return component_fields.split(self).get_scalar_field(*indices)
+
     @property
     def m(self) -> int:
         return self.element_shape[1] if len(self.element_shape) == 2 else 1
@@ -372,8 +388,8 @@ def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offs
     field's index domain (`x[offset]` is its first element, in kernels and in Python scope). `needs_grad` /
     `needs_dual` allocate `.grad` / `.dual` (see `with_companions`). `order="ji"` stores the axes in that
     order (outermost first), as `qd.tensor(layout=(1, 0))` does; indices stay canonical."""
-    if isinstance(dtype, quant.QuantType):
-        raise quant.refuse(f"a field of {dtype!r}")
+    if isinstance(dtype, quant.QuantType) or (isinstance(dtype, MatrixType) and quant.is_quant(dtype.dtype)):
+        return quant_field(dtype, shape, needs_grad or needs_dual)
     if needs_grad or needs_dual:
         check_real(program.resolve_dtype(dtype.dtype if isinstance(dtype, MatrixType) else dtype), True)
         return with_companions(field(dtype, shape, order, name, offset, layout=layout), lambda: field(
@@ -387,6 +403,30 @@ def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offs
     off = domain_offset(offset, len(shape_t), shape)
     lay = host_views.order_layout(order, len(shape_t)) if isinstance(order, str) else ()
     return _make(dtype, shape_t, off, lay)
+
+
+def quant_field(dtype: Any, shape: Any, needs: bool) -> Field:
+    """A field of a quantized type (or a vector/matrix of one), declared without shape: its elements are bits
+    of the words of a qd.BitpackedFields or a quant_array it is placed in."""
+    if shape is not None:
+        raise QuadrantsRuntimeError(f"a field of {getattr(dtype, 'dtype', dtype)!r} is declared without shape= and "
+                                    "placed in a qd.BitpackedFields or under a quant_array() level")  # fmt: skip
+    if needs:
+        raise QuadrantsRuntimeError("quantized fields have no gradients (needs_grad / needs_dual)")
+    if isinstance(dtype, MatrixType):
+        from quadrants.lang import component_fields
+
+        return component_fields.matrix_field(dtype.shape, dtype.dtype)
+    return scalar_unplaced(dtype)
+
+
+def scalar_unplaced(dtype: Any) -> ScalarField:
+    """A scalar field declared without shape, of a dtype or a quantized type."""
+    if isinstance(dtype, quant.QuantType):
+        f = ScalarField(dtype.compute, None, None)
+        f._quant = dtype
+        return f
+    return ScalarField(program.resolve_dtype(dtype), None, None)
 
 
 def unplaced_like(f: Field) -> Field:
