@@ -260,6 +260,9 @@ class FnLowering:
         assert isinstance(t, PrimitiveType)
         self.b.store(self.to_mem(self.v(s.value), t), self.v(s.ptr))
 
+    def addr(self, s: ir.Addr) -> None:
+        self.values[id(s)] = self.b.ptrtoint(self.v(s.ptr), I64)
+
     def bit_store(self, s: ir.BitStore) -> None:
         quant.store(self, s.ptrs, s.values)
 
@@ -527,6 +530,7 @@ SHARED_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType(
         ir.Load: FnLowering.load,
         ir.Store: FnLowering.store,
         ir.BitStore: FnLowering.bit_store,
+        ir.Addr: FnLowering.addr,
         ir.ExtPtr: FnLowering.ext_ptr,
         ir.SNodeOp: sparse.lower_snode_op,
         ir.AtomicRMW: lower_atomic,

@@ -159,7 +159,7 @@ def _decode_float(b: ll.IRBuilder, word: ll.Value, slot: BitSlot, k: int) -> ll.
     return b.bitcast(bits, F32)
 
 
-def _fixed_digits(lw: Any, m: BitMember, value: ll.Value) -> ll.Value:
+def _fixed_digits(lw: Any, m: BitMember, value: ll.Value, wrap: bool = False) -> ll.Value:
     """`int(value / scale + copysign(0.5, value))` as an i32, in the compute type (Quadrants' to_quant_fixed)."""
     b = lw.b
     ct = reg(m.compute)
@@ -168,7 +168,17 @@ def _fixed_digits(lw: Any, m: BitMember, value: ll.Value) -> ll.Value:
     half = b.bitcast(ll.Constant(ct, 0.5), it)
     sign = b.and_(b.bitcast(scaled, it), _c(it, 1 << (it.width - 1)))
     scaled = b.fadd(scaled, b.bitcast(b.or_(sign, half), ct))
-    return b.fptosi(scaled, I32) if m.signed else b.fptoui(scaled, I32)
+    if m.signed:
+        return b.fptosi(scaled, I32)
+    # unsigned: Quadrants' fptoui of a value out of range is LLVM's poison; what its x86 code gives is spelled
+    # out: all ones in a store (AVX-512's unsigned conversion), the low bits of a signed 64-bit conversion in an
+    # atomic add (a negative addend subtracts)
+    low = b.trunc(b.fptosi(scaled, ll.IntType(64)), I32)
+    if wrap:
+        return low
+    out = b.or_(b.fcmp_unordered("<=", scaled, ll.Constant(ct, -1.0)),
+                b.fcmp_ordered(">=", scaled, ll.Constant(ct, 2.0**32)))  # fmt: skip
+    return b.select(out, ll.Constant(I32, -1), low)
 
 
 def _int_bits(lw: Any, m: BitMember, value: ll.Value, wt: ll.IntType) -> ll.Value:
@@ -339,7 +349,7 @@ def atomic(lw: Any, s: ir.AtomicRMW) -> None:
         v = lw.v(s.value)
         if s.op == "sub":  # Quadrants adds the negated value
             v = b.fneg(v) if t.is_float else b.neg(v)
-        add = _fixed_digits(lw, m, v) if m.kind == "fixed" else v
+        add = _fixed_digits(lw, m, v, wrap=True) if m.kind == "fixed" else v
         add = b.shl(_intcast(b, add, wt, m.kind == "fixed" or t.kind == "int"), off)
         mask = b.shl(_c(wt, (1 << m.bits) - 1), off)
         keep = b.xor(mask, _c(wt, -1))
@@ -349,10 +359,13 @@ def atomic(lw: Any, s: ir.AtomicRMW) -> None:
     # a read-modify-write (Quadrants demotes atomics on floats; it has no others on bits)
     word = b.load(ptr, typ=wt)
     old_v = decode(lw, word, off, slot, slot.member)
-    new_v = lw.math.binop("add" if s.op == "sub" else s.op, old_v,
-                          lw.math.unop("neg", lw.v(s.value), t) if s.op == "sub" else lw.v(s.value), t)  # fmt: skip
+    v = lw.v(s.value)
     if s.op == "xchg":
-        new_v = lw.v(s.value)
+        new_v = v
+    elif t.is_float and s.op in ("add", "sub"):  # plain IEEE (no contraction with the operand's multiply)
+        new_v = b.fadd(old_v, b.fneg(v)) if s.op == "sub" else b.fadd(old_v, v)
+    else:
+        new_v = lw.math.binop(s.op, old_v, v, t)
     tmp = ir.Value(type=t)
     lw.values[id(tmp)] = new_v
     store(lw, (s.ptr,), (tmp,))

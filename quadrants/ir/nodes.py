@@ -207,6 +207,16 @@ class ExtPtr(Value):
         return (self.arr, *self.indices)
 
 
+@dataclass(eq=False, slots=True)
+class Addr(Value):
+    """`qd.get_addr(field, I)`: the address of an element, as a u64 (the word's, for a quantized field)."""
+
+    ptr: Value = None  # type: ignore[assignment]
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.ptr,)
+
+
 SNODE_OPS = frozenset({"activate", "deactivate", "is_active", "append", "length"})
 
 

@@ -100,6 +100,8 @@ class _Verifier:
         elif isinstance(s, ir.Store):
             pt = s.ptr.type
             _expect(isinstance(pt, ir.PtrType) and pt.pointee is s.value.type, "store type", s)
+        elif isinstance(s, ir.Addr):
+            _expect(isinstance(s.ptr.type, ir.PtrType) and s.type is u64, "addr of a pointer gives a u64", s)
         elif isinstance(s, ir.BitStore):
             _expect(len(s.ptrs) == len(s.values) >= 2, "bit store operands", s)
             words = {_word(p) for p in s.ptrs}

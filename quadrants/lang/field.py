@@ -80,7 +80,8 @@ class Field:
         companion made on demand, as Quadrants gives every real field one, so that `place(x, x.grad)` can
         place it. It becomes `x.grad` only once placed (lang/snode.py); one never placed is never allocated."""
         d = self.__dict__
-        if name in ("grad", "dual") and d.get("_unplaced") and "_companion_of" not in d and d["_prim"].is_float:
+        if name in ("grad", "dual") and d.get("_unplaced") and "_companion_of" not in d and d["_prim"].is_float \
+                and d.get("_quant") is None and "_parts" not in d:  # (bits and split fields have none)  # fmt: skip
             pending = d.setdefault("_pending", {})
             made = pending.get(name)
             if made is None:
