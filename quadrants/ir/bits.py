@@ -25,6 +25,14 @@ class BitMember:
     exponent: int = -1  # float: the member holding its exponent
     users: tuple[int, ...] = ()  # exp: the floats using it (more than one: a shared exponent)
 
+    def __repr__(self) -> str:  # the IR text (so the offline key) holds all of it
+        s = f"{self.kind}{'' if self.signed else 'u'}{self.bits}@{self.offset}:{self.compute}"
+        if self.kind == "fixed":
+            s += f"*{self.scale!r}"
+        if self.kind == "float":
+            s += f"^{self.exponent}"
+        return s + (f"<{','.join(map(str, self.users))}>" if self.users else "")
+
     @property
     def digit_bits(self) -> int:
         """A float's fraction bits (its digits less the sign bit)."""
@@ -41,6 +49,10 @@ class BitSlot:
     members: tuple[BitMember, ...]
     member: int
     array: tuple[tuple[int, int, int], ...] = ()
+
+    def __repr__(self) -> str:
+        arr = f" array {self.array}" if self.array else ""
+        return f"{self.word}[{', '.join(map(repr, self.members))}].{self.member}{arr}"
 
     @property
     def this(self) -> BitMember:
