@@ -59,6 +59,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     bit_cast,
     bit_shr,
     block_local,
+    cache_read_only,
     cast,
     ceil,
     clz,
@@ -66,6 +67,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     deactivate,
     exp,
     floor,
+    get_addr,
     graph_do_while,
     grouped,
     is_active,
@@ -75,6 +77,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     max,
     min,
     ndrange,
+    no_activate,
     one,
     popcnt,
     pow,
@@ -104,6 +107,7 @@ from quadrants.lang import (
 from quadrants.lang import impl as _impl  # noqa: F401  - `qd.lang.impl`, as in Quadrants
 from quadrants.lang import kernel as _kernel_module
 from quadrants.lang._perf_dispatch import perf_dispatch  # noqa: F401
+from quadrants.lang.bitpacked import BitpackedFields  # noqa: F401
 from quadrants.lang.checkpoint import GraphStatus, checkpoint  # noqa: F401
 from quadrants.lang.compat import Extension as extension  # noqa: F401
 from quadrants.lang.compat import Layout, is_extension_supported, pure, real_func  # noqa: F401
@@ -143,7 +147,6 @@ from quadrants.runtime.buffer_view import BufferView  # noqa: F401
 from quadrants.runtime.ndarray import MatrixNdarray, Ndarray, ScalarNdarray, VectorNdarray  # noqa: F401
 from quadrants.types.annotations import Template, ref, template  # noqa: F401
 from quadrants.types.dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401
-from quadrants.types.quant import BitpackedFields  # noqa: F401
 
 x64 = x86_64 = arm64 = cpu
 float16, float32, float64 = f16, f32, f64

@@ -129,15 +129,29 @@ def drift(b: Bodies, dt: qd.f32):
         b.pos[i] += b.vel[i] * dt
 
 
+@qd.kernel
+def pack(x: qd.template(), y: qd.template(), n: qd.i32):
+    for i in range(n):
+        x[i] = i
+        y[i] = i * 0.5
+
+
 class _PassCases(dict[str, GoldenCase]):
-    """The cases by pass; `sparse_access`'s kernel writes a field of a sparse tree, made when asked for (fields
-    belong to the program of the test that asks)."""
+    """The cases by pass; `sparse_access`'s kernel writes a field of a sparse tree, `bit_stores`' two fields of
+    a qd.BitpackedFields, made when asked for (fields belong to the program of the test that asks)."""
 
     def get(self, name: str, default: GoldenCase | None = None) -> GoldenCase | None:  # type: ignore[override]
         if name == "sparse_access":
             x = qd.field(qd.f32)
             qd.root.pointer(qd.i, 4).dense(qd.i, 8).place(x)
             return GoldenCase(grow, [template("x", x), scalar("n", qd.i32)])
+        if name == "bit_stores":
+            a = qd.field(dtype=qd.types.quant.int(12))
+            b = qd.field(dtype=qd.types.quant.fixed(20, max_value=4.0))
+            bits = qd.BitpackedFields(max_num_bits=32)
+            bits.place(a, b)
+            qd.root.dense(qd.i, 8).place(bits)
+            return GoldenCase(pack, [template("x", a), template("y", b), scalar("n", qd.i32)])
         return super().get(name, default)
 
 

@@ -26,6 +26,10 @@ class Slot:
 
 
 def lower_atomic(fl: Any, s: ir.AtomicRMW) -> None:
+    if id(s.ptr) in fl.bit_ptrs:  # a quantized element: bits of a word
+        from quadrants.codegen import quant
+
+        return quant.atomic(fl, s)
     t = s.type
     assert isinstance(t, PrimitiveType)
     value = fl.to_mem(fl.v(s.value), t)

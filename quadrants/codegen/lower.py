@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from llvmlite import ir as ll
 
-from quadrants.codegen import runtime_ir, sparse
+from quadrants.codegen import quant, runtime_ir, sparse
 from quadrants.codegen.adstack import lower_adstack, lower_pop, lower_push, lower_top
 from quadrants.codegen.atomics import Slot, lower_atomic, lower_reduce
 from quadrants.codegen.llvm_types import (
@@ -107,6 +107,7 @@ class FnLowering:
         self.values: dict[int, ll.Value] = {}
         self.coords: dict[int, list[ll.Value]] = {}
         self.nd: dict[int, NdInfo] = {}
+        self.bit_ptrs: dict[int, tuple[Any, ll.Value]] = {}  # quantized elements: (BitSlot, bit offset)
         self.loops: list[Loop] = []
         self.slots: list[Slot] = []
         self._error_exit: ll.Block | None = None
@@ -246,14 +247,24 @@ class FnLowering:
         self.values[id(s)] = self.alloca(mem(s.var_type), s.name)
 
     def load(self, s: ir.Load) -> None:
+        if id(s.ptr) in self.bit_ptrs:
+            return quant.load(self, s)
         t = s.type
         assert isinstance(t, PrimitiveType)
         self.values[id(s)] = self.to_reg(self.b.load(self.v(s.ptr), typ=mem(t)), t)
 
     def store(self, s: ir.Store) -> None:
+        if id(s.ptr) in self.bit_ptrs:
+            return quant.store(self, (s.ptr,), (s.value,))
         t = s.value.type
         assert isinstance(t, PrimitiveType)
         self.b.store(self.to_mem(self.v(s.value), t), self.v(s.ptr))
+
+    def addr(self, s: ir.Addr) -> None:
+        self.values[id(s)] = self.b.ptrtoint(self.v(s.ptr), I64)
+
+    def bit_store(self, s: ir.BitStore) -> None:
+        quant.store(self, s.ptrs, s.values)
 
     def global_nd(self, s: ir.GlobalNd) -> None:
         """A field: its region's base address from the context's region table, plus its offset."""
@@ -274,6 +285,8 @@ class FnLowering:
                 bad = b.icmp_unsigned(">=", i, n)
                 with b.if_then(bad, likely=False):
                     self.fail(ERROR_BOUNDS, s.site, i, d, n)
+        if isinstance(s.arr, ir.GlobalNd) and s.arr.bits is not None:  # the word, and its bits (codegen/quant.py)
+            quant.note_pointer(self, s, idx)
         if isinstance(s.arr, ir.GlobalNd) and s.arr.levels:
             self.values[id(s)] = sparse.element_ptr(self, s, idx)
             return
@@ -516,6 +529,8 @@ SHARED_DISPATCH: Mapping[type, StmtLowering] = MappingProxyType(
         ir.Alloca: FnLowering.alloca_stmt,
         ir.Load: FnLowering.load,
         ir.Store: FnLowering.store,
+        ir.BitStore: FnLowering.bit_store,
+        ir.Addr: FnLowering.addr,
         ir.ExtPtr: FnLowering.ext_ptr,
         ir.SNodeOp: sparse.lower_snode_op,
         ir.AtomicRMW: lower_atomic,

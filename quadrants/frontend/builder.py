@@ -71,6 +71,7 @@ class FrontendBuilder:
         self.static_calls: list[StaticCall] = []
         self.funcs_seen: dict[int, FunctionSource] = {}
         self.fields_used: dict[tuple[Any, ...], ir.GlobalNd] = {}
+        self.components: dict[int, tuple[ir.Value, ...]] = {}  # a matrix field placed by component: theirs
         self.clamped: set[int] = set()  # ids of the ndarray arguments declared boundary="clamp"
         self.field_offsets: dict[int, tuple[int, ...]] = {}  # id of a field's handle -> its domain offset
         # qd.stop_grad(x) in an adjoint: id of the IR block it was called in -> field handle -> the alias its

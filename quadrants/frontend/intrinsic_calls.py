@@ -29,7 +29,7 @@ from quadrants.frontend.static_eval import static_eval
 from quadrants.frontend.values import Matrix, is_runtime
 from quadrants.frontend.vectors import as_matrix, make_matrix, matrix_from_rows, resolve_dt, vector_from_list
 from quadrants.ir import nodes as ir
-from quadrants.types.dtypes import PrimitiveType, f32, f64, to_dtype
+from quadrants.types.dtypes import PrimitiveType, f32, f64, i32, to_dtype, u64
 
 Handler = Callable[[FrontendBuilder, ast.Call], Any]
 
@@ -406,6 +406,30 @@ def _block_local(fb: FrontendBuilder, node: ast.Call, name: str, *fields: Any) -
         raise fb.error(node, "qd.block_local() takes fields")
 
 
+def _hint_snodes(fb: FrontendBuilder, node: ast.Call, name: str, *nodes: Any) -> None:
+    """`qd.no_activate(snode, ...)`: Quadrants' promise that the kernel's accesses under these nodes find their
+    cells active, so it skips activating; writes activate here regardless (the same results when kept)."""
+    from quadrants.frontend.ndarrays import is_field
+
+    if not all(is_field(n) or hasattr(n, "children") for n in nodes):
+        raise fb.error(node, f"qd.{name}() takes SNodes or fields")
+
+
+def _get_addr(fb: FrontendBuilder, node: ast.Call, name: str, f: Any, indices: Any) -> Any:
+    """`qd.get_addr(field, [i, j])`: the address of element `f[i, j]` (its first component) as a u64."""
+    from quadrants.frontend.ndarrays import element_ptrs_at, is_field, ndarray_handle  # (it imports this module)
+
+    if not is_field(f):
+        raise fb.error(node, "qd.get_addr() takes a field and a list of indices")
+    parts = indices.elements if isinstance(indices, Matrix) else list(indices) if isinstance(indices, (list, tuple)) \
+        else [indices]  # fmt: skip
+    loc = fb.loc(node)
+    values = [fb.b.cast(fb.ops.value(p, loc), i32) for p in parts]
+    where = ast.copy_location(ast.Subscript(value=node.args[0], slice=node.args[1], ctx=ast.Load()), node)
+    ptr = element_ptrs_at(fb, ndarray_handle(fb, f), values, where)[0]
+    return fb.b.emit(ir.Addr(ptr=ptr, type=u64))
+
+
 # ---- the tables ---------------------------------------------------------------------------------------
 
 RAW: dict[str, Handler] = {  # handlers that read their argument nodes themselves
@@ -423,7 +447,8 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     "Matrix.identity": _filled, "Matrix.rows": _rows_cols, "Matrix.cols": _rows_cols,
     "Matrix.diag": _diag, "Matrix.unit": _unit, "Vector.unit": _unit, "zero": _zero_one, "one": _zero_one,
     "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn, "stop_grad": stop_grad,
-    "block_local": _block_local, **SIMT_EVAL,
+    "block_local": _block_local, "cache_read_only": _block_local, "no_activate": _hint_snodes,
+    "get_addr": _get_addr, **SIMT_EVAL,
     **{name: sparse.snode_call for name in ("activate", "deactivate", "is_active", "append", "length")},
     "rescale_index": sparse.rescale_index,
 }  # fmt: skip

@@ -271,3 +271,6 @@ graph_do_while = _kernel_only("graph_do_while")
 atomic_mul = _kernel_only("atomic_mul")
 stop_grad = _kernel_only("stop_grad")  # autodiff: loads of the field below it get no adjoint
 block_local = _kernel_only("block_local")  # a GPU shared-memory hint: no effect on the code
+cache_read_only = _kernel_only("cache_read_only")  # a hint that the kernel only reads these fields: none here
+no_activate = _kernel_only("no_activate")  # a hint that accesses need not activate cells: they still do here
+get_addr = _kernel_only("get_addr")  # the address of a field element, as a u64

@@ -116,11 +116,20 @@ def _sub_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
         _, binding = fb.frame.scope.find(node.id)
         return StructRef(binding) if is_struct_value(binding) else binding_ref(fb, binding)
     if isinstance(node, ast.Subscript):
+        if _compile_time_container(fb, node.value):
+            return None  # `fields[0][i] = v`: an item of a Python list / tuple / dict is a value to evaluate
         return resolve_ref(fb, node)
     if isinstance(node, ast.Attribute):
         inner = _sub_ref(fb, node.value)
         return resolve_ref(fb, node) if isinstance(inner, (MatrixRef, StructRef)) else None
     return None
+
+
+def _compile_time_container(fb: FrontendBuilder, node: ast.expr) -> bool:
+    """Whether `node` (a name or attribute) is a Python list, tuple or dict the kernel captured."""
+    if not isinstance(node, (ast.Name, ast.Attribute)) or _sub_ref(fb, node) is not None:
+        return False
+    return isinstance(fb.expr(node), (list, tuple, dict))
 
 
 def member_ref(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -> Ref | StructRef:

@@ -39,18 +39,22 @@ def ndarray_handle(fb: FrontendBuilder, v: Any) -> ir.Value:
         return v
     region, offset, dtype, shape, elem_shape = v.__qd_field__()
     levels, leaf = getattr(v, "_levels", ((), 0))  # a sparse tree's fields share its base: their paths differ
-    key = (region, offset, leaf, levels)
+    bits = getattr(v, "_bits", None)  # the fields of a qd.BitpackedFields share their words: their bits differ
+    split = getattr(v, "_parts", None)  # a matrix field whose components are placed apart
+    key = (region, offset, leaf, levels, bits, id(v) if split is not None else None)
     handle = fb.fields_used.get(key)
     if handle is None:
         from quadrants.runtime.ndarray import nd_type
 
         layout = tuple(getattr(v, "_qd_layout", None) or ())
         handle = ir.GlobalNd(region=region, offset=offset, shape=tuple(shape), terms=getattr(v, "_terms", ()),
-                             levels=levels, leaf=leaf,
+                             levels=levels, leaf=leaf, bits=bits,
                              type=nd_type(dtype, len(shape), tuple(elem_shape), layout))  # fmt: skip
         fb.globals_block.stmts.insert(fb.global_insert_pos, handle)
         fb.global_insert_pos += 1
         fb.fields_used[key] = handle
+        if split is not None:  # its elements' scalars are its components' elements
+            fb.components[id(handle)] = tuple(ndarray_handle(fb, c) for c in split)
         offset = getattr(v, "offset", ())
         if offset:
             fb.field_offsets[id(handle)] = tuple(offset)
@@ -158,6 +162,10 @@ def element_ptrs_at(fb: FrontendBuilder, arr: ir.Value, values: list[ir.Value], 
     site = len(fb.kernel.sites)
     fb.kernel.sites.append(fb.site("bounds", loc, ast.unparse(node.value)))
     elems = [()] if not t.elem_shape else list(_element_indices(t.elem_shape))
+    comps = fb.components.get(id(arr))
+    if comps is not None:  # each component is a field of its own (lang/component_fields.py)
+        return [fb.b.emit(ir.ExtPtr(arr=c, indices=tuple(values), elem=(), site=site, type=ir.PtrType(t.dtype)))
+                for c in comps]  # fmt: skip
     if fb.stop_grads:
         arr = _stopped(fb, arr)
     return [

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 
 from quadrants.errors import SourceLoc
+from quadrants.ir.bits import BitSlot
 from quadrants.ir.types import NdType, PtrType
 from quadrants.types.dtypes import PrimitiveType, f16, f32, f64, i32, i64, u1, u32, u64
 
@@ -91,6 +92,7 @@ class GlobalNd(Value):
     terms: tuple[tuple[tuple[int, int, int], ...], ...] = ()
     levels: tuple[SNodeLevel, ...] = ()  # a tree with sparse levels: the path from the root (codegen/sparse.py)
     leaf: int = 0  # with `levels`: the element's byte offset in the last level's cell
+    bits: BitSlot | None = None  # a quantized field: its bits in the word its address gives (ir/bits.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +205,16 @@ class ExtPtr(Value):
 
     def operands(self) -> tuple[Value, ...]:
         return (self.arr, *self.indices)
+
+
+@dataclass(eq=False, slots=True)
+class Addr(Value):
+    """`qd.get_addr(field, I)`: the address of an element, as a u64 (the word's, for a quantized field)."""
+
+    ptr: Value = None  # type: ignore[assignment]
+
+    def operands(self) -> tuple[Value, ...]:
+        return (self.ptr,)
 
 
 SNODE_OPS = frozenset({"activate", "deactivate", "is_active", "append", "length"})
@@ -334,6 +346,18 @@ class Store(Stmt):
 
     def operands(self) -> tuple[Value, ...]:
         return (self.ptr, self.value)
+
+
+@dataclass(eq=False, slots=True)
+class BitStore(Stmt):
+    """Stores into several members of one bit-packed word at once (`ptrs`: element pointers of quantized fields
+    sharing the word), made by passes/bit_stores.py from consecutive stores, as Quadrants fuses them."""
+
+    ptrs: tuple[Value, ...] = ()
+    values: tuple[Value, ...] = ()
+
+    def operands(self) -> tuple[Value, ...]:
+        return (*self.ptrs, *self.values)
 
 
 @dataclass(eq=False, slots=True)

@@ -81,6 +81,8 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
             terms = f" terms {s.terms}" if s.terms else ""
             if s.levels:  # the whole path's layout: a changed tree never shares a cache entry
                 terms += f" leaf {s.leaf} levels {s.levels}"
+            if s.bits is not None:  # a quantized field: its word's layout
+                terms += f" bits {s.bits}"
             return f"{lhs} = field region {s.region} offset {s.offset} shape {s.shape}{terms} : {t}"
         if isinstance(s, ir.Arg):
             return f"{lhs} = arg {s.index} {s.name} : {t}"

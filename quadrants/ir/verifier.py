@@ -100,6 +100,14 @@ class _Verifier:
         elif isinstance(s, ir.Store):
             pt = s.ptr.type
             _expect(isinstance(pt, ir.PtrType) and pt.pointee is s.value.type, "store type", s)
+        elif isinstance(s, ir.Addr):
+            _expect(isinstance(s.ptr.type, ir.PtrType) and s.type is u64, "addr of a pointer gives a u64", s)
+        elif isinstance(s, ir.BitStore):
+            _expect(len(s.ptrs) == len(s.values) >= 2, "bit store operands", s)
+            words = {_word(p) for p in s.ptrs}
+            _expect(len(words) == 1 and None not in words, "a bit store's pointers address one word", s)
+            _expect(all(isinstance(p.type, ir.PtrType) and p.type.pointee is v.type for p, v in zip(s.ptrs, s.values)),
+                    "bit store types", s)  # fmt: skip
         elif isinstance(s, ir.AtomicRMW):
             pt = s.ptr.type
             _expect(isinstance(pt, ir.PtrType) and pt.pointee is s.value.type is s.type, "atomic type", s)
@@ -152,6 +160,14 @@ class _Verifier:
         _expect(len(s.args) == len(fn.params), f"{len(s.args)} arguments for {len(fn.params)} parameters", s)
         _expect(all(a.type == p.type for a, p in zip(s.args, fn.params)), "argument types", s)
         _expect(tuple(r.type for r in s.results) == tuple(ir.PtrType(t) for t in fn.ret_types), "result types", s)
+
+
+def _word(p: ir.Value) -> tuple | None:
+    """The word a quantized field element's pointer addresses (None for any other pointer)."""
+    if not isinstance(p, ir.ExtPtr) or not isinstance(p.arr, ir.GlobalNd) or p.arr.bits is None:
+        return None
+    a = p.arr
+    return (a.region, a.offset, a.terms, a.levels, a.leaf, tuple(id(i) for i in p.indices))
 
 
 def _integral(t: object) -> bool:

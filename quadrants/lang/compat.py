@@ -2,8 +2,8 @@
 this package can give it and a stated one where it cannot.
 
 - `Extension` / `is_extension_supported`: what a backend offers. This package offers 64-bit data, assertions and
-  external functions on both backends, sparse SNodes on the CPU only; quantized types, meshes, the autodiff stack
-  and block-local storage it does not have, so they are reported unsupported (tests and programs that ask skip them).
+  external functions, quantized types and the autodiff stack on both backends, sparse SNodes on the CPU only;
+  meshes and block-local storage it does not have, so they are reported unsupported (programs that ask skip them).
 - `pure`: the deprecated spelling of `@qd.kernel(fastcache=True)`, with Quadrants' warning.
 - `real_func`: a func compiled as a function of its own and called, as in Quadrants (frontend/real_funcs.py):
   it may recurse and return from anywhere.
@@ -32,7 +32,8 @@ class Extension(enum.Enum):
     extfunc = "extfunc"
 
 
-_SUPPORTED = {Extension.data64, Extension.assertion, Extension.extfunc, Extension.adstack}
+_SUPPORTED = {Extension.data64, Extension.assertion, Extension.extfunc, Extension.adstack, Extension.quant,
+              Extension.quant_basic}  # fmt: skip
 
 
 def is_extension_supported(arch: Any, ext: Extension) -> bool:

@@ -69,6 +69,8 @@ class Field:
         # Declared without `shape=`: no memory until an SNode tree places it (lang/snode.py), which sets
         # `_place` (its place node), `_placement` (its terms) and `_tree`.
         self._unplaced = shape is None
+        self._quant: Any = None  # a qd.types.quant type: its elements are bits of words (lang/bitpacked.py)
+        self._bits: Any = None  # then, once placed: its ir.bits.BitSlot
         self._place: Any = None
         self._placement: Any = None
         self._tree: Any = None
@@ -83,7 +85,8 @@ class Field:
         companion made on demand, as Quadrants gives every real field one, so that `place(x, x.grad)` can
         place it. It becomes `x.grad` only once placed (lang/snode.py); one never placed is never allocated."""
         d = self.__dict__
-        if name in ("grad", "dual") and d.get("_unplaced") and "_companion_of" not in d and d["_prim"].is_float:
+        if name in ("grad", "dual") and d.get("_unplaced") and "_companion_of" not in d and d["_prim"].is_float \
+                and d.get("_quant") is None and "_parts" not in d:  # (bits and split fields have none)  # fmt: skip
             pending = d.setdefault("_pending", {})
             made = pending.get(name)
             if made is None:
@@ -95,6 +98,7 @@ class Field:
     def _bind(self, tree: Any, region: int, offset: int, placement: Any, place_offset: Any) -> None:
         """Its SNode tree was finalized: the field lives at `offset` of `region`, addressed by `placement`."""
         self._tree, self._region, self._offset, self._placement = tree, region, offset, placement
+        self._bits = getattr(placement, "bits", None)
         self.shape = placement.shape
         self.offset = domain_offset(place_offset, len(self.shape))
 
@@ -126,6 +130,12 @@ class Field:
     @property
     def _sparse(self) -> bool:
         return bool(getattr(self._placement, "levels", ()))
+
+    @property
+    def _via_kernels(self) -> bool:
+        """Python scope reads and writes it through kernels (lang/sparse_host.py): a sparse tree's cells are not
+        one array, a quantized field's elements are bits."""
+        return self._sparse or self._bits is not None
 
     @property
     def _terms(self) -> tuple[Any, ...]:
@@ -183,7 +193,7 @@ class Field:
     def __qd_field__(self) -> tuple[int, int, PrimitiveType, tuple[int, ...], tuple[int, ...]]:
         """Where a kernel finds the field: region, offset, dtype, the *physical* shape (storage order) and the
         element shape; `_qd_layout` maps canonical indices onto it."""
-        if self._sparse:  # a kernel uses it: the region must exist
+        if self._via_kernels:  # a kernel uses it: the region must exist
             self._ready()
             program.get().fields.materialize(self._region)
         else:
@@ -197,7 +207,7 @@ class Field:
         self._ready()
         if self._placement is None:
             return self._memory_flat()
-        if self._sparse:  # through kernels: inactive cells read zeros (lang/sparse_host.py)
+        if self._via_kernels:  # through kernels: inactive cells read zeros (lang/sparse_host.py)
             from quadrants.lang import sparse_host
 
             return sparse_host.to_numpy(self)
@@ -239,7 +249,7 @@ class Field:
         want = self.shape + self.element_shape
         if a.shape != want:
             raise ValueError(f"Mismatch shape: {want} expected, but {a.shape} provided")
-        if self._sparse:  # every cell written, so activated, as in Quadrants
+        if self._via_kernels:  # every cell written, so activated, as in Quadrants
             from quadrants.lang import sparse_host
 
             sparse_host.from_numpy(self, a)
@@ -273,7 +283,7 @@ class Field:
 
     def fill(self, value: Any) -> None:
         self._ready()
-        if self._sparse:  # the active cells only, as Quadrants' fill (a struct-for) does
+        if self._via_kernels:  # the active cells only, as Quadrants' fill (a struct-for) does
             from quadrants.lang import sparse_host
 
             sparse_host.fill(self, value)
@@ -304,7 +314,7 @@ class Field:
 
     def __getitem__(self, index: Any) -> Any:
         self._ready()
-        if self._sparse:
+        if self._via_kernels:
             from quadrants.lang import sparse_host
 
             v = sparse_host.get(self, self._key(index))
@@ -320,7 +330,7 @@ class Field:
 
     def __setitem__(self, index: Any, value: Any) -> None:
         self._ready()
-        if self._sparse:
+        if self._via_kernels:
             from quadrants.lang import sparse_host
 
             sparse_host.set(self, self._key(index), value)
@@ -372,6 +382,13 @@ class MatrixField(Field):
     def n(self) -> int:
         return self.element_shape[0]
 
+    def get_scalar_field(self, *indices: int) -> Any:
+        """Component `indices` as a scalar field of its own, to place apart (lang/component_fields.py); the
+        field is declared without shape= and its components are then placed one by one."""
+        from quadrants.lang import component_fields
+
+        return component_fields.split(self).get_scalar_field(*indices)
+
     @property
     def m(self) -> int:
         return self.element_shape[1] if len(self.element_shape) == 2 else 1
@@ -384,10 +401,10 @@ def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offs
     field's index domain (`x[offset]` is its first element, in kernels and in Python scope). `needs_grad` /
     `needs_dual` allocate `.grad` / `.dual` (see `with_companions`). `order="ji"` stores the axes in that
     order (outermost first), as `qd.tensor(layout=(1, 0))` does; indices stay canonical."""
-    if isinstance(dtype, quant.QuantType):
-        raise quant.refuse(f"a field of {dtype!r}")
     if python_backend.active():  # a torch tensor (runtime/python_backend); no SNode, no companions
         return python_backend_tensor(dtype, shape)  # type: ignore[no-any-return]
+    if isinstance(dtype, quant.QuantType) or (isinstance(dtype, MatrixType) and quant.is_quant(dtype.dtype)):
+        return quant_field(dtype, shape, needs_grad or needs_dual)
     if needs_grad or needs_dual:
         check_real(program.resolve_dtype(dtype.dtype if isinstance(dtype, MatrixType) else dtype), True)
         return with_companions(field(dtype, shape, order, name, offset, layout=layout), lambda: field(
@@ -412,6 +429,30 @@ def python_backend_tensor(dtype: Any, shape: Any) -> Any:
     if isinstance(dtype, MatrixType):
         return allocate(MatrixType(dtype.shape, program.resolve_dtype(dtype.dtype)), shape)
     return allocate(program.resolve_dtype(dtype), shape)
+
+
+def quant_field(dtype: Any, shape: Any, needs: bool) -> Field:
+    """A field of a quantized type (or a vector/matrix of one), declared without shape: its elements are bits
+    of the words of a qd.BitpackedFields or a quant_array it is placed in."""
+    if shape is not None:
+        raise QuadrantsRuntimeError(f"a field of {getattr(dtype, 'dtype', dtype)!r} is declared without shape= and "
+                                    "placed in a qd.BitpackedFields or under a quant_array() level")  # fmt: skip
+    if needs:
+        raise QuadrantsRuntimeError("quantized fields have no gradients (needs_grad / needs_dual)")
+    if isinstance(dtype, MatrixType):
+        from quadrants.lang import component_fields
+
+        return component_fields.matrix_field(dtype.shape, dtype.dtype)
+    return scalar_unplaced(dtype)
+
+
+def scalar_unplaced(dtype: Any) -> ScalarField:
+    """A scalar field declared without shape, of a dtype or a quantized type."""
+    if isinstance(dtype, quant.QuantType):
+        f = ScalarField(dtype.compute, None, None)
+        f._quant = dtype
+        return f
+    return ScalarField(program.resolve_dtype(dtype), None, None)
 
 
 def unplaced_like(f: Field) -> Field:

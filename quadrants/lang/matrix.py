@@ -283,6 +283,10 @@ class Matrix:
     def field(n: int, m: int, dtype: Any, shape: Any = None, **kw: Any) -> Any:
         from quadrants.lang.field import field
 
+        if isinstance(dtype, (list, tuple)):  # a type per component (lang/component_fields.py)
+            from quadrants.lang.component_fields import matrix_field
+
+            return matrix_field((n, m), dtype, shape, **kw)
         return field(MatrixType((n, m), dtype), shape, **kw)
 
     @staticmethod
@@ -354,6 +358,10 @@ class Vector(Matrix):
     def field(n: int, dtype: Any, shape: Any = None, **kw: Any) -> Any:  # type: ignore[override]
         from quadrants.lang.field import field
 
+        if isinstance(dtype, (list, tuple)):  # a type per component (lang/component_fields.py)
+            from quadrants.lang.component_fields import matrix_field
+
+            return matrix_field((n,), dtype, shape, **kw)
         return field(MatrixType((n,), dtype), shape, **kw)
 
     @staticmethod

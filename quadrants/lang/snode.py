@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsRuntimeError
-from quadrants.lang import program, sparse_layout
+from quadrants.ir.bits import BitSlot
+from quadrants.lang import bitpacked, program, sparse_layout
 
 Term = tuple[int, int, int]  # (div, mod, stride bytes): digit = (index // div) % mod (mod 0: none)
 
@@ -53,6 +54,7 @@ class Placement:
     offset: int
     shape: tuple[int, ...]
     terms: tuple[tuple[Term, ...], ...]
+    bits: BitSlot | None = None  # a quantized field: its bits of the word the terms address (ir/bits.py)
 
 
 class SNode:
@@ -66,6 +68,8 @@ class SNode:
         self.extents = extents  # (axis index, extent) of this level, in the order given
         self.field = field
         self.chunk_size = 0  # a dynamic node's cells per chunk
+        self.word_bits = 0  # a quant_array level: the bits of the word its elements share
+        self.bitpack: Any = None  # a bit_struct node: its qd.BitpackedFields (lang/bitpacked.py)
         self.children: list[SNode] = []
         builder._nodes.append(self)
         self.id = self._id = FieldsBuilder._ids  # unique across the process's trees, as Quadrants numbers them
@@ -100,8 +104,18 @@ class SNode:
             raise ValueError(f"dynamic(): chunk_size must be positive, got {chunk_size}")
         return node
 
+    def quant_array(self, indices: Any, dimensions: Any, max_num_bits: int) -> SNode:
+        """A level whose cells are the elements of one word of `max_num_bits` bits (lang/bitpacked.py): place
+        one field of a quantized int or fixed-point type in it."""
+        node = self._level("quant_array", indices, dimensions)
+        node.word_bits = int(max_num_bits)
+        bitpacked.word_type(node.word_bits)
+        return node
+
     def _level(self, kind: str, indices: Any, dimensions: Any) -> SNode:
         self._builder._check_open()
+        if self.kind in ("bit_struct", "quant_array"):
+            raise QuadrantsRuntimeError(f"a {self.kind} holds fields only: {kind}() cannot go under it")
         if self.kind == "place":
             raise QuadrantsRuntimeError(f"a field's place has no children: call {kind}() on the level above")
         if self.kind == "dynamic":
@@ -126,6 +140,19 @@ class SNode:
             if isinstance(f, (list, tuple)):
                 self.place(*f, offset=offset)
                 continue
+            if isinstance(f, bitpacked.BitpackedFields):
+                self._place_bitpacked(f, offset)
+                continue
+            comps = getattr(f, "_components", None)
+            if comps is not None:  # a quantized vector/matrix field: each component in the cell
+                self.place(*comps(), offset=offset)
+                continue
+            quant = getattr(f, "_quant", None) is not None
+            if quant and self.kind != "quant_array":
+                raise QuadrantsRuntimeError(f"{f!r} has a quantized type: place it in a qd.BitpackedFields or "
+                                            "under a quant_array() level")  # fmt: skip
+            if self.kind == "quant_array" and (not quant or self.children):
+                raise QuadrantsRuntimeError("a quant_array holds exactly one field, of a quantized type")
             members = getattr(f, "_members", None)
             if members is not None:  # a struct field: each member in the cell
                 self.place(*members.values(), offset=offset)
@@ -133,17 +160,36 @@ class SNode:
                 continue
             if getattr(f, "_unplaced", None) is not True:
                 raise QuadrantsRuntimeError(f"{f!r} cannot be placed: only a field declared without shape= can be")
-            f._unplaced = False
-            pending = f.__dict__.pop("_pending_of", None)
-            if pending is not None:  # an on-demand companion (`place(x, x.grad)`): now x's own
-                setattr(pending[0], pending[1], f)
-            node = SNode(self._builder, self, "place", field=f)
-            self.children.append(node)
-            f._place, f._place_offset = node, offset
-            f.shape = node.shape  # known now (Quadrants answers x.shape before the tree is finalized)
-            for kind in ("grad", "dual"):
-                _link(f, getattr(f, kind, None))
+            self._own(f, offset)
         return self
+
+    def _place_bitpacked(self, bp: bitpacked.BitpackedFields, offset: Any) -> None:
+        if self.kind in ("quant_array", "bit_struct"):
+            raise QuadrantsRuntimeError(f"a qd.BitpackedFields cannot be placed under a {self.kind}")
+        if bp.placed:
+            raise QuadrantsRuntimeError("this qd.BitpackedFields is placed already")
+        bp.placed = True
+        node = SNode(self._builder, self, "bit_struct")
+        node.bitpack = bp
+        self.children.append(node)
+        for f, k in bp.fields:
+            if getattr(f, "_unplaced", None) is not True:
+                raise QuadrantsRuntimeError(f"{f!r} cannot be placed: only a field declared without shape= can be")
+            f._bit_member = k
+            node._own(f, offset)
+
+    def _own(self, f: Any, offset: Any) -> None:
+        """Make `f` a place under this node."""
+        f._unplaced = False
+        pending = f.__dict__.pop("_pending_of", None)
+        if pending is not None:  # an on-demand companion (`place(x, x.grad)`): now x's own
+            setattr(pending[0], pending[1], f)
+        node = SNode(self._builder, self, "place", field=f)
+        self.children.append(node)
+        f._place, f._place_offset = node, offset
+        f.shape = node.shape  # known now (Quadrants answers x.shape before the tree is finalized)
+        for kind in ("grad", "dual"):
+            _link(f, getattr(f, kind, None))
 
     def lazy_grad(self) -> None:
         """Give each field placed in this tree its gradient, placed beside it (as Quadrants lays it out)."""
@@ -351,13 +397,15 @@ def layout(root: SNode) -> tuple[int, list[tuple[SNode, Placement]]]:
         size, _, offsets = sparse_layout.cell_layout(node)
         for child, off in zip(node.children, offsets):
             if child.kind == "place":
-                out.append((child, _placement(base + off, levels)))
+                p = _placement(base + off, levels)
+                bits = sparse_layout.slot_of(child, sorted(levels))
+                out.append((child, Placement(p.offset, p.shape, p.terms, bits) if bits is not None else p))
                 continue
             sub = {a: list(v) for a, v in levels.items()}
             cell = sparse_layout.cell_layout(child)[0]
             ext = [d for _, d in child.extents]
-            for n, (a, d) in enumerate(child.extents):
-                sub.setdefault(a, []).append((d, cell * prod(ext[n + 1 :])))
+            for n, (a, d) in enumerate(child.extents):  # a quant_array's elements share its word: no stride
+                sub.setdefault(a, []).append((d, 0 if child.kind == "quant_array" else cell * prod(ext[n + 1 :])))
             walk(child, base + off, sub)
 
     walk(root, 0, {})
@@ -472,8 +520,13 @@ def materialize() -> None:
         for f in flat:
             f._tree_number = number
     companions = {id(getattr(f, k, None)): k for f in new for k in ("grad", "dual")}
+    split = [f for f in new if hasattr(f, "_parts")]  # its components are placed, not it (component_fields.py)
+    for f in split:
+        from quadrants.lang.component_fields import check_shapes
+
+        check_shapes(f)
     for kind in ("", "grad", "dual"):
-        bad = [f for f in new if f._unplaced and companions.get(id(f), "") == kind
+        bad = [f for f in new if f._unplaced and companions.get(id(f), "") == kind and not hasattr(f, "_parts")
                and not getattr(f, "_lazy_companion", False)]  # fmt: skip
         if bad:
             bar = "=" * 44 + "\n"

@@ -105,6 +105,14 @@ def _kernels() -> Any:
         _take(x, _at(at, nd), flat, 0, es)
 
     @qd.kernel
+    def read_0d(x: qd.template(), flat: qd.types.ndarray(), es: qd.template()):
+        _put(x, None, flat, 0, es)
+
+    @qd.kernel
+    def write_0d(x: qd.template(), flat: qd.types.ndarray(), es: qd.template()):
+        _take(x, None, flat, 0, es)
+
+    @qd.kernel
     def fill_active(x: qd.template(), flat: qd.types.ndarray(), es: qd.template()):
         for idx in qd.grouped(x):
             _take(x, idx, flat, 0, es)
@@ -114,7 +122,7 @@ def _kernels() -> Any:
         for idx in qd.grouped(node):  # the active cells, at the node's resolution
             qd.deactivate(node, idx)
 
-    return read_all, write_all, fill_active, deactivate_cells, read_at, write_at
+    return read_all, write_all, fill_active, deactivate_cells, read_at, write_at, read_0d, write_0d
 
 
 def _bounds(f: Any) -> tuple[tuple[int, int], ...]:
@@ -123,12 +131,16 @@ def _bounds(f: Any) -> tuple[tuple[int, int], ...]:
 
 
 def to_numpy(f: Any) -> np.ndarray:
+    if not f.shape:
+        return np.asarray(get(f, ())).reshape(f.element_shape)
     flat = np.zeros(prod(f.shape) * prod(f.element_shape), f._prim.np_dtype)
     _kernels()[0](f, flat, _bounds(f), tuple(f.element_shape))
     return flat.reshape(f.shape + f.element_shape)
 
 
 def from_numpy(f: Any, a: np.ndarray) -> None:
+    if not f.shape:
+        return set(f, (), a)
     flat = np.ascontiguousarray(a, dtype=f._prim.np_dtype).reshape(-1)
     _kernels()[1](f, flat, _bounds(f), tuple(f.element_shape))
 
@@ -143,16 +155,27 @@ def _at(f: Any, key: tuple[int, ...]) -> np.ndarray:
 def get(f: Any, key: tuple[int, ...]) -> Any:
     """The element at `key` (indices from 0, the field's offset removed): a scalar or an array."""
     flat = np.zeros(max(prod(f.element_shape), 1), f._prim.np_dtype)
-    _kernels()[4](f, _at(f, key), flat, len(key), tuple(f.element_shape))
+    if not key:  # a 0-d field (of bits: lang/bitpacked.py)
+        _kernels()[6](f, flat, tuple(f.element_shape))
+    else:
+        _kernels()[4](f, _at(f, key), flat, len(key), tuple(f.element_shape))
+    if f._prim.is_float:  # Quadrants' Python-scope read gives a denormal as a zero of its sign
+        tiny = np.finfo(flat.dtype).tiny
+        flat = np.where(np.abs(flat) < tiny, np.copysign(np.zeros_like(flat), flat), flat)
     return flat[0] if not f.element_shape else flat.reshape(f.element_shape)
 
 
 def set(f: Any, key: tuple[int, ...], value: Any) -> None:  # noqa: A001 - Field.__setitem__'s counterpart
     flat = np.broadcast_to(np.asarray(value, dtype=f._prim.np_dtype), f.element_shape).reshape(-1).copy()
-    _kernels()[5](f, _at(f, key), flat, len(key), tuple(f.element_shape))
+    if not key:
+        _kernels()[7](f, flat, tuple(f.element_shape))
+    else:
+        _kernels()[5](f, _at(f, key), flat, len(key), tuple(f.element_shape))
 
 
 def fill(f: Any, value: Any) -> None:
+    if not f.shape:
+        return set(f, (), value)
     flat = np.broadcast_to(np.asarray(value, dtype=f._prim.np_dtype), f.element_shape).reshape(-1).copy()
     _kernels()[2](f, flat, tuple(f.element_shape))
 

@@ -21,10 +21,12 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any
 
+from quadrants.ir.bits import BitSlot
 from quadrants.ir.nodes import SNodeLevel
 
 SPARSE_KINDS = ("pointer", "bitmasked", "dynamic")
 POOLED = ("pointer", "dynamic")
+BIT_KINDS = ("bit_struct", "quant_array")  # nodes whose fields are bits of a word (lang/bitpacked.py)
 POOL_HEADER = 64
 POOL_CELL_ALIGN = 16
 
@@ -38,6 +40,7 @@ class SparsePlacement:
     levels: tuple[SNodeLevel, ...]
     leaf: int
     terms: tuple[Any, ...] = ()
+    bits: BitSlot | None = None  # a quantized field: its bits of the word at `leaf` (lang/bitpacked.py)
 
 
 @dataclass(frozen=True)
@@ -61,8 +64,16 @@ def _n(node: Any) -> int:
     return prod(d for _, d in node.extents)
 
 
+def word_bytes(node: Any) -> int:
+    """The word of a bit_struct (a qd.BitpackedFields' cell) or of a quant_array level, in bytes."""
+    return (node.bitpack.word.bits if node.kind == "bit_struct" else node.word_bits) // 8
+
+
 def cell_layout(node: Any) -> tuple[int, int, list[int]]:
     """(cell size, alignment, each child's storage offset in the cell) of `node`, dense and sparse trees alike."""
+    if node.kind in BIT_KINDS:  # its fields are bits of one word
+        w = word_bytes(node)
+        return w, w, [0] * len(node.children)
     off, align, offsets = 0, 1, []
     for c in node.children:
         size, a = _footprint(c)
@@ -78,6 +89,8 @@ def _footprint(node: Any) -> tuple[int, int]:
     if node.kind == "place":
         f = node.field
         return prod(f.element_shape) * f._prim.itemsize, f._prim.itemsize
+    if node.kind in BIT_KINDS:  # a quant_array's cells share one word
+        return word_bytes(node), word_bytes(node)
     n = _n(node)
     if node.kind == "pointer":
         return 8 * n, 8
@@ -117,22 +130,28 @@ def layout(root: Any) -> SparseTree:
 
     out: list[tuple[Any, SparsePlacement]] = []
 
-    def walk(node: Any, path: list[tuple[Any, int]]) -> None:
+    def walk(node: Any, path: list[tuple[Any, int]], base: int = 0) -> None:
         _, _, offsets = cell_layout(node)
         for child, off in zip(node.children, offsets):
             if child.kind == "place":
-                if path:
-                    out.append((child, _placement(path, off)))
+                tail = node.extents if node.kind == "quant_array" else ()
+                if path or tail:
+                    out.append((child, _placement(path, base + off, child, tail)))
                 else:  # placed in the root's cell: a 0-d field at that offset, no level to walk
-                    out.append((child, SparsePlacement(off, (), (), 0)))
+                    out.append((child, SparsePlacement(base + off, (), (), 0, (), slot_of(child, []))))
+                continue
+            if child.kind in BIT_KINDS:  # its fields are at its word: no level of its own to walk
+                walk(child, path, base + off)
                 continue
             walk(child, path + [(child, off)])
 
-    def _placement(path: list[tuple[Any, int]], leaf: int) -> SparsePlacement:
+    def _placement(path: list[tuple[Any, int]], leaf: int, place: Any, tail: Any) -> SparsePlacement:
         ext: dict[int, int] = {}
         for node, _ in path:
             for a, d in node.extents:
                 ext[a] = ext.get(a, 1) * d
+        for a, d in tail:  # a quant_array's elements: index digits below the last level, bits of one word
+            ext[a] = ext.get(a, 1) * d
         levels, below = [], dict(ext)
         position = {a: k for k, a in enumerate(sorted(ext))}  # an axis's place among the field's indices
         for node, storage in path:
@@ -141,10 +160,27 @@ def layout(root: Any) -> SparseTree:
                 below[a] //= d
                 axes.append((position[a], below[a], d))
             levels.append(level(node, storage, tuple(axes)))
-        return SparsePlacement(0, tuple(ext[a] for a in sorted(ext)), tuple(levels), leaf)
+        shape = tuple(ext[a] for a in sorted(ext))
+        if not levels:  # a quant_array in the root's cell: its words' terms are none
+            return SparsePlacement(leaf, shape, (), 0, ((),) * len(shape), slot_of(place, sorted(ext)))
+        return SparsePlacement(0, shape, tuple(levels), leaf, (), slot_of(place, sorted(ext)))
 
     walk(root, [])
     return SparseTree(max(end, 1), tuple(pool_list), tuple(out))
+
+
+def slot_of(place: Any, axes: list[int]) -> BitSlot | None:
+    """The bits of a field placed under a bit_struct or a quant_array (`axes`: the field's, sorted); None for
+    any other place."""
+    from quadrants.lang import bitpacked
+
+    parent = place.parent()
+    if parent.kind == "bit_struct":
+        return parent.bitpack.slot(place.field._bit_member)
+    if parent.kind == "quant_array":
+        digits = tuple((axes.index(a), 1, d) for a, d in parent.extents)
+        return bitpacked.array_slot(place.field, parent.word_bits, _n(parent), digits)
+    return None
 
 
 def _owns_pool_cells(node: Any) -> bool:

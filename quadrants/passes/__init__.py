@@ -16,13 +16,14 @@ from collections.abc import Callable
 
 from quadrants.ir import nodes as ir
 from quadrants.ir.verifier import IRVerifyError, verify
-from quadrants.passes import demote_atomics, prune_args, random_streams, reductions, sparse_access
+from quadrants.passes import bit_stores, demote_atomics, prune_args, random_streams, reductions, sparse_access
 
 PIPELINE: list[tuple[str, Callable[[ir.Kernel], None]]] = [
     ("random_streams", random_streams.run),
     ("sparse_access", sparse_access.run),
     ("reductions", reductions.run),
     ("demote_atomics", demote_atomics.run),
+    ("bit_stores", bit_stores.run),
     ("prune_args", prune_args.run),  # last: what is read is what the finished code reads
 ]
 

@@ -44,7 +44,8 @@ class MatrixType(Shaped):
     def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
         if not 1 <= len(shape) <= 2 or any(int(s) < 1 for s in shape):
             raise ValueError(f"vector/matrix shape must be (n,) or (n, m) with positive sizes, got {shape}")
-        if dtype not in (float, int, default_uint) and not isinstance(dtype, PrimitiveType):
+        quant = getattr(dtype, "__qd_quant__", False)  # a quantized field's element (lang/bitpacked.py)
+        if dtype not in (float, int, default_uint) and not isinstance(dtype, PrimitiveType) and not quant:
             dtype = to_dtype(dtype)
         object.__setattr__(self, "shape", tuple(int(s) for s in shape))
         object.__setattr__(self, "dtype", dtype)

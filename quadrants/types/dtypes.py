@@ -131,9 +131,8 @@ def to_dtype(obj: Any, default_ip: PrimitiveType = i32, default_fp: PrimitiveTyp
     if isinstance(obj, str) and obj in BY_NAME:
         return BY_NAME[obj]
     if getattr(obj, "__qd_quant__", False):  # a qd.types.quant type where a scalar dtype is needed
-        from quadrants.types.quant import refuse  # (quant builds on this module)
-
-        raise refuse(repr(obj))
+        raise TypeError(f"{obj!r} is a quantized type: only a field's elements can have it (placed with "
+                        "qd.BitpackedFields or quant_array); compute with its compute type")
     return from_numpy(obj)
 
 

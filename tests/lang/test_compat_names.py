@@ -39,8 +39,9 @@ def test_extensions() -> None:
     assert qd.is_extension_supported(qd.cpu, qd.extension.assertion)
     assert qd.is_extension_supported(qd.cpu, qd.extension.adstack)  # passes/autodiff/adstack.py
     assert qd.is_extension_supported(qd.cpu, qd.extension.sparse)  # lang/snode.py's sparse nodes
-    for ext in (qd.extension.quant, qd.extension.mesh):
-        assert not qd.is_extension_supported(qd.cpu, ext)  # not implemented here: programs that need them skip
+    assert qd.is_extension_supported(qd.cpu, qd.extension.quant)  # lang/bitpacked.py, codegen/quant.py
+    assert qd.is_extension_supported(qd.cuda, qd.extension.quant_basic)
+    assert not qd.is_extension_supported(qd.cpu, qd.extension.mesh)  # not implemented here: programs skip
     assert qd.is_extension_supported(qd.cpu, qd.extension.sparse)  # sparse SNodes: the CPU's only
     assert not qd.is_extension_supported(qd.cuda, qd.extension.sparse)
     assert not qd.is_extension_supported(qd.vulkan, qd.extension.data64)

@@ -56,6 +56,24 @@ def test_kernels_use_fields_from_the_enclosing_scope() -> None:
     assert total[None] == pytest.approx((np.arange(8) * 0.5).sum() + 3 * np.arange(8).sum())
 
 
+def test_a_field_in_a_captured_list_or_dict_is_written_through_its_item() -> None:
+    listed = [qd.field(qd.i32, shape=4) for _ in range(2)]
+    named = {"v": qd.Vector.field(2, qd.f32, shape=4)}
+
+    @qd.kernel
+    def k():
+        for i in range(4):
+            listed[0][i] = i
+            listed[1][i] += listed[0][i] * 2
+            named["v"][i][1] = i + 0.5
+
+    k()
+    k()
+    np.testing.assert_array_equal(listed[0].to_numpy(), np.arange(4))
+    np.testing.assert_array_equal(listed[1].to_numpy(), np.arange(4) * 4)  # accumulated over both calls
+    np.testing.assert_array_equal(named["v"].to_numpy()[:, 1], np.arange(4) + 0.5)
+
+
 def test_fields_as_template_arguments_specialize_per_field() -> None:
     a = qd.field(qd.i32, shape=(4, 5))
     b = qd.field(qd.i32, shape=(2, 3))
