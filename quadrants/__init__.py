@@ -140,6 +140,7 @@ from quadrants.lang.snode import (  # noqa: F401
     l,
     root,
 )
+from quadrants.lang.stream import create_event, create_stream, stream_parallel  # noqa: F401
 from quadrants.lang.struct import Struct, StructField, dataclass  # noqa: F401
 from quadrants.lang.tensor import Backend, MatrixTensor, Tensor, VectorTensor, ndarray, tensor, wrap  # noqa: F401
 from quadrants.math_linalg import eig, make_spd, polar_decompose, solve, svd, sym_eig  # noqa: F401

@@ -53,6 +53,7 @@ def begin_kernel(fb: FrontendBuilder, fn: Any, body: list[ast.stmt], next_arg: i
     `next_arg`, after the user's), the gate locals and the hidden result."""
     graph, checkpoints = kernel_flags(fn)
     st = fb.graph = GraphState(graph=graph, checkpoints=checkpoints)
+    check_stream_blocks(fb, body)
     if not checkpoints:
         return
     if fb.returns:
@@ -123,13 +124,20 @@ def transform_while(fb: FrontendBuilder, node: ast.While) -> None:
 
 
 def transform_with(fb: FrontendBuilder, node: ast.With) -> None:
-    what = _intrinsic(fb, node.items[0].context_expr) if len(node.items) == 1 else None
-    if what not in ("checkpoint", "graph_parallel_context", "graph_parallel") or node.items[0].optional_vars:
-        raise fb.error(node, "With statements are not supported in kernels, except `with qd.checkpoint(...):`, "
-                             "`with qd.graph.parallel_context():` and `with qd.graph.parallel():` (no `as`)")  # fmt: skip
+    if len(node.items) != 1:
+        raise fb.error(node, "'with' in Quadrants kernels only supports a single context manager")
+    if node.items[0].optional_vars is not None:
+        raise fb.error(node, "'with ... as ...' is not supported in Quadrants kernels")
     call = node.items[0].context_expr
-    assert isinstance(call, ast.Call)
-    if what == "checkpoint":
+    if not isinstance(call, ast.Call):
+        raise fb.error(node, "'with' in Quadrants kernels requires a call expression")
+    what = _intrinsic(fb, call)
+    if what not in ("checkpoint", "graph_parallel_context", "graph_parallel", "stream_parallel"):
+        raise fb.error(node, "'with' in Quadrants kernels only supports qd.stream_parallel(), qd.checkpoint(), "
+                             "qd.graph.parallel_context(), or qd.graph.parallel()")  # fmt: skip
+    if what == "stream_parallel":
+        _stream_block(fb, node, call)
+    elif what == "checkpoint":
         _checkpoint(fb, node, call)
     elif what == "graph_parallel_context":
         _region(fb, node, call)
@@ -299,6 +307,41 @@ def _stage(fb: FrontendBuilder, node: ast.stmt, explicit: tuple[int, ast.expr, i
                     fb.b.store(st.yielded, fb.b.const(k, i32))
     finally:
         st.in_checkpoint = False
+        fb.pop_scope(scope)
+
+
+# ---- qd.stream_parallel ----------------------------------------------------------------------------------------
+
+
+def _is_stream_block(fb: FrontendBuilder, s: ast.stmt) -> bool:
+    return (isinstance(s, ast.With) and len(s.items) == 1
+            and _intrinsic(fb, s.items[0].context_expr) == "stream_parallel")  # fmt: skip
+
+
+def check_stream_blocks(fb: FrontendBuilder, body: list[ast.stmt]) -> None:
+    """A kernel that has a `with qd.stream_parallel():` block at its top level has nothing else there."""
+    if not any(_is_stream_block(fb, s) for s in body):
+        return
+    for s in body:
+        if not _is_stream_block(fb, s):
+            raise fb.error(s, "When using qd.stream_parallel(), all top-level statements in the kernel must be "
+                              "'with qd.stream_parallel():' blocks. Move non-parallel code to a separate kernel.")  # fmt: skip
+
+
+def _stream_block(fb: FrontendBuilder, node: ast.With, call: ast.Call) -> None:
+    """`with qd.stream_parallel():` - Quadrants may give the block's loops a stream of their own; here the blocks
+    run in order (lang/stream.py)."""
+    if not fb.frame.is_kernel:
+        raise fb.error(node, "qd.stream_parallel() can only be used inside @qd.kernel, not @qd.func")
+    if _state(fb).graph:
+        raise fb.error(node, "qd.stream_parallel() is not compatible with graph=True kernels. Streams and graphs "
+                             "cannot be combined; remove graph=True or the qd.stream_parallel() block.")  # fmt: skip
+    if call.args or call.keywords:
+        raise fb.error(call, "qd.stream_parallel() takes no arguments")
+    scope = fb.new_scope()
+    try:
+        fb.stmts(node.body)
+    finally:
         fb.pop_scope(scope)
 
 

@@ -190,6 +190,13 @@ class Kernel:
     # ---- call path --------------------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs and "qd_stream" in kwargs:  # every launch runs in order here (lang/stream.py)
+            s = kwargs.pop("qd_stream")
+            if s is not None:
+                from quadrants.lang import stream
+
+                stream.check_launch(self.fn.__qualname__, s, graph=getattr(self.fn, "__qd_graph__", False),
+                                    autodiff=bool(self.mode), taped=bool(_tape.ACTIVE))  # fmt: skip
         if _tape.ACTIVE and not self.mode:  # a qd.ad.Tape records the call; qd.ad.FwdMode runs the dual kernel
             target = _tape.ACTIVE[-1].capture(self, args, kwargs)
             if target is not self:

@@ -44,7 +44,7 @@ def test_unsupported_statement() -> None:
     with pytest.raises(qd.QuadrantsSyntaxError) as e:
         k()
     check(e.value, 'with open("x"):  # marker:with')
-    assert "With statements are not supported" in str(e.value)
+    assert "'with' in Quadrants kernels only supports qd.stream_parallel()" in str(e.value)
 
 
 def test_unsupported_expression_points_at_the_expression() -> None:
