@@ -5,8 +5,9 @@ produces the walk down the tree's levels in the function being built: per level 
 index digits, then
 
 - dense: the cell; bitmasked: the cell, a write sets its bit (an atomic `or`);
-- pointer: the slot's cell; a write that finds it null allocates one from the node's pool and installs it with
-  a compare-exchange (the loser gives its cell back); a read that finds it null reads zeros (`ambient`);
+- pointer: the slot's cell; a write that finds it null claims the slot (compare-exchange), allocates a cell
+  from the node's pool and publishes it, while other writers of that cell wait; a read that finds no cell
+  reads zeros (`ambient`);
 - dynamic: the chunk's cell; a write allocates the chunk and raises the length (atomic max), a read past the
   length or of a missing chunk reads zeros.
 
@@ -203,33 +204,44 @@ def _linear(fl: Any, level: ir.SNodeLevel, idx: list[ll.Value]) -> ll.Value:
     return lin
 
 
+def _busy() -> ll.Constant:
+    """The slot value while one thread allocates its cell (no cell is at address 1)."""
+    return ll.Constant(I64, 1).inttoptr(PTR)
+
+
+def _holds_cell(b: ll.IRBuilder, v: ll.Value) -> ll.Value:
+    """Whether a pointer slot's value is a cell (neither null nor `_busy`)."""
+    return b.icmp_unsigned(">", b.ptrtoint(v, I64), _c(1))
+
+
 def _installed(fl: Any, slot: ll.Value, level: ir.SNodeLevel, base: ll.Value) -> ll.Value:
-    """The cell in `slot`, allocated (and installed by compare-exchange) if the slot is null."""
+    """The cell in `slot`, allocated if the slot is null. The slot is claimed first (compare-exchange null ->
+    `_busy`): the one thread that claims it allocates and publishes the cell, the others wait for it, so
+    threads activating one cell together allocate once (the pool's carved count is the peak of live cells,
+    as Quadrants' `_num_dynamically_allocated` is)."""
     b = fl.b
     cur = b.load_atomic(slot, "acquire", 8, typ=PTR)
     pre = b.block
-    make, done = fl.fn.append_basic_block("sp.alloc"), fl.fn.append_basic_block("sp.have")
-    b.cbranch(b.icmp_unsigned("==", cur, ll.Constant(PTR, None)), make, done)
+    claim, wait, done = (fl.fn.append_basic_block(n) for n in ("sp.claim", "sp.wait", "sp.have"))
+    b.cbranch(_holds_cell(b, cur), done, claim)
+    b.position_at_end(claim)
+    res = b.cmpxchg(slot, ll.Constant(PTR, None), _busy(), "acq_rel", "acquire")
+    make = fl.fn.append_basic_block("sp.alloc")
+    b.cbranch(b.extract_value(res, 1), make, wait)
     b.position_at_end(make)
-    pool, size = _at(b, base, level.pool), _c(pool_bytes(level))
-    new = b.call(alloc_fn(fl.m), [pool, size])
-    res = b.cmpxchg(slot, ll.Constant(PTR, None), new, "acq_rel", "acquire")
-    won, prev = b.extract_value(res, 1), b.extract_value(res, 0)
-    lost, merge = fl.fn.append_basic_block("sp.lost"), fl.fn.append_basic_block("sp.won")
-    b.cbranch(won, merge, lost)
-    b.position_at_end(lost)
-    b.call(free_fn(fl.m), [pool, new, size])
-    b.branch(merge)
-    b.position_at_end(merge)
-    got = b.phi(PTR)
-    got.add_incoming(new, make)
-    got.add_incoming(prev, lost)
-    after = b.block
+    new = b.call(alloc_fn(fl.m), [_at(b, base, level.pool), _c(pool_bytes(level))])
+    b.atomic_rmw("xchg", slot, new, "release")  # publish (llvmlite has no atomic store through an opaque pointer)
+    made = b.block
     b.branch(done)
+    b.position_at_end(wait)  # another thread claimed the slot: its cell appears when allocated
+    seen = b.load_atomic(slot, "acquire", 8, typ=PTR)
+    waited = b.block
+    b.cbranch(_holds_cell(b, seen), done, wait)
     b.position_at_end(done)
     out = b.phi(PTR)
     out.add_incoming(cur, pre)
-    out.add_incoming(got, after)
+    out.add_incoming(new, made)
+    out.add_incoming(seen, waited)
     return out
 
 
@@ -282,7 +294,7 @@ def _present(fl: Any, slot: ll.Value, missing: ll.Block | None) -> ll.Value:
     cur = b.load_atomic(slot, "acquire", 8, typ=PTR)
     assert missing is not None
     ok = fl.fn.append_basic_block("sp.present")
-    b.cbranch(b.icmp_unsigned("==", cur, ll.Constant(PTR, None)), missing, ok)
+    b.cbranch(_holds_cell(b, cur), ok, missing)
     b.position_at_end(ok)
     return cur
 
@@ -359,7 +371,7 @@ def _is_active(fl: Any, level: ir.SNodeLevel, storage: ll.Value, lin: ll.Value) 
     if level.kind == "pointer":
         slot = b.gep(storage, [lin], source_etype=I64)
         cur = b.load_atomic(slot, "acquire", 8, typ=PTR)
-        return b.zext(b.icmp_unsigned("!=", cur, ll.Constant(PTR, None)), I32)
+        return b.zext(_holds_cell(b, cur), I32)
     if level.kind == "bitmasked":
         word, bit = _mask_word(fl, storage, level, lin)
         w = b.load_atomic(word, "monotonic", 4, typ=I32)
@@ -390,7 +402,7 @@ def _free_slot(fl: Any, base: ll.Value, slot: ll.Value, level: ir.SNodeLevel) ->
     """Empty a pointer slot: the cells under its cell first, then the cell itself back to the pool."""
     b = fl.b
     old = b.atomic_rmw("xchg", slot, ll.Constant(PTR, None), "acq_rel")
-    with b.if_then(b.icmp_unsigned("!=", old, ll.Constant(PTR, None))):
+    with b.if_then(_holds_cell(b, old)):
         release_cell(fl, base, old, level)
         b.call(free_fn(fl.m), [_at(b, base, level.pool), old, _c(pool_bytes(level))])
 
@@ -403,7 +415,7 @@ def _clear_dynamic(fl: Any, base: ll.Value, storage: ll.Value, level: ir.SNodeLe
     def one(k: ll.Value) -> None:
         slot = b.gep(_at(b, storage, 8), [k], source_etype=I64)
         old = b.atomic_rmw("xchg", slot, ll.Constant(PTR, None), "acq_rel")
-        with b.if_then(b.icmp_unsigned("!=", old, ll.Constant(PTR, None))):
+        with b.if_then(_holds_cell(b, old)):
             b.call(free_fn(fl.m), [_at(b, base, level.pool), old, _c(pool_bytes(level))])
 
     _loop(fl, _c(chunks), one)

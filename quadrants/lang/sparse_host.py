@@ -165,8 +165,17 @@ def get(f: Any, key: tuple[int, ...]) -> Any:
     return flat[0] if not f.element_shape else flat.reshape(f.element_shape)
 
 
+def _elements(f: Any, value: Any) -> np.ndarray:
+    """`value` as the field's flat elements. An integer out of the dtype's range wraps, as an assignment into a
+    dense field's array does and as Quadrants' Python-scope writes do (`b[None] = -64` into a 7-bit unsigned
+    quant field stores 64)."""
+    a = np.asarray(value)
+    a = a.astype(f._prim.np_dtype) if a.dtype.kind in "iub" and not f._prim.is_float else np.asarray(a, f._prim.np_dtype)
+    return np.broadcast_to(a, f.element_shape).reshape(-1).copy()
+
+
 def set(f: Any, key: tuple[int, ...], value: Any) -> None:  # noqa: A001 - Field.__setitem__'s counterpart
-    flat = np.broadcast_to(np.asarray(value, dtype=f._prim.np_dtype), f.element_shape).reshape(-1).copy()
+    flat = _elements(f, value)
     if not key:
         _kernels()[7](f, flat, tuple(f.element_shape))
     else:
@@ -176,7 +185,7 @@ def set(f: Any, key: tuple[int, ...], value: Any) -> None:  # noqa: A001 - Field
 def fill(f: Any, value: Any) -> None:
     if not f.shape:
         return set(f, (), value)
-    flat = np.broadcast_to(np.asarray(value, dtype=f._prim.np_dtype), f.element_shape).reshape(-1).copy()
+    flat = _elements(f, value)
     _kernels()[2](f, flat, tuple(f.element_shape))
 
 

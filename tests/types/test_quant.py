@@ -190,3 +190,25 @@ def test_the_bit_layout_is_in_the_offline_key(tmp_path: object) -> None:
         put(40)
         results.append(int(x[None]))
     assert results == [_wrap(np.array([40]), 4, True)[0], _wrap(np.array([40]), 6, True)[0]]  # [8, -24]
+
+
+@pytest.mark.parametrize("value", [-64, -1, 200, 1 << 20])
+def test_python_scope_writes_out_of_the_compute_range_wrap_to_the_bits(value: int) -> None:
+    """`b[None] = -64` into a 7-bit unsigned member (compute type u16, whose range -64 is outside) stores the
+    low 7 bits, as a write into a dense field's array and Quadrants' Python-scope writes do; read back directly
+    and through a kernel's cast, beside a signed neighbour that keeps its value."""
+    a, b = qd.field(quant.int(5, True, qd.i16)), qd.field(quant.int(7, False, qd.u16))
+    words = qd.BitpackedFields(max_num_bits=32)
+    words.place(a, b)
+    qd.root.place(words)
+    out = qd.field(qd.i32, shape=2)
+
+    @qd.kernel
+    def read():
+        out[0] = qd.cast(a[None], qd.i32)
+        out[1] = qd.cast(b[None], qd.i32)
+
+    a[None], b[None] = -16, value
+    read()
+    want = int(_wrap(np.array([value]), 7, False)[0])
+    assert (a[None], b[None]) == (-16, want) and out.to_numpy().tolist() == [-16, want]
