@@ -8,8 +8,6 @@ compile-time values run in Python, as in Quadrants (`operators.py`).
 from __future__ import annotations
 
 import ast
-import operator
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -42,9 +40,7 @@ from quadrants.types.dtypes import PrimitiveType
 from quadrants.types.promotion import promote
 
 CMP_OPS: dict[type, str] = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
-STATIC_CMP: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Is: operator.is_, ast.IsNot: operator.is_not,
-}  # fmt: skip
+IDENTITY_OPS = (ast.Is, ast.IsNot)
 
 # ---- leaves -------------------------------------------------------------------------------------------
 
@@ -108,10 +104,10 @@ def transform_compare(fb: FrontendBuilder, node: ast.Compare) -> Any:
         right = fb.expr(comp)
         if isinstance(op, (ast.In, ast.NotIn)):  # as in Quadrants, even for compile-time operands
             raise fb.error(node, '"In" is only supported inside `qd.static`.')
-        if type(op) in STATIC_CMP:
-            if is_runtime(left) or is_runtime(right):
-                raise fb.error(node, f"'{type(op).__name__}' needs compile-time operands in a kernel")
-            results.append(STATIC_CMP[type(op)](left, right))
+        if isinstance(op, IDENTITY_OPS):  # identity is Python's: only inside qd.static(...), as in Quadrants
+            word = "is" if isinstance(op, ast.Is) else "is not"
+            raise fb.error(node, f'Operator "{word}" in Quadrants scope is not supported: compare inside '
+                                 f"qd.static(...), e.g. qd.static(x {word} None)")  # fmt: skip
         else:
             results.append(binary(fb, CMP_OPS[type(op)], left, right, node))
         left = right

@@ -415,6 +415,8 @@ def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offs
             raise QuadrantsSyntaxError("shape cannot be None when order is set")
         return _make(dtype, None, ())
     shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    if any(n <= 0 for n in shape_t):
+        raise QuadrantsRuntimeError(f"Every dimension of a Quadrants field should be positive, got shape {shape_t}")
     off = domain_offset(offset, len(shape_t), shape)
     lay = host_views.order_layout(order, len(shape_t)) if isinstance(order, str) else ()
     f = _make(dtype, shape_t, off, lay)

@@ -336,9 +336,12 @@ def _struct_field(t: StructType, shape: Any, needs_grad: bool = False, layout: A
     """`S.field(shape=...)`: a struct field (members are stored as separate arrays either way; the layout only
     decides whether their memory is shared, as in Quadrants: SoA yes, AoS - the default - no), with its gradient
     and dual companions when asked for."""
-    from quadrants.lang.field import with_companions
+    from quadrants.lang.field import check_real, with_companions
 
-    return with_companions(StructField(t, shape, name, offset, layout),
+    value = StructField(t, shape, name, offset, layout)
+    for leaf in _leaves(value._members):
+        check_real(leaf._prim, needs_grad or needs_dual)
+    return with_companions(value,
                            lambda: StructField(t, shape, name, offset, layout), needs_grad, needs_dual)  # fmt: skip
 
 

@@ -119,3 +119,32 @@ def test_a_method_kernel_of_a_plain_class_is_a_syntax_error() -> None:
 
     with pytest.raises(qd.QuadrantsSyntaxError, match="must be an instance of a @qd.data_oriented class"):
         Plain().k()
+
+
+@pytest.mark.parametrize("shape", [0, (3, 0), (-1,)])
+def test_a_field_dimension_must_be_positive(shape: Any) -> None:
+    with pytest.raises(qd.QuadrantsRuntimeError, match="Every dimension of a Quadrants field should be positive"):
+        qd.field(qd.f32, shape=shape)
+    with pytest.raises(qd.QuadrantsRuntimeError, match="should be positive"):
+        qd.Vector.field(2, qd.f32, shape=shape)
+
+
+@pytest.mark.parametrize("word", ["is", "is not"])
+def test_identity_is_refused_outside_static_and_python_inside_it(word: str) -> None:
+    """As in Quadrants: `a is None` in a kernel is an error naming the operator; `qd.static(a is None)` is
+    Python's identity on the compile-time value."""
+    ns = define(f"""
+        @qd.kernel
+        def bad(a: qd.template()) -> qd.i32:
+            return a {word} None
+
+        @qd.kernel
+        def good(a: qd.template()) -> qd.i32:
+            r = 0
+            if qd.static(a {word} None):
+                r = 1
+            return r
+    """)
+    with pytest.raises(qd.QuadrantsSyntaxError, match=f'Operator "{word}" in Quadrants scope is not supported'):
+        ns["bad"](None)
+    assert ns["good"](None) == (word == "is") and ns["good"](3) == (word == "is not")

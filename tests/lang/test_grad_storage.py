@@ -104,6 +104,11 @@ def test_non_real_dtype_is_refused(dtype: object) -> None:
         qd.field(dtype, shape=3, needs_grad=True)
     with pytest.raises(qd.QuadrantsRuntimeError, match="is not supported for field with"):
         qd.Vector.field(2, dtype, shape=3, needs_dual=True)
+    for needs in ({"needs_grad": True}, {"needs_dual": True}):  # any integer member of a struct field refuses it
+        with pytest.raises(qd.QuadrantsRuntimeError, match=f"{dtype} is not supported for field with"):
+            qd.Struct.field({"v": qd.types.vector(3, qd.f32), "n": qd.types.vector(2, dtype)}, shape=2, **needs)
+    s = qd.Struct.field({"v": qd.types.vector(3, qd.f32), "m": qd.f64}, shape=2, needs_grad=True)
+    assert s.grad.m.shape == (2,)
 
 
 def test_non_real_ndarray_is_refused() -> None:
