@@ -21,7 +21,7 @@ from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.intrinsic_calls import Grouped
 from quadrants.frontend.intrinsics import GroupedNdRange, _NdRange
 from quadrants.frontend.lvalues import assign
-from quadrants.frontend.ndarrays import index_domain, is_ndarray, ndarray_attribute, ndarray_handle
+from quadrants.frontend.ndarrays import index_domain, is_field, is_ndarray, ndarray_attribute, ndarray_handle
 from quadrants.frontend.operators import binary
 from quadrants.frontend.refs import read
 from quadrants.frontend.scope import Alias, Fixed, MatVar, bind_loop_index
@@ -48,7 +48,9 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
         if fn is builtins.range:
             args, kwargs = call_args(fb, it_node)
             if kwargs or not 1 <= len(args) <= 2:
-                raise fb.error(it_node, "range(a, b, step) is not supported in kernels; use range(n) or range(a, b)")
+                raise fb.error(it_node, f"Range should have 1 or 2 arguments, found {len(args) + len(kwargs)}: "
+                                        "range(a, b, step) is not supported in kernels; use range(n) or range(a, b)")  # fmt: skip
+            _check_fresh_targets(fb, node.target)
             begin, end = (0, args[0]) if len(args) == 1 else args
             range_loop(fb, node, [(begin, end)], grouped=False, python_range=True)
             return
@@ -59,6 +61,8 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
     grouped = isinstance(it, (Grouped, GroupedNdRange))  # the latter: a grouped ndrange made at compile time
     if grouped:
         it = it.inner
+    if is_field(it):  # a struct-for
+        _check_fresh_targets(fb, node.target)
     if sparse.sparse_loop_target(it):  # active cells only, level by level
         sparse.struct_for(fb, node, it, grouped)
         return
@@ -359,6 +363,15 @@ def transform_while(fb: FrontendBuilder, node: ast.While) -> None:
         fb.loops.pop()
         fb.runtime_depth -= 1
         fb.pop_scope(scope)
+
+
+def _check_fresh_targets(fb: FrontendBuilder, target: ast.expr) -> None:
+    """A range-for's or struct-for's index names a new variable: one the function already has (an argument,
+    a local, an enclosing loop's index) is Quadrants' error, as in `i = 0` then `for i in range(n)`."""
+    for name in _target_names(fb, target):
+        if fb.frame.scope.find(name)[0] is not None:
+            raise fb.error(target, f"Variable '{name}' is already declared in the outer scope and cannot be used "
+                                   "as loop variable")  # fmt: skip
 
 
 def _target_names(fb: FrontendBuilder, target: ast.expr) -> list[str]:

@@ -354,6 +354,8 @@ def _fixed_words(what: str, name: str) -> str:
 
 def assign_name(fb: FrontendBuilder, name: str, value: Any, node: ast.AST, static: bool = False) -> None:
     scope, binding = fb.frame.scope.find(name)
+    if scope is not None and scope.parent is None and name in fb.frame.template_args:
+        raise fb.error(node, _fixed_words("kernel argument", name))
     if isinstance(binding, Fixed):
         if binding.what != "loop index" or scope is not fb.frame.scope:
             raise fb.error(node, _fixed_words(binding.what, name))

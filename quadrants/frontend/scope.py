@@ -84,6 +84,7 @@ class Frame:
     terminated: bool = False
     closure: dict[str, Any] = field(default_factory=dict)
     real: ir.Function | None = None  # the IR function of a real function (`return` may be anywhere in it)
+    template_args: frozenset[str] = frozenset()  # a kernel's template parameters: bound to values, yet immutable
 
     @property
     def globals(self) -> dict[str, Any]:

@@ -100,6 +100,7 @@ def _translate_kernel(fb: FrontendBuilder, source: FunctionSource, params: list[
     if fb.returns and not source.has_return():
         raise fb.error(source.tree, "Kernel has a return type but does not have a return statement")
     counter = [0]
+    fr.template_args = frozenset(p.name for p in params if p.kind == SpecKind.TEMPLATE)
     for p in params:
         fr.scope.names[p.name] = _bind_param(fb, p, p.name, counter, source.loc(source.tree), [])
     body = _strip_docstring(source.tree.body)

@@ -148,3 +148,46 @@ def test_identity_is_refused_outside_static_and_python_inside_it(word: str) -> N
     with pytest.raises(qd.QuadrantsSyntaxError, match=f'Operator "{word}" in Quadrants scope is not supported'):
         ns["bad"](None)
     assert ns["good"](None) == (word == "is") and ns["good"](3) == (word == "is not")
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ("i = 0\n            for i in range(3):\n                pass",
+     "Variable 'i' is already declared in the outer scope and cannot be used as loop variable"),
+    ("for i in range(3):\n                for i in range(2):\n                    pass", "Variable 'i' is already declared"),
+    ("for a in x:\n                pass", "Variable 'a' is already declared"),
+    ("for i in range(3, 7, 2):\n                pass", "Range should have 1 or 2 arguments, found 3"),
+    ("t = 5", 'Kernel argument "t" is immutable in the kernel'),
+])  # fmt: skip
+def test_loop_indices_are_new_and_template_arguments_immutable(body: str, words: str) -> None:
+    x = qd.field(qd.f32, shape=4)
+    ns = define(f"""
+        @qd.kernel
+        def k(a: qd.i32, t: qd.template()):
+            {body}
+    """, x=x)  # fmt: skip
+    with pytest.raises(qd.QuadrantsSyntaxError, match=words):
+        ns["k"](1, 2)
+
+
+def test_a_loop_index_may_reuse_the_name_of_a_finished_loop_or_a_static_one() -> None:
+    """Only a name the function still has is refused: sibling loops, a static loop before, a func's own loop."""
+    ns = define("""
+        @qd.func
+        def tri(n: qd.i32) -> qd.i32:
+            s = 0
+            for i in range(n):
+                s += i
+            return s
+
+        @qd.kernel
+        def k(t: qd.template()) -> qd.i32:
+            s = 0
+            for i in qd.static(range(t)):
+                s += i
+            for i in range(2):
+                s += tri(4)
+            for i in range(3):
+                s += i
+            return s
+    """)
+    assert ns["k"](3) == (0 + 1 + 2) + 2 * 6 + (0 + 1 + 2)
