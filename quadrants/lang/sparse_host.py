@@ -169,8 +169,7 @@ def _elements(f: Any, value: Any) -> np.ndarray:
     """`value` as the field's flat elements. An integer out of the dtype's range wraps, as an assignment into a
     dense field's array does and as Quadrants' Python-scope writes do (`b[None] = -64` into a 7-bit unsigned
     quant field stores 64)."""
-    a = np.asarray(value)
-    a = a.astype(f._prim.np_dtype) if a.dtype.kind in "iub" and not f._prim.is_float else np.asarray(a, f._prim.np_dtype)
+    a = np.asarray(value).astype(f._prim.np_dtype)  # a cast, unlike np.asarray(value, dtype), wraps
     return np.broadcast_to(a, f.element_shape).reshape(-1).copy()
 
 

@@ -339,8 +339,9 @@ def _struct_field(t: StructType, shape: Any, needs_grad: bool = False, layout: A
     from quadrants.lang.field import check_real, with_companions
 
     value = StructField(t, shape, name, offset, layout)
-    for leaf in _leaves(value._members):
-        check_real(leaf._prim, needs_grad or needs_dual)
+    if needs_grad or needs_dual:
+        for leaf in _leaves(value._members):
+            check_real(leaf._prim, True)
     return with_companions(value,
                            lambda: StructField(t, shape, name, offset, layout), needs_grad, needs_dual)  # fmt: skip
 
