@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
+import bench_fields  # noqa: E402
 from common import emit, median_time, per_call, selection  # noqa: E402
 
 import quadrants as qd  # noqa: E402
@@ -185,6 +186,7 @@ def main() -> None:
         out["launch_args"] = per_call(lambda: tiny_args(x, 3, 0.5))
     if want("compile"):
         out["compile"] = cold_compile()
+    bench_fields.run(want, out)
     emit(out)
 
 

@@ -61,6 +61,11 @@ class QuadrantsSyntaxError(QuadrantsCompilationError, SyntaxError):
         self.msg = self.args[0]  # what `traceback` prints for SyntaxError subclasses
 
 
+class MissingGradientError(QuadrantsSyntaxError):
+    """A kernel reads the `.grad` of an ndarray argument that was passed without one. A primal kernel whose
+    gradients were withheld (lang/kernel.py `_passes_grads`) compiles again with them on this error."""
+
+
 class QuadrantsTypeError(QuadrantsCompilationError, TypeError):
     pass
 

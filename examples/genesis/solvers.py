@@ -146,6 +146,50 @@ def build_tool():
     return scene, {"tool": tool, "block": block}
 
 
+def build_diff_push():
+    """Genesis' differentiable push (its tests/test_grad.py): a tool stirs an MPM block in 2 environments; the loss
+    reads particle positions mid-way and the block's late; `scene.backward` runs through `loss.backward()` (the
+    regular particle sampler: the default one needs vtk)."""
+    scene = _scene(sim_options=gs.options.SimOptions(dt=2e-3, substeps=10, requires_grad=True),
+                   mpm_options=gs.options.MPMOptions(lower_bound=(0.0, -1.0, 0.0), upper_bound=(1.0, 1.0, 0.55)))  # fmt: skip
+    scene.add_entity(gs.morphs.URDF(file="urdf/plane/plane.urdf", fixed=True))
+    stick = scene.add_entity(morph=gs.morphs.Mesh(file="meshes/stirrer.obj", scale=0.6, pos=(0.5, 0.5, 0.05),
+                                                  euler=(90.0, 0.0, 0.0)), material=gs.materials.Tool(friction=8.0))  # fmt: skip
+    block = scene.add_entity(morph=gs.morphs.Box(lower=(0.2, 0.1, 0.05), upper=(0.4, 0.3, 0.15)),
+                             material=gs.materials.MPM.Elastic(rho=500, sampler="regular"))  # fmt: skip
+    return scene, {"stick": stick, "block": block}
+
+
+def run_diff_push(scene, entities, steps):
+    """Forward `steps` steps from set tool and block states, then backward: the loss and every input's gradient."""
+    import torch
+
+    stick, block = entities["stick"], entities["block"]
+    init_pos = gs.tensor([[0.3, 0.1, 0.28], [0.3, 0.1, 0.5]], requires_grad=True)
+    stick.set_position(init_pos)
+    pos_block = gs.tensor([0.3, 0.3, 0.1], requires_grad=True)
+    block.set_position(pos_block)
+    v_block = gs.tensor([0.0, -1.0, 0.0], requires_grad=True)
+    block.set_velocity(v_block)
+    goal = gs.tensor([0.5, 0.8, 0.05])
+    loss, v_list = 0.0, []
+    for i in range(steps):
+        v_i = gs.tensor([[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]], requires_grad=True)
+        stick.set_velocity(vel=v_i)
+        v_list.append(v_i)
+        scene.step()
+        if i == steps // 2:
+            particles = scene.get_state().solvers_state[scene.solvers.index(scene.mpm_solver)]
+            loss += torch.pow(particles.pos[particles.active == 1] - goal, 2).sum()
+        if i == steps - 2:
+            loss += torch.pow(block.get_state().pos - goal, 2).sum()
+    loss.backward()
+    grads = {f"v{i}": _array(v.grad).tolist() for i, v in enumerate(v_list)}
+    return {"loss": float(loss), "grad": grads | {"stick_pos": _array(init_pos.grad).tolist(),
+                                                  "block_pos": _array(pos_block.grad).tolist(),
+                                                  "block_vel": _array(v_block.grad).tolist()}}  # fmt: skip
+
+
 _COUPLED_BOX = {"pos": (0.0, 0.0, 0.27), "size": (0.08, 0.08, 0.08)}
 
 
@@ -213,7 +257,10 @@ SCENES = {
     "rigid_sph": (build_rigid_sph, 20),
     "rigid_pbd": (build_rigid_pbd, 20),
     "rigid_fem": (build_rigid_fem, 20),
+    "diff_push": (build_diff_push, 10),
 }
+# differentiable scenes: built with environments, run by their own function (forward, then backward)
+DIFFERENTIABLE = {"diff_push": (2, run_diff_push)}
 
 
 def _array(x):
@@ -253,13 +300,18 @@ def run(name, steps):
     # the SAP coupler refuses 32-bit precision; every other scene runs in Genesis' default (32)
     gs.init(backend=gs.cpu, logging_level="warning", seed=0, precision="64" if name == "fem_sap" else "32")
     scene, entities = build()
-    scene.build()
+    n_envs, runner = DIFFERENTIABLE.get(name, (0, None))
+    scene.build(n_envs=n_envs)
     t_built = time.perf_counter()
     steps = default_steps if steps is None else steps
-    for _ in range(steps):
-        scene.step()
+    if runner is not None:
+        state = runner(scene, entities, steps)
+    else:
+        for _ in range(steps):
+            scene.step()
+        state = summarize(scene, entities)
     t_end = time.perf_counter()
-    out = {"scene": name, "steps": steps, "state": summarize(scene, entities),
+    out = {"scene": name, "steps": steps, "state": state,
            "times": {"import_to_build_s": round(t_built - t0, 3),
                      "steps_per_s": round(steps / (t_end - t_built), 1) if steps else None}}  # fmt: skip
     import quadrants as qd

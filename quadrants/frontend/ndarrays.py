@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.errors import MissingGradientError, QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.operators import py_value
 from quadrants.frontend.ops import is_static_number
@@ -91,7 +91,7 @@ def ndarray_attribute(fb: FrontendBuilder, arr: ir.Value, attr: str, node: ast.A
     if attr == "grad":
         grad = fb.kernel.grads.get(arr)
         if grad is None:
-            raise fb.error(node, "this ndarray has no gradient: allocate it with `needs_grad=True`")
+            raise fb.error(node, "this ndarray has no gradient: allocate it with `needs_grad=True`", MissingGradientError)
         return grad
     raise fb.error(node, f"ndarrays have no attribute {attr!r} inside kernels")
 

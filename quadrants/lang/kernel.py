@@ -20,6 +20,7 @@ from typing import Any
 
 from quadrants._stats import STATS
 from quadrants.errors import (
+    MissingGradientError,
     QuadrantsArgumentError,
     QuadrantsCompilationError,
     QuadrantsRuntimeError,
@@ -309,6 +310,10 @@ class Kernel:
         if entry is None:
             self.materialize(spec.key, spec, values)
             entry = self._launchers[spec.key]
+        if isinstance(entry, MissingGradientError) and not self._passes_grads():
+            self._grads_cached = True  # a func the source scan did not follow reads a `.grad`: pass them
+            del self._launchers[spec.key]
+            return self._call(args, kwargs, resume)
         if isinstance(entry, QuadrantsCompilationError):
             raise type(entry)(entry.message, entry.loc) from None
         data = self.compiled_kernel_data_by_key.get(spec.key)
@@ -418,14 +423,13 @@ class Kernel:
 
     def _passes_grads(self) -> bool:
         """Whether ndarray arguments pass their `.grad` as hidden arguments: for the adjoint, and for a kernel
-        whose source reads a `.grad` (a primal that does not keeps the signature a manifest writes, so a
-        precompiled program whose ndarrays have grads still hits)."""
+        whose source, or a func it calls, reads a `.grad` (frontend/grad_reads.py; a primal that does not keeps
+        the signature a manifest writes, so a precompiled program whose ndarrays have grads still hits)."""
         cached = getattr(self, "_grads_cached", None)
         if cached is None:
-            from quadrants.cache.source import source_text  # the text the fastcache key reads (linecache)
+            from quadrants.frontend.grad_reads import reads_grad
 
-            text = source_text(self.fn)
-            cached = self._grads_cached = self.mode == "reverse" or text is None or ".grad" in text  # no text: safe
+            cached = self._grads_cached = self.mode == "reverse" or reads_grad(self.fn)
         return bool(cached)
 
     def _compile(self, spec: Specialization, prog: program.Program) -> Launcher | QuadrantsCompilationError:

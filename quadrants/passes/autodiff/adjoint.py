@@ -128,7 +128,9 @@ class AdjointBuilder(Emitter):
         if self.independent_loops:
             return
         if loop.python_range or self._carried(loop)[0]:
-            raise QuadrantsCompilationError("Cannot use non static range in Backwards mode", loop.loc)
+            raise QuadrantsCompilationError("Cannot use non static range in Backwards mode (an inner runtime loop "
+                                            "of a reverse-mode kernel needs the adstack: qd.init(ad_stack_experim"
+                                            "ental_enabled=True), or QD_AD_STACK_EXPERIMENTAL_ENABLED=1)", loop.loc)  # fmt: skip
 
     @staticmethod
     def _carried(loop: ir.RangeFor) -> tuple[list[ir.Alloca], set[ir.Alloca]]:
