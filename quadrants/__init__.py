@@ -44,6 +44,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     activate,
     append,
     asin,
+    assume_in_range,
     atan,
     atan2,
     atomic_add,

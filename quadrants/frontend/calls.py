@@ -11,6 +11,7 @@ import ast
 import builtins
 import types
 import weakref
+from collections.abc import ValuesView
 from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
@@ -35,6 +36,11 @@ from quadrants.frontend.vectors import as_matrix, construct
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType
 from quadrants.types.struct import StructType
+
+
+def _holds_runtime(x: Any) -> bool:
+    """A compile-time container (list, tuple, a dict's values) holding a runtime value: `sum([a, b])`."""
+    return isinstance(x, (list, tuple, ValuesView)) and any(is_runtime(v) for v in x)
 
 
 def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
@@ -98,7 +104,7 @@ def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
         return print_call(fb, node)
     handler = BUILTINS.get(id(fn))
     args, kwargs = call_args(fb, node)
-    if handler is not None and any(is_runtime(a) for a in args):
+    if handler is not None and any(is_runtime(a) or _holds_runtime(a) for a in args):
         return handler(fb, node, *args, **kwargs)
     if any(is_runtime(a) for a in args) or any(is_runtime(v) for v in kwargs.values()):
         as_func = python_func(fn)

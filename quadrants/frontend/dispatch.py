@@ -44,5 +44,7 @@ EXPRESSIONS: dict[type, ExprFn] = {
     ast.Subscript: expressions.transform_subscript,
     ast.Slice: expressions.transform_slice,
     ast.ListComp: expressions.transform_list_comp,
+    ast.DictComp: expressions.transform_dict_comp,
+    ast.Dict: expressions.transform_dict,
     ast.Call: calls.transform_call,
 }

@@ -8,6 +8,7 @@ compile-time values run in Python, as in Quadrants (`operators.py`).
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -298,13 +299,48 @@ def struct_attribute(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -
 
 def transform_list_comp(fb: FrontendBuilder, node: ast.ListComp) -> list[Any]:
     """`[x * 3 + y for y in range(3)]`: unrolled at compile time into a Python list (of runtime values, when the
-    element is one), as in Quadrants. Each iterable must be known at compile time (a range of constants, a
-    tuple or list, a vector's elements) and each `if` a compile-time condition."""
+    element is one), as in Quadrants."""
     out: list[Any] = []
+    _unroll_comprehension(fb, node, lambda: out.append(fb.expr(node.elt)))
+    return out
+
+
+def transform_dict_comp(fb: FrontendBuilder, node: ast.DictComp) -> dict[Any, Any]:
+    """`{k: v for j in range(n) if c}`: a compile-time Python dict, unrolled as a list comprehension is."""
+    out: dict[Any, Any] = {}
+
+    def add() -> None:
+        key = fb.expr(node.key)
+        out[key] = fb.expr(node.value)
+
+    _unroll_comprehension(fb, node, add)
+    return out
+
+
+def transform_dict(fb: FrontendBuilder, node: ast.Dict) -> dict[Any, Any]:
+    """`{"a": u + 2, **other}`: a compile-time Python dict whose values may be runtime values (keys are Python
+    values, or runtime values by identity), read back with compile-time keys, as in Quadrants."""
+    out: dict[Any, Any] = {}
+    for k, v in zip(node.keys, node.values):
+        if k is None:  # `**other`
+            spread = fb.expr(v)
+            if not isinstance(spread, dict):
+                raise fb.error(v, "`**` in a dict expression in a kernel takes a dict")
+            out.update(spread)
+        else:
+            key = fb.expr(k)
+            out[key] = fb.expr(v)
+    return out
+
+
+def _unroll_comprehension(fb: FrontendBuilder, node: ast.ListComp | ast.DictComp, emit: Callable[[], None]) -> None:
+    """Run `emit` once per combination of the comprehension's generators, each target bound in a scope of its
+    own. Each iterable must be known at compile time (a range of constants, a tuple or list, a vector's
+    elements) and each `if` a compile-time condition."""
 
     def generate(k: int) -> None:
         if k == len(node.generators):
-            out.append(fb.expr(node.elt))
+            emit()
             return
         gen = node.generators[k]
         iterable = fb.expr(gen.iter)
@@ -312,7 +348,7 @@ def transform_list_comp(fb: FrontendBuilder, node: ast.ListComp) -> list[Any]:
         if m is not None:
             items = list(m.unpack_values())
         elif is_runtime(iterable) or not hasattr(iterable, "__iter__"):
-            raise fb.error(gen.iter, "a list comprehension in a kernel iterates over a compile-time iterable "
+            raise fb.error(gen.iter, "a comprehension in a kernel iterates over a compile-time iterable "
                                      "(range with constant bounds, a tuple or list, a vector)")  # fmt: skip
         else:
             items = list(iterable)
@@ -324,7 +360,7 @@ def transform_list_comp(fb: FrontendBuilder, node: ast.ListComp) -> list[Any]:
                 for cond in gen.ifs:
                     c = fb.expr(cond)
                     if is_runtime(c):
-                        raise fb.error(cond, "a list comprehension's `if` must be a compile-time condition")
+                        raise fb.error(cond, "a comprehension's `if` must be a compile-time condition")
                     keep = keep and bool(c)
                 if keep:
                     generate(k + 1)
@@ -332,7 +368,6 @@ def transform_list_comp(fb: FrontendBuilder, node: ast.ListComp) -> list[Any]:
                 fb.pop_scope(scope)
 
     generate(0)
-    return out
 
 
 def transform_slice(fb: FrontendBuilder, node: ast.Slice) -> slice:

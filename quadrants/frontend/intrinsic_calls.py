@@ -346,6 +346,18 @@ def _b_all_any(op: str) -> Callable[..., Any]:
     return fold
 
 
+def _b_sum(fb: FrontendBuilder, node: ast.Call, items: Any, start: Any = 0) -> Any:
+    """`sum(xs, start=0)` of a compile-time iterable of runtime values (a list, `d.values()`) or of a runtime
+    vector's elements: added in order, from `start`."""
+    m = items if isinstance(items, Matrix) else None
+    values = m.elements if m is not None else list(items)
+    loc = fb.loc(node)
+    out = start
+    for v in values:
+        out = fb.ops.binary("add", out, v, loc)
+    return out
+
+
 def _b_range(fb: FrontendBuilder, node: ast.Call, *args: Any) -> Any:
     """`range(3)` with constant bounds is a Python range (list comprehensions unroll over it)."""
     if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
@@ -393,7 +405,7 @@ BUILTINS: dict[int, Callable[..., Any]] = {
     id(builtins.int): _b_int, id(builtins.float): _b_float, id(builtins.bool): _b_bool,
     id(builtins.abs): _b_abs, id(builtins.min): _b_min, id(builtins.max): _b_max, id(builtins.pow): _b_pow,
     id(builtins.len): _b_len, id(builtins.range): _b_range, id(builtins.all): _b_all_any("and"),
-    id(builtins.any): _b_all_any("or"), **OPERATORS,
+    id(builtins.any): _b_all_any("or"), id(builtins.sum): _b_sum, **OPERATORS,
 }  # fmt: skip
 
 
@@ -430,6 +442,16 @@ def _get_addr(fb: FrontendBuilder, node: ast.Call, name: str, f: Any, indices: A
     return fb.b.emit(ir.Addr(ptr=ptr, type=u64))
 
 
+def _hinted_value(fb: FrontendBuilder, node: ast.Call, name: str, val: Any, *hints: Any, **kw: Any) -> Any:
+    """`qd.loop_unique(v, covers=None)`, `qd.assume_in_range(v, base, low, high)`: `v` (the hints change no
+    result; Quadrants uses them to drop atomics and size caches)."""
+    if name == "assume_in_range" and (len(hints) != 3 or kw):
+        raise fb.error(node, "qd.assume_in_range(val, base, low, high) takes 4 arguments")
+    if name == "loop_unique" and (len(hints) + len(kw) > 1 or set(kw) - {"covers"}):
+        raise fb.error(node, "qd.loop_unique(val, covers=None) takes a value and an optional covers")
+    return val
+
+
 # ---- the tables ---------------------------------------------------------------------------------------
 
 RAW: dict[str, Handler] = {  # handlers that read their argument nodes themselves
@@ -448,7 +470,7 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     "Matrix.diag": _diag, "Matrix.unit": _unit, "Vector.unit": _unit, "zero": _zero_one, "one": _zero_one,
     "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn, "stop_grad": stop_grad,
     "block_local": _block_local, "cache_read_only": _block_local, "no_activate": _hint_snodes,
-    "get_addr": _get_addr, **SIMT_EVAL,
+    "get_addr": _get_addr, "loop_unique": _hinted_value, "assume_in_range": _hinted_value, **SIMT_EVAL,
     **{name: sparse.snode_call for name in ("activate", "deactivate", "is_active", "append", "length")},
     "rescale_index": sparse.rescale_index,
 }  # fmt: skip

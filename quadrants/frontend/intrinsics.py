@@ -274,3 +274,7 @@ block_local = _kernel_only("block_local")  # a GPU shared-memory hint: no effect
 cache_read_only = _kernel_only("cache_read_only")  # a hint that the kernel only reads these fields: none here
 no_activate = _kernel_only("no_activate")  # a hint that accesses need not activate cells: they still do here
 get_addr = _kernel_only("get_addr")  # the address of a field element, as a u64
+# hints about a value, which is what they return: unique across the loop's iterations (Quadrants skips atomics
+# on it), within [base + low, base + high) (Quadrants sizes block-local caches by it)
+loop_unique = _kernel_only("loop_unique")
+assume_in_range = _kernel_only("assume_in_range")

@@ -75,6 +75,8 @@ def member_value(fb: FrontendBuilder, mt: Any, v: Any, node: ast.AST, name: str)
             return _build(fb, mt, {}, node)
         if isinstance(v, dict):
             return _build(fb, mt, v, node)
+        if not isinstance(v, Struct) and as_matrix(fb, v, node) is None:  # `S(1)`: its first member from 1, as
+            return _build(fb, mt, mt.given([v], {}), node)  # Quadrants calls a struct member's type with it
         return coerce(fb, v, mt, node, f"member {name!r}")
     if isinstance(mt, MatrixType):
         return construct_matrix(fb, mt, [0 if v is None else v], node)

@@ -124,6 +124,8 @@ def make_struct(t: StructType, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
     for k, mt in t.members.items():
         v = given.get(k)
         if isinstance(mt, StructType):
+            if isinstance(v, (bool, int, float, np.generic)):  # `S(1)`: the member's type called with 1
+                v = make_struct(mt, (v,), {})
             v = make_struct(mt, (), v) if isinstance(v, dict) else v if v is not None else make_struct(mt, (), {})
         elif isinstance(mt, MatrixType):
             v = _zeros(mt) if v is None else _cast_matrix(mt, v)

@@ -392,3 +392,24 @@ def test_python_scope_elements_and_comparisons() -> None:
     m[1] = [[1.0, 2.0], [3.0, 4.0]]
     assert isinstance(m[1], qd.Matrix) and m[1][1, 0] == 3.0
     assert isinstance(m[0:2], qd.BufferView) and m[0:2].shape == (2,)  # a 1-D slice is a view, as in 1.3.3
+
+
+def test_quadrants_lang_misc_holds_the_hints_and_arch_helpers() -> None:
+    from quadrants.lang.misc import assume_in_range, get_host_arch_list, loop_unique
+
+    qd_init()
+    x = qd.field(qd.i32, shape=8)
+    y = qd.field(qd.i32, shape=16)
+
+    @qd.kernel
+    def k() -> None:
+        for i in x:
+            a = loop_unique(x[i])  # a hint: the value itself
+            y[assume_in_range(a + 1, a, 0, 2)] += 1
+
+    for i in range(8):
+        x[i] = 2 * i
+    k()
+    assert [y[i] for i in range(16)] == [0, 1] * 8
+    assert get_host_arch_list() == [qd.cpu]
+    assert qd.assume_in_range is assume_in_range

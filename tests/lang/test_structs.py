@@ -273,3 +273,38 @@ def test_python_scope_struct_values_take_their_member_types() -> None:
     assert type(s.a) is int and type(s.c) is float and s.d.to_numpy().dtype.kind == "f"
     assert s.a + s.b[0] + s.b[1] + s.c + s.d[1] == in_kernel() == 8.0
     assert S(a=-2.7).a == -2 and qd.Struct(a=2.5).a == 2.5
+
+
+def test_a_struct_type_called_with_one_scalar_fills_its_first_member_from_it() -> None:
+    # Quadrants calls a compound member's type with the scalar: S(1) = S(line=line3(1)) = line3(vec3(1), 0), idx 0
+    qd_init()
+    line3 = qd.types.struct(linedir=vec3, length=qd.f32)
+    pair = qd.types.struct(line=line3, idx=qd.i32)
+    x = pair.field(shape=3)
+
+    @qd.kernel
+    def fill() -> None:
+        for i in x:
+            x[i] = pair(2)
+            x[i].idx += i
+
+    fill()
+    for i in range(3):
+        np.testing.assert_allclose(x[i].line.linedir.to_numpy(), [2.0, 2.0, 2.0])
+        assert x[i].line.length == 0.0 and x[i].idx == i
+    x[1] = pair(5)  # Python scope: the same rule
+    np.testing.assert_allclose(x[1].line.linedir.to_numpy(), [5.0, 5.0, 5.0])
+    assert x[1].line.length == 0.0 and x[1].idx == 0
+
+
+def test_qd_struct_from_a_dict_expression_in_a_kernel() -> None:
+    qd_init()
+
+    @qd.kernel
+    def k(u: qd.i32) -> qd.i32:
+        a = qd.Struct({"a": u, "b": 3})
+        b = a
+        b.a = 5
+        return a.a * 100 + b.a * 10 + b.b
+
+    assert k(7) == 753

@@ -79,6 +79,8 @@ IMPLS: dict[str, Callable[..., Any]] = {
     "atomic_cas": atomic_cas,
     "loop_config": _nothing,
     "block_local": _nothing,
+    "loop_unique": lambda val, *_hints, **_kw: val,
+    "assume_in_range": lambda val, *_hints: val,
 }
 
 
