@@ -98,6 +98,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     stop_grad,
     tan,
     tanh,
+    volatile_load,
     zero,
 )  # fmt: skip
 from quadrants.lang import exception as _exception  # noqa: F401  - `qd.lang.exception`, as in Quadrants

@@ -89,6 +89,15 @@ def unpack_arg(b: ll.IRBuilder, buf: ll.Value, k: int, t: ll.Type) -> ll.Value:
     return b.load(b.gep(buf, [ll.Constant(I64, 8 * k)], source_etype=I8), typ=t)
 
 
+class _VolatileLoad(ll.LoadInstr):  # type: ignore[misc]
+    """`load volatile`: LLVM keeps every one, in order, where it is (spin-waits on a flag another thread sets)."""
+
+    def descr(self, buf: list[str]) -> None:
+        inner: list[str] = []
+        super().descr(inner)
+        buf.append(inner[0].replace("load ", "load volatile ", 1))
+
+
 class FnLowering:
     """The state of one LLVM function being lowered: its builder, the values of the IR values lowered so far,
     the enclosing loops and reduction slots; `dispatch` picks the lowering of each statement and `math` lowers
@@ -251,7 +260,13 @@ class FnLowering:
             return quant.load(self, s)
         t = s.type
         assert isinstance(t, PrimitiveType)
-        self.values[id(s)] = self.to_reg(self.b.load(self.v(s.ptr), typ=mem(t)), t)
+        loaded: ll.Instruction
+        if s.volatile:
+            loaded = _VolatileLoad(self.b.block, self.v(s.ptr), typ=mem(t))
+            self.b._insert(loaded)  # llvmlite's builder has no volatile flag on loads
+        else:
+            loaded = self.b.load(self.v(s.ptr), typ=mem(t))
+        self.values[id(s)] = self.to_reg(loaded, t)
 
     def store(self, s: ir.Store) -> None:
         if id(s.ptr) in self.bit_ptrs:

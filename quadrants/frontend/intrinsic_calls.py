@@ -259,6 +259,31 @@ def _atomic_cas(fb: FrontendBuilder, node: ast.Call) -> Any:
     return fb.b.emit(ir.AtomicRMW(op="cas", ptr=ref.ptr, value=desired, expected=expected, type=ref.dtype))
 
 
+def _volatile_load(fb: FrontendBuilder, node: ast.Call) -> Any:
+    """`qd.volatile_load(x[i])`: the element of a field or ndarray loaded volatile (each call reads memory again:
+    spin-waits on flags other threads set); a vector or matrix element loads each component so."""
+    from quadrants.frontend.lvalues import resolve_ref
+    from quadrants.frontend.ndarrays import is_field
+
+    if len(node.args) != 1 or node.keywords:
+        raise fb.error(node, "qd.volatile_load() takes one argument, an element such as x[i]")
+    arg = node.args[0]
+    if not isinstance(arg, (ast.Name, ast.Subscript, ast.Attribute)):
+        raise fb.error(arg, "qd.volatile_load() takes an lvalue: an element of a field or ndarray, such as x[i]")
+    if isinstance(arg, (ast.Name, ast.Attribute)) and is_field(fb.expr(arg)):
+        raise fb.error(arg, "qd.volatile_load() cannot take a Field directly: load one of its elements, x[i]")
+    ref = resolve_ref(fb, arg)
+    refs = [ref] if isinstance(ref, ScalarRef) else getattr(ref, "refs", None)
+    if not refs or not all(isinstance(r, ScalarRef) for r in refs):
+        raise fb.error(arg, "qd.volatile_load() takes an element of a field or ndarray")
+    if any(r.var is not None for r in refs):  # a local variable or local vector: no other thread sees it
+        raise fb.error(arg, "qd.volatile_load() of a local array or variable: only field and ndarray elements "
+                            "(memory other threads write) can be loaded volatile", QuadrantsTypeError)  # fmt: skip
+    loc = fb.loc(node)
+    values = [fb.b.emit(ir.Load(ptr=r.ptr, type=r.dtype, volatile=True, loc=loc)) for r in refs]
+    return values[0] if isinstance(ref, ScalarRef) else Matrix(ref.shape, values)  # type: ignore[union-attr]
+
+
 LOOP_CONFIG = {"block_dim", "serialize", "parallelize", "block_dim_adaptive", "bit_vectorize", "name"}
 
 
@@ -456,7 +481,7 @@ def _hinted_value(fb: FrontendBuilder, node: ast.Call, name: str, val: Any, *hin
 
 RAW: dict[str, Handler] = {  # handlers that read their argument nodes themselves
     "static": _static, "static_assert": _static_assert, "atomic_cas": _atomic_cas, "loop_config": _loop_config,
-    "bit_shr": _bit_shr, **{name: _atomic_handler(name) for name in ATOMICS},
+    "bit_shr": _bit_shr, "volatile_load": _volatile_load, **{name: _atomic_handler(name) for name in ATOMICS},
 }  # fmt: skip
 EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (builder, node, name, *args, **kwargs)
     "static_print": _static_print, "ndrange": _ndrange, "grouped": _grouped,

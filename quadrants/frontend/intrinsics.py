@@ -277,4 +277,5 @@ get_addr = _kernel_only("get_addr")  # the address of a field element, as a u64
 # hints about a value, which is what they return: unique across the loop's iterations (Quadrants skips atomics
 # on it), within [base + low, base + high) (Quadrants sizes block-local caches by it)
 loop_unique = _kernel_only("loop_unique")
+volatile_load = _kernel_only("volatile_load")  # a load LLVM keeps where it is (frontend/intrinsic_calls.py)
 assume_in_range = _kernel_only("assume_in_range")

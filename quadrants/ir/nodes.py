@@ -248,6 +248,7 @@ class Alloca(Value):
 @dataclass(eq=False, slots=True)
 class Load(Value):
     ptr: Value = None  # type: ignore[assignment]
+    volatile: bool = False  # `qd.volatile_load(x[i])`: never merged with, or hoisted past, other accesses
 
     def operands(self) -> tuple[Value, ...]:
         return (self.ptr,)

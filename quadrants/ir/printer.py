@@ -114,6 +114,8 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
             return f"{lhs} = shared_array shape {s.shape} : {t}"
         if isinstance(s, ir.Simt):
             return f"{lhs} = simt {s.op}{' ' + ops if ops else ''} : {t}"
+        if isinstance(s, ir.Load) and s.volatile:  # Quadrants' printer's words for it
+            return f"{lhs} = global load volatile {ops} : {t}"
         if isinstance(s, ir.Random):
             bound = f" {ops}" if ops else ""
             return f"{lhs} = random stream {s.stream}{bound} : {t}"
