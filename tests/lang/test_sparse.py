@@ -445,6 +445,14 @@ def test_a_new_program_frees_the_old_programs_pools() -> None:
     assert _pool_in(buffer, tree) == (0, 0)
 
 
+def test_from_numpy_as_a_trees_first_use_writes_through_its_cells() -> None:
+    x = qd.field(qd.i32)
+    qd.root.pointer(qd.i, 4).dense(qd.i, 4).place(x)
+    x.from_numpy(np.arange(16, dtype=np.int32) + 1)  # (finalizes the tree: this once went to a dense view)
+    np.testing.assert_array_equal(x.to_numpy(), np.arange(16) + 1)
+    assert _pool(x)[0] == 4
+
+
 def test_destroyed_tree_gives_its_memory_back() -> None:
     fb = qd.FieldsBuilder()
     x = qd.field(qd.f32)
