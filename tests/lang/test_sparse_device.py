@@ -20,6 +20,7 @@ import quadrants as qd
 from quadrants.lang import program
 from quadrants.runtime import sparse as runtime
 from tests.helpers import define
+from tests.lang.test_sparse import COMMON
 
 CELL = 64  # bytes of a pool cell of the trees below: a dense level of 16 f32s (or 16 i32s)
 
@@ -38,19 +39,15 @@ def _live(tree: Any, k: int = 0) -> int:
     return runtime.counter(buf, tree.base, tree.sparse.pools[k][0], runtime.POOL_LIVE)
 
 
-BLOCKS = """
+BLOCKS = (
+    COMMON  # count(): the active elements, 16 a block
+    + """
 @qd.kernel
 def fill(n: qd.i32):
     for i in range(n * 16):
         x[i] = i + 1.0
-
-@qd.kernel
-def count() -> qd.i32:
-    n = 0
-    for b in qd.grouped(blk):
-        n += 1
-    return n
 """
+)
 
 
 def test_a_full_arena_is_an_error_naming_the_write_and_nothing_is_written_past_it() -> None:
@@ -64,24 +61,24 @@ def test_a_full_arena_is_an_error_naming_the_write_and_nothing_is_written_past_i
     assert tree.sparse.arena_bytes == 1024 * CELL and tree.sparse.size == tree.sparse.arena + 64 + 1024 * CELL
     assert after._region == tree.region and after._offset == -(-(tree.base + tree.sparse.size) // 64) * 64
     after.fill(7)
-    ns = define(BLOCKS, x=x, blk=blk)
+    ns = define(BLOCKS, x=x)
     ns["fill"](1024)  # the arena is full now
-    assert ns["count"]() == 1024 and blk._num_dynamically_allocated == 1024 and _arena_used(tree) == 1024 * CELL
+    assert ns["count"]() == 1024 * 16 and blk._num_dynamically_allocated == 1024 and _arena_used(tree) == 1024 * CELL
     ns["fill"](1024)  # writes to active cells allocate nothing
     with pytest.raises(qd.QuadrantsRuntimeError, match=r"(?s)Sparse SNode pool exhausted: 'x'.*x\[i\] = i \+ 1\.0"):
         ns["fill"](1100)
     values = x.to_numpy()
-    assert ns["count"]() == 1024 and _live(tree) == 1024 and _arena_used(tree) == 1024 * CELL
+    assert ns["count"]() == 1024 * 16 and _live(tree) == 1024 and _arena_used(tree) == 1024 * CELL
     np.testing.assert_array_equal(values[: 1024 * 16], np.arange(1024 * 16) + 1.0)
     assert not values[1024 * 16 :].any()  # the blocks that found no memory stayed inactive
     np.testing.assert_array_equal(after.to_numpy(), 7)
     blk.deactivate_all()  # cells back to the free list: the next writes take them, the arena stays full
     ns["fill"](1024)
-    assert ns["count"]() == 1024 and blk._num_dynamically_allocated == 1024
+    assert ns["count"]() == 1024 * 16 and blk._num_dynamically_allocated == 1024
     qd.deactivate_all_snodes()  # the whole tree: the arena carves from its start again
     assert _arena_used(tree) == 0 and blk._num_dynamically_allocated == 0
     ns["fill"](1000)
-    assert ns["count"]() == 1000 and _arena_used(tree) == 1000 * CELL and x[1000 * 16 - 1] == 1000 * 16
+    assert ns["count"]() == 1000 * 16 and _arena_used(tree) == 1000 * CELL and x[1000 * 16 - 1] == 1000 * 16
 
 
 def test_append_and_activate_on_a_full_arena_name_their_call() -> None:
