@@ -205,11 +205,12 @@ class Launcher:
                 loc,
             )
         detail = site.detail if site is not None else ""
-        if rc == ERROR_POOL:  # `extent`: the pool's bytes (codegen/sparse_pool.py)
+        if rc == ERROR_POOL:  # `extent`: the arena's bytes, 0 where pools map chunks (codegen/sparse_pool.py)
+            full = f"its tree's pool of {extent} bytes is full" if extent else "the system refused a new chunk (mmap)"
             raise QuadrantsRuntimeError(
-                f"Sparse SNode pool exhausted: '{detail}' needs a new cell and its tree's pool of {extent} bytes "
-                f"is full (kernel {self.kernel_name!r}); qd.init(device_memory_GB=...) sizes a tree's pool on the "
-                "CUDA backend, deactivating cells recycles them" + (f"\n{loc.render()}" if loc is not None else "")
+                f"Sparse SNode pool exhausted: '{detail}' needs a new cell and {full} (kernel {self.kernel_name!r}); "
+                "qd.init(device_memory_GB=...) sizes a tree's pool on the CUDA backend, deactivating cells recycles "
+                "them" + (f"\n{loc.render()}" if loc is not None else "")
             )
         if site is not None and site.kind == "adstack":  # a full stack of a reverse-mode kernel
             raise QuadrantsAssertionError(f"Adstack overflow: {detail} (capacity {extent})", loc)

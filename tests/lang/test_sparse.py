@@ -445,6 +445,45 @@ def test_a_new_program_frees_the_old_programs_pools() -> None:
     assert _pool_in(buffer, tree) == (0, 0)
 
 
+REFUSED_MMAP = """
+import resource
+import quadrants as qd
+
+qd.init(arch=qd.cpu, offline_cache=False, cpu_max_num_threads=1)
+x = qd.field(qd.f32)
+blk = qd.root.pointer(qd.i, 64)
+blk.dense(qd.i, 1 << 16).place(x)  # cells of 256 KiB: chunks of 4 cells
+
+@qd.kernel
+def k(n: qd.i32):
+    for b in range(n):
+        x[b << 16] = 1.0
+
+k(1)
+with open("/proc/self/statm") as f:
+    mapped = int(f.read().split()[0]) * 4096
+resource.setrlimit(resource.RLIMIT_AS, (mapped + (2 << 20), resource.RLIM_INFINITY))  # room for 2 more chunks
+try:
+    k(64)
+except qd.QuadrantsRuntimeError as e:
+    print(str(e).splitlines()[0], blk._num_dynamically_allocated)
+"""
+
+
+@pytest.mark.slow  # starts a Python process (its address space limited)
+@pytest.mark.skipif(DEVICE, reason="the CPU's pools map their chunks")
+def test_a_refused_mmap_is_a_pool_error_on_the_cpu(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "app.py").write_text(REFUSED_MMAP)
+    proc = subprocess.run([sys.executable, "app.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    message, carved = proc.stdout.strip().rsplit(" ", 1)
+    assert "Sparse SNode pool exhausted: 'x'" in message and "the system refused a new chunk" in message
+    assert 4 < int(carved) < 64 and int(carved) % 4 == 0  # the chunks it got were used, nothing past them
+
+
 def test_from_numpy_as_a_trees_first_use_writes_through_its_cells() -> None:
     x = qd.field(qd.i32)
     qd.root.pointer(qd.i, 4).dense(qd.i, 4).place(x)
