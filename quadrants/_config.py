@@ -213,6 +213,8 @@ class Config:
     cuda_emulate: bool = _opt(False, _parse_bool, False, "arch=cuda runs the CUDA backend's code on the CPU (an "
                               "emulator, to test that backend without a GPU)")  # fmt: skip
     cuda_arch: str = _opt("", str, False, "GPU architecture to compile for (sm_80, ...); default: the device's")
+    device_memory_GB: float = _opt(1.0, float, False, "GiB of device memory each sparse SNode tree reserves for "
+                                   "its pointer/dynamic cells on the CUDA backend (a full pool is an error)")
     cuda_stack_limit: int = _opt(0, int, False, "call stack bytes per GPU thread (0: the driver's default); deep "
                                  "recursion of real functions needs more")  # fmt: skip
     ptx_check: str = _opt("", str, False, "also compile each kernel to PTX for these GPU archs (sm_80,...) and "
@@ -250,7 +252,7 @@ class Config:
 # (1.3.3's) or what `qd.init` / their QD_* variable gave (parsed by the default's type); `None`: accepted only,
 # as in Quadrants, whose CompileConfig has no such attribute. None of them changes code or enters a cache key.
 ACCEPTED_OPTIONS: dict[str, Any] = {
-    "advanced_optimization": True, "device_memory_GB": 1.0, "device_memory_fraction": 0.0, "kernel_profiler": False,
+    "advanced_optimization": True, "device_memory_fraction": 0.0, "kernel_profiler": False,
     "num_compile_threads": 4, "gdb_trigger": False, "default_gpu_block_dim": 128,
     "print_kernel_llvm_ir": False, "print_accessor_ir": False, "make_thread_local": True, "make_block_local": True,
     "cfg_optimization": True, "ad_stack_sparse_threshold_bytes": 104857600, "auto_mesh_local_default_occupacy": 4,

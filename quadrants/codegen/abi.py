@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from quadrants.ir import nodes as ir
 from quadrants.passes.random_streams import HIDDEN_PARAMS
-from quadrants.runtime.abi import ArgABI, GraphABI, KernelABI, SiteABI
+from quadrants.runtime.abi import ALWAYS_CHECKED, ArgABI, GraphABI, KernelABI, SiteABI
 
 
 def error_checks(kernel: ir.Kernel, bounds_checked: bool) -> bool:
-    """Whether the kernel's launches read its error record: checks compiled in (`bounds_checked`), or an
-    adstack (passes/autodiff/adstack.py), whose overflow is always an error."""
-    return bounds_checked or any(s.kind == "adstack" for s in kernel.sites)
+    """Whether the kernel's launches read its error record: checks compiled in (`bounds_checked`), an adstack
+    (passes/autodiff/adstack.py), whose overflow is always an error, or an allocation from a sparse tree's pool,
+    which fails when the pool is full (codegen/sparse_pool.py)."""
+    return bounds_checked or any(s.kind in ALWAYS_CHECKED for s in kernel.sites)
 
 
 def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelABI:

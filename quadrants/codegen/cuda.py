@@ -86,7 +86,8 @@ def lower_cuda_kernel(kernel: ir.Kernel, opts: CodegenOptions, symbol: str, arch
         block = seg.stmts[0].block_dim if seg.parallel else 0  # type: ignore[attr-defined]
         tasks.append(CudaTask(name, seg.parallel, _constant_count(seg) if seg.parallel else 1, block or BLOCK_DIM,
                               cooperative=simt.uses_simt(seg.stmts), shared=shared))  # fmt: skip
-    lower_functions(module, kernel, opts, CUDA_FUNCTION_DISPATCH, HostNvptxMath if emulate_on is not None else NvptxMath)
+    lower_functions(module, kernel, opts, CUDA_FUNCTION_DISPATCH, HostNvptxMath if emulate_on is not None else NvptxMath,
+                    device_pools=True)
     control = any(not isinstance(step, int) for step in program)
     return module, CudaPlan(tuple(tasks), len(slots), _slotted(program, slots) if control else None)
 
@@ -287,6 +288,8 @@ def _arg_types(kernel: ir.Kernel) -> list[ll.Type]:
 class CudaLowering(FnLowering):
     """Statement lowering inside one task function (`CUDA_DISPATCH`: grid-stride parallel loops, values shared
     through `temps`; libdevice math, or libm when `emulated` on the host)."""
+
+    device_pools = True  # the GPU cannot map pages: sparse pools carve their tree's arena (emulated too)
 
     def __init__(self, module: ll.Module, fn: ll.Function, opts: CodegenOptions, kernel: ir.Kernel,
                  slots: dict[int, int], promoted: dict[int, ir.Value], emulated: bool) -> None:  # fmt: skip

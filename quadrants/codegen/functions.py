@@ -49,12 +49,14 @@ def declare_functions(module: ll.Module, kernel: ir.Kernel) -> None:
 
 
 def lower_functions(module: ll.Module, kernel: ir.Kernel, opts: CodegenOptions, dispatch: Mapping[type, StmtLowering],
-                    math: MathFactory) -> None:  # fmt: skip
-    """Lower each real function's body, with `dispatch` (the backend's table for code without parallel loops)."""
+                    math: MathFactory, device_pools: bool = False) -> None:  # fmt: skip
+    """Lower each real function's body, with `dispatch` (the backend's table for code without parallel loops);
+    `device_pools`: a device's sparse pools (FnLowering.device_pools)."""
     table: Mapping[type, StmtLowering] = MappingProxyType({**dispatch, ir.Arg: _lower_arg, ir.Return: _lower_return})
     for fn in kernel.functions:
         f = module.globals[function_symbol(module, kernel, fn)]
         lw = FunctionLowering(module, f, opts, kernel, fn, table, math)
+        lw.device_pools = device_pools
         lw.block(fn.body)
         if not lw.b.block.is_terminated:
             lw.ret_ok()

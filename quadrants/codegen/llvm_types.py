@@ -59,3 +59,4 @@ CTX_TYPE = ll.LiteralStructType([I32, I32, I64, I64, I64, I64, PTR, PTR, PTR])
 
 ERROR_BOUNDS = 1
 ERROR_ASSERT = 2
+ERROR_POOL = 3  # a sparse tree's pool had no cell left (codegen/sparse_pool.py)

@@ -103,6 +103,8 @@ class FnLowering:
     the enclosing loops and reduction slots; `dispatch` picks the lowering of each statement and `math` lowers
     operators."""
 
+    device_pools = False  # sparse pools carve from their tree's arena (a device), not mmap'd chunks (the CPU)
+
     def __init__(self, module: ll.Module, fn: ll.Function, ctx: ll.Value, opts: CodegenOptions, kernel: ir.Kernel,
                  dispatch: Mapping[type, StmtLowering], math: MathFactory) -> None:  # fmt: skip
         self.m = module

@@ -11,11 +11,10 @@ index digits, then
 - dynamic: the chunk's cell; a write allocates the chunk and raises the length (atomic max), a read past the
   length or of a missing chunk reads zeros.
 
-The pool (a 64-byte header in the tree's memory, `POOL_*` offsets) is a spin-locked free list over chunks of
-`CHUNK_BYTES` (anonymous `mmap` pages on the host, the device heap on a GPU); a cell comes back zeroed (cells
-are zeroed when freed), so a newly active cell reads 0. Deactivating a pointer cell first returns the pool cells
-under it. The chunks go back to the system when the host deactivates the whole tree (runtime/sparse.py). `fl` is
-the FnLowering (codegen/lower.py imports this module).
+Cells come from the level's pool (codegen/sparse_pool.py) zeroed, so a newly active cell reads 0; an
+allocation that finds the pool's memory exhausted unclaims the slot and fails the kernel with `ERROR_POOL` at
+the access's site. Deactivating a pointer cell first returns the pool cells under it. `fl` is the FnLowering
+(codegen/lower.py imports this module).
 """
 
 from __future__ import annotations
@@ -25,41 +24,16 @@ from typing import Any
 
 from llvmlite import ir as ll
 
-from quadrants.codegen.llvm_types import I1, I8, I32, I64, PTR, VOID
+from quadrants.codegen import sparse_pool
+from quadrants.codegen.llvm_types import ERROR_POOL, I8, I32, I64, PTR
+from quadrants.codegen.sparse_pool import at as _at
 from quadrants.ir import nodes as ir
 
-# pool header fields (bytes): spin lock (i32), free list head, current chunk, bytes used and capacity in it,
-# the chunk list, cells live, cells ever carved from chunks (Quadrants' `_num_dynamically_allocated`)
-POOL_LOCK, POOL_FREE, POOL_CUR, POOL_USED, POOL_CAP, POOL_CHUNKS, POOL_LIVE, POOL_CARVED = 0, 8, 16, 24, 32, 40, 48, 56
-CHUNK_HEADER = 64  # a chunk: next chunk (8 bytes), its size (8 bytes), padding; then cells
-CHUNK_BYTES = 1 << 20
 AMBIENT_BYTES = 4096  # zeros that reads of inactive cells see (an element is at most this big)
-ALLOC, FREE = "qd_sparse_alloc", "qd_sparse_free"
-
-
-def pool_bytes(level: ir.SNodeLevel) -> int:
-    """Bytes of one allocation from `level`'s pool: a pointer's cell, a dynamic node's chunk of cells."""
-    size = level.cell * (level.chunk if level.kind == "dynamic" else 1)
-    return max((size + 15) // 16 * 16, 16)
 
 
 def _c(n: int) -> ll.Constant:
     return ll.Constant(I64, n)
-
-
-def _at(b: ll.IRBuilder, p: ll.Value, off: int | ll.Value) -> ll.Value:
-    return b.gep(p, [off if isinstance(off, ll.Value) else _c(off)], source_etype=I8)
-
-
-def _memset(fl: Any, p: ll.Value, n: ll.Value) -> None:
-    fn = fl.m.declare_intrinsic("llvm.memset", [PTR, I64])
-    fl.b.call(fn, [p, ll.Constant(I8, 0), n, ll.Constant(I1, 0)])
-
-
-def _libc(m: ll.Module, name: str, ret: ll.Type, args: list[ll.Type]) -> ll.Function:
-    if name in m.globals:
-        return m.globals[name]  # type: ignore[no-any-return]
-    return ll.Function(m, ll.FunctionType(ret, args), name)
 
 
 def _loop(fl: Any, n: ll.Value, body: Callable[[ll.Value], None]) -> None:
@@ -77,107 +51,6 @@ def _loop(fl: Any, n: ll.Value, body: Callable[[ll.Value], None]) -> None:
     k.add_incoming(b.add(k, _c(1)), b.block)
     b.branch(head)
     b.position_at_end(out)
-
-
-# ---- the pool: internal functions of each module that uses one ----------------------------------------------
-
-
-def _lock(b: ll.IRBuilder, fn: ll.Function, pool: ll.Value) -> None:
-    spin, got = fn.append_basic_block("lock"), fn.append_basic_block("locked")
-    b.branch(spin)
-    b.position_at_end(spin)
-    res = b.cmpxchg(pool, ll.Constant(I32, 0), ll.Constant(I32, 1), "acquire", "monotonic")
-    b.cbranch(b.extract_value(res, 1), got, spin)
-    b.position_at_end(got)
-
-
-def _unlock(b: ll.IRBuilder, pool: ll.Value) -> None:
-    b.atomic_rmw("xchg", pool, ll.Constant(I32, 0), "release")
-
-
-def alloc_fn(m: ll.Module) -> ll.Function:
-    """`ptr qd_sparse_alloc(ptr pool, i64 size)`: a zeroed cell (the free list's head, else the current chunk's
-    next `size` bytes, else a new chunk)."""
-    if ALLOC in m.globals:
-        return m.globals[ALLOC]  # type: ignore[no-any-return]
-    fn = ll.Function(m, ll.FunctionType(PTR, [PTR, I64]), ALLOC)
-    fn.linkage = "internal"
-    pool, size = fn.args
-    b = ll.IRBuilder(fn.append_basic_block("entry"))
-    _lock(b, fn, pool)
-    head = b.load(_at(b, pool, POOL_FREE), typ=PTR)
-    reuse, fresh, grow, take, done = (fn.append_basic_block(x) for x in ("reuse", "fresh", "grow", "take", "done"))
-    b.cbranch(b.icmp_unsigned("!=", head, ll.Constant(PTR, None)), reuse, fresh)
-    b.position_at_end(reuse)
-    b.store(b.load(head, typ=PTR), _at(b, pool, POOL_FREE))
-    b.store(ll.Constant(PTR, None), head)  # the link word: the rest was zeroed when freed
-    b.branch(done)
-    b.position_at_end(fresh)
-    used = b.load(_at(b, pool, POOL_USED), typ=I64)
-    cap = b.load(_at(b, pool, POOL_CAP), typ=I64)
-    b.cbranch(b.icmp_unsigned(">", b.add(used, size), cap), grow, take)
-    b.position_at_end(grow)
-    body = b.select(b.icmp_unsigned(">", b.mul(size, _c(4)), _c(CHUNK_BYTES)), b.mul(size, _c(4)), _c(CHUNK_BYTES))
-    total = b.add(body, _c(CHUNK_HEADER))
-    chunk = _new_chunk(m, b, total)
-    b.store(b.load(_at(b, pool, POOL_CHUNKS), typ=PTR), chunk)
-    b.store(total, _at(b, chunk, 8))
-    b.store(chunk, _at(b, pool, POOL_CHUNKS))
-    b.store(_at(b, chunk, CHUNK_HEADER), _at(b, pool, POOL_CUR))
-    b.store(_c(0), _at(b, pool, POOL_USED))
-    b.store(body, _at(b, pool, POOL_CAP))
-    b.branch(take)
-    b.position_at_end(take)
-    used2 = b.load(_at(b, pool, POOL_USED), typ=I64)
-    cell = _at(b, b.load(_at(b, pool, POOL_CUR), typ=PTR), used2)
-    b.store(b.add(used2, size), _at(b, pool, POOL_USED))
-    carved = _at(b, pool, POOL_CARVED)
-    b.store(b.add(b.load(carved, typ=I64), _c(1)), carved)
-    b.branch(done)
-    b.position_at_end(done)
-    out = b.phi(PTR)
-    out.add_incoming(head, reuse)
-    out.add_incoming(cell, take)
-    live = _at(b, pool, POOL_LIVE)
-    b.store(b.add(b.load(live, typ=I64), _c(1)), live)
-    _unlock(b, pool)
-    b.ret(out)
-    return fn
-
-
-def _new_chunk(m: ll.Module, b: ll.IRBuilder, total: ll.Value) -> ll.Value:
-    """`total` zeroed bytes: anonymous pages from `mmap` on the host (untouched pages take no memory, `munmap`
-    gives them back: runtime/sparse.py), the device heap's `malloc` on a GPU."""
-    if "nvptx" in str(m.triple):
-        chunk = b.call(_libc(m, "malloc", PTR, [I64]), [total])
-        _memset_b(m, b, chunk, total)
-        return chunk
-    mmap = _libc(m, "mmap", PTR, [PTR, I64, I32, I32, I32, I64])
-    prot, flags = ll.Constant(I32, 3), ll.Constant(I32, 0x22)  # read|write; private|anonymous (Linux)
-    return b.call(mmap, [ll.Constant(PTR, None), total, prot, flags, ll.Constant(I32, -1), _c(0)])
-
-
-def _memset_b(m: ll.Module, b: ll.IRBuilder, p: ll.Value, n: ll.Value) -> None:
-    b.call(m.declare_intrinsic("llvm.memset", [PTR, I64]), [p, ll.Constant(I8, 0), n, ll.Constant(I1, 0)])
-
-
-def free_fn(m: ll.Module) -> ll.Function:
-    """`void qd_sparse_free(ptr pool, ptr cell, i64 size)`: zero the cell and push it on the free list."""
-    if FREE in m.globals:
-        return m.globals[FREE]  # type: ignore[no-any-return]
-    fn = ll.Function(m, ll.FunctionType(VOID, [PTR, PTR, I64]), FREE)
-    fn.linkage = "internal"
-    pool, cell, size = fn.args
-    b = ll.IRBuilder(fn.append_basic_block("entry"))
-    _memset_b(m, b, cell, size)
-    _lock(b, fn, pool)
-    b.store(b.load(_at(b, pool, POOL_FREE), typ=PTR), cell)
-    b.store(cell, _at(b, pool, POOL_FREE))
-    live = _at(b, pool, POOL_LIVE)
-    b.store(b.sub(b.load(live, typ=I64), _c(1)), live)
-    _unlock(b, pool)
-    b.ret_void()
-    return fn
 
 
 # ---- walking the levels ----------------------------------------------------------------------------------
@@ -214,35 +87,50 @@ def _holds_cell(b: ll.IRBuilder, v: ll.Value) -> ll.Value:
     return b.icmp_unsigned(">", b.ptrtoint(v, I64), _c(1))
 
 
-def _installed(fl: Any, slot: ll.Value, level: ir.SNodeLevel, base: ll.Value) -> ll.Value:
+def _installed(fl: Any, slot: ll.Value, level: ir.SNodeLevel, base: ll.Value, site: int) -> ll.Value:
     """The cell in `slot`, allocated if the slot is null. The slot is claimed first (compare-exchange null ->
     `_busy`): the one thread that claims it allocates and publishes the cell, the others wait for it, so
     threads activating one cell together allocate once (the pool's carved count is the peak of live cells,
-    as Quadrants' `_num_dynamically_allocated` is)."""
+    as Quadrants' `_num_dynamically_allocated` is). A claimer whose pool is exhausted puts null back (a waiter
+    then claims and fails in turn) and fails the kernel at `site`."""
     b = fl.b
     cur = b.load_atomic(slot, "acquire", 8, typ=PTR)
     pre = b.block
-    claim, wait, done = (fl.fn.append_basic_block(n) for n in ("sp.claim", "sp.wait", "sp.have"))
+    claim, wait, retry, done = (fl.fn.append_basic_block(n) for n in ("sp.claim", "sp.wait", "sp.retry", "sp.have"))
     b.cbranch(_holds_cell(b, cur), done, claim)
     b.position_at_end(claim)
     res = b.cmpxchg(slot, ll.Constant(PTR, None), _busy(), "acq_rel", "acquire")
-    make = fl.fn.append_basic_block("sp.alloc")
+    make, publish, full = (fl.fn.append_basic_block(n) for n in ("sp.alloc", "sp.publish", "sp.full"))
     b.cbranch(b.extract_value(res, 1), make, wait)
     b.position_at_end(make)
-    new = b.call(alloc_fn(fl.m), [_at(b, base, level.pool), _c(pool_bytes(level))])
+    new = sparse_pool.alloc(fl, base, level)
+    b.cbranch(b.icmp_unsigned("!=", new, ll.Constant(PTR, None)), publish, full)
+    b.position_at_end(full)
+    b.atomic_rmw("xchg", slot, ll.Constant(PTR, None), "release")
+    fl.fail(ERROR_POOL, _pool_site(fl, site), _c(0), 0, _c(level.arena_bytes if fl.device_pools else 0))
+    b.position_at_end(publish)
     b.atomic_rmw("xchg", slot, new, "release")  # publish (llvmlite has no atomic store through an opaque pointer)
-    made = b.block
     b.branch(done)
     b.position_at_end(wait)  # another thread claimed the slot: its cell appears when allocated
     seen = b.load_atomic(slot, "acquire", 8, typ=PTR)
     waited = b.block
-    b.cbranch(_holds_cell(b, seen), done, wait)
+    b.cbranch(_holds_cell(b, seen), done, retry)
+    b.position_at_end(retry)  # null again: its claimer found no memory, this thread tries in turn
+    b.cbranch(b.icmp_unsigned("==", seen, ll.Constant(PTR, None)), claim, wait)
     b.position_at_end(done)
     out = b.phi(PTR)
     out.add_incoming(cur, pre)
-    out.add_incoming(new, made)
+    out.add_incoming(new, publish)
     out.add_incoming(seen, waited)
     return out
+
+
+def _pool_site(fl: Any, site: int) -> int:
+    """The site an allocation failure names: the access's own, else the kernel's "sparse_pool" mark."""
+    if site >= 0:
+        return site
+    marks = [k for k, s in enumerate(fl.kernel.sites) if s.kind == "sparse_pool" and s.loc is None]
+    return marks[0] if marks else -1
 
 
 def _mask_word(fl: Any, storage: ll.Value, level: ir.SNodeLevel, lin: ll.Value) -> tuple[ll.Value, ll.Value]:
@@ -255,9 +143,10 @@ def _mask_word(fl: Any, storage: ll.Value, level: ir.SNodeLevel, lin: ll.Value) 
 
 
 def walk(fl: Any, arr: ir.GlobalNd, idx: list[ll.Value], depth: int, activate: bool,
-         missing: ll.Block | None) -> ll.Value:  # fmt: skip
+         missing: ll.Block | None, site: int = -1) -> ll.Value:  # fmt: skip
     """The cell of level `depth - 1` on `idx`'s path (the tree's base for depth 0). Activating allocates what
-    is missing; otherwise an inactive pointer or dynamic cell branches to `missing`."""
+    is missing (a full pool fails at `site`); otherwise an inactive pointer or dynamic cell branches to
+    `missing`."""
     b = fl.b
     base = fl.nd[id(arr)].data
     cell = base
@@ -271,13 +160,13 @@ def walk(fl: Any, arr: ir.GlobalNd, idx: list[ll.Value], depth: int, activate: b
             cell = b.gep(storage, [b.mul(lin, _c(level.cell))], source_etype=I8)
         elif level.kind == "pointer":
             slot = b.gep(storage, [lin], source_etype=I64)
-            cell = _installed(fl, slot, level, base) if activate else _present(fl, slot, missing)
+            cell = _installed(fl, slot, level, base, site) if activate else _present(fl, slot, missing)
         else:  # dynamic
             chunk, within = b.udiv(lin, _c(level.chunk)), b.urem(lin, _c(level.chunk))
             slot = b.gep(_at(b, storage, 8), [chunk], source_etype=I64)
             if activate:
                 b.atomic_rmw("max", storage, b.trunc(b.add(lin, _c(1)), I32), "monotonic")
-                c = _installed(fl, slot, level, base)
+                c = _installed(fl, slot, level, base, site)
             else:
                 length = b.zext(b.load_atomic(storage, "monotonic", 4, typ=I32), I64)
                 assert missing is not None
@@ -310,7 +199,7 @@ def element_ptr(fl: Any, s: ir.ExtPtr, idx: list[ll.Value]) -> ll.Value:
     inner = arr.leaf + component * at.dtype.itemsize
     b = fl.b
     if s.activate:
-        return _at(b, walk(fl, arr, idx, len(arr.levels), True, None), inner)
+        return _at(b, walk(fl, arr, idx, len(arr.levels), True, None, s.site), inner)
     missing = fl.fn.append_basic_block("sp.inactive")
     done = fl.fn.append_basic_block("sp.done")
     ptr = _at(b, walk(fl, arr, idx, len(arr.levels), False, missing), inner)
@@ -336,7 +225,7 @@ def lower_snode_op(fl: Any, s: ir.SNodeOp) -> None:
     idx = [b.sext(fl.v(i), I64) for i in s.indices]
     level = arr.levels[s.depth - 1]
     if s.op == "activate":
-        walk(fl, arr, idx, s.depth, True, None)
+        walk(fl, arr, idx, s.depth, True, None, s.site)
         fl.values[id(s)] = ll.Constant(I32, 0)
         return
     if s.op == "append":
@@ -393,7 +282,7 @@ def _deactivate(fl: Any, arr: ir.GlobalNd, level: ir.SNodeLevel, storage: ll.Val
         b.atomic_rmw("and", word, b.xor(bit, ll.Constant(I32, -1)), "monotonic")
         cell = b.gep(storage, [b.mul(lin, _c(level.cell))], source_etype=I8)
         release_cell(fl, base, cell, level)
-        _memset(fl, cell, _c(level.cell))
+        sparse_pool.memset0(fl.m, b, cell, _c(level.cell))
     elif level.kind == "dynamic":
         _clear_dynamic(fl, base, storage, level)
 
@@ -404,7 +293,7 @@ def _free_slot(fl: Any, base: ll.Value, slot: ll.Value, level: ir.SNodeLevel) ->
     old = b.atomic_rmw("xchg", slot, ll.Constant(PTR, None), "acq_rel")
     with b.if_then(_holds_cell(b, old)):
         release_cell(fl, base, old, level)
-        b.call(free_fn(fl.m), [_at(b, base, level.pool), old, _c(pool_bytes(level))])
+        sparse_pool.free(fl, base, level, old)
 
 
 def _clear_dynamic(fl: Any, base: ll.Value, storage: ll.Value, level: ir.SNodeLevel) -> None:
@@ -416,7 +305,7 @@ def _clear_dynamic(fl: Any, base: ll.Value, storage: ll.Value, level: ir.SNodeLe
         slot = b.gep(_at(b, storage, 8), [k], source_etype=I64)
         old = b.atomic_rmw("xchg", slot, ll.Constant(PTR, None), "acq_rel")
         with b.if_then(_holds_cell(b, old)):
-            b.call(free_fn(fl.m), [_at(b, base, level.pool), old, _c(pool_bytes(level))])
+            sparse_pool.free(fl, base, level, old)
 
     _loop(fl, _c(chunks), one)
 
@@ -450,7 +339,7 @@ def _append(fl: Any, s: ir.SNodeOp, arr: ir.GlobalNd, idx: list[ll.Value], level
     there; a full list keeps its length and stores nothing. Gives the old length."""
     b = fl.b
     base = fl.nd[id(arr)].data
-    parent = walk(fl, arr, idx, s.depth - 1, True, None)
+    parent = walk(fl, arr, idx, s.depth - 1, True, None, s.site)
     storage = _at(b, parent, level.storage)
     old = b.atomic_rmw("add", storage, ll.Constant(I32, 1), "monotonic")
     full = b.icmp_signed(">=", old, ll.Constant(I32, level.n))
@@ -460,7 +349,7 @@ def _append(fl: Any, s: ir.SNodeOp, arr: ir.GlobalNd, idx: list[ll.Value], level
         with otherwise:
             lin = b.zext(old, I64)
             chunk, within = b.udiv(lin, _c(level.chunk)), b.urem(lin, _c(level.chunk))
-            c = _installed(fl, b.gep(_at(b, storage, 8), [chunk], source_etype=I64), level, base)
+            c = _installed(fl, b.gep(_at(b, storage, 8), [chunk], source_etype=I64), level, base, s.site)
             cell = b.gep(c, [b.mul(within, _c(level.cell))], source_etype=I8)
             for v, place in zip(s.values, s.places):
                 t = v.type

@@ -225,9 +225,16 @@ def _values(fb: FrontendBuilder, indices: list[Any], loc: Any) -> tuple[ir.Value
 
 def _op(fb: FrontendBuilder, op: str, handle: ir.Value, depth: int, indices: list[Any], loc: Any,
         values: tuple[ir.Value, ...] = (), places: tuple[int, ...] = ()) -> ir.Value:  # fmt: skip
+    site = -1
+    if op in ALLOCATING_OPS:  # its pool may have no cell left: an error naming this call
+        site = len(fb.kernel.sites)
+        fb.kernel.sites.append(fb.site("sparse_pool", loc, f"qd.{op}"))
     with fb.b.at(loc):
         return fb.b.emit(ir.SNodeOp(op=op, arr=handle, depth=depth, indices=_values(fb, indices, loc), values=values,
-                                    places=places, type=i32))  # fmt: skip
+                                    places=places, site=site, type=i32))  # fmt: skip
+
+
+ALLOCATING_OPS = ("activate", "append")
 
 
 def _guard(fb: FrontendBuilder, handle: ir.Value, depth: int, indices: list[Any], loc: Any) -> ir.Block:

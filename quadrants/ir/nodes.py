@@ -106,7 +106,8 @@ class SNodeLevel:
 
     `axes` gives the cell's index: per axis `(index, div, extent)`, digit `(I[index] // div) % extent`,
     row-major in that order. `children` are the levels under one cell that own pool cells (deactivating a cell
-    returns theirs first)."""
+    returns theirs first). A pooled level's pool carves cells on a device from the tree's arena: its 64-byte
+    header `arena` bytes from the base, then `arena_bytes` of cells (0 on the CPU, whose pools map chunks)."""
 
     kind: str
     storage: int
@@ -116,6 +117,8 @@ class SNodeLevel:
     pool: int = -1
     chunk: int = 0
     children: tuple[SNodeLevel, ...] = ()
+    arena: int = -1
+    arena_bytes: int = 0
 
 
 @dataclass(eq=False, slots=True)
@@ -224,7 +227,8 @@ SNODE_OPS = frozenset({"activate", "deactivate", "is_active", "append", "length"
 class SNodeOp(Value):
     """`qd.activate/deactivate/is_active/append/length(node, I)` on the node `arr.levels[depth - 1]` (`arr` is
     a field placed under it). `append` stores `values` (one scalar each) at the byte offsets `places` of the new
-    cell and gives the old length; `is_active` and `length` give an i32, the others 0."""
+    cell and gives the old length; `is_active` and `length` give an i32, the others 0. `site` (activate,
+    append): the check site reported when the node's pool has no cell left."""
 
     op: str = "is_active"
     arr: Value = None  # type: ignore[assignment]
@@ -232,6 +236,7 @@ class SNodeOp(Value):
     indices: tuple[Value, ...] = ()
     values: tuple[Value, ...] = ()
     places: tuple[int, ...] = ()
+    site: int = -1
 
     def operands(self) -> tuple[Value, ...]:
         return (self.arr, *self.indices, *self.values)
@@ -552,7 +557,9 @@ class Site:
 
     # "bounds" (an ndarray/field index), "matrix_bounds" (a vector/matrix index), "assert", "formatted" (an
     # assert whose detail has `%d`s for its index and extra values: a BufferView's), "adstack" (a full adstack in a
-    # reverse-mode kernel) or "overflow" (a debug-mode integer overflow: not an error, the launcher warns)
+    # reverse-mode kernel), "sparse_pool" (an allocation from a sparse tree's pool that can fail: an activating
+    # qd.activate / qd.append, or the kernel's marker when its field writes activate) or "overflow" (a
+    # debug-mode integer overflow: not an error, the launcher warns)
     kind: str
     loc: SourceLoc | None
     detail: str = ""  # ndarray name for bounds checks, message for asserts

@@ -103,7 +103,8 @@ def _stmt(s: ir.Stmt, n: _Namer) -> str:  # noqa: C901 - one case per node class
             act = " activate" if s.activate else ""
             return f"{lhs} = extptr {n(s.arr)}[{idx}]{el}{act}{chk} : {t}"
         if isinstance(s, ir.SNodeOp):
-            return f"{lhs} = snode.{s.op} depth {s.depth} places {s.places} {ops} : {t}"
+            chk = f" !site {s.site}" if s.site >= 0 else ""
+            return f"{lhs} = snode.{s.op} depth {s.depth} places {s.places} {ops}{chk} : {t}"
         if isinstance(s, ir.Alloca):
             return f"{lhs} = alloca {s.var_type} {s.name} : {t}"
         if isinstance(s, ir.AdStack):

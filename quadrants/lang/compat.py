@@ -2,7 +2,7 @@
 this package can give it and a stated one where it cannot.
 
 - `Extension` / `is_extension_supported`: what a backend offers. This package offers 64-bit data, assertions and
-  external functions, quantized types and the autodiff stack on both backends, sparse SNodes on the CPU only;
+  external functions, quantized types, sparse SNodes and the autodiff stack on both backends;
   meshes and block-local storage it does not have, so they are reported unsupported (programs that ask skip them).
 - `pure`: the deprecated spelling of `@qd.kernel(fastcache=True)`, with Quadrants' warning.
 - `real_func`: a func compiled as a function of its own and called, as in Quadrants (frontend/real_funcs.py):
@@ -33,15 +33,12 @@ class Extension(enum.Enum):
 
 
 _SUPPORTED = {Extension.data64, Extension.assertion, Extension.extfunc, Extension.adstack, Extension.quant,
-              Extension.quant_basic}  # fmt: skip
+              Extension.quant_basic, Extension.sparse}  # fmt: skip
 
 
 def is_extension_supported(arch: Any, ext: Extension) -> bool:
-    """Whether `arch` offers `ext` here: only the CPU and CUDA backends exist, with the same extensions but
-    sparse SNodes (the CPU's only: the CUDA backend refuses them by name)."""
+    """Whether `arch` offers `ext` here: only the CPU and CUDA backends exist, with the same extensions."""
     parsed = _config._parse_arch(arch)
-    if ext is Extension.sparse:
-        return parsed == _config.cpu
     return parsed in (_config.cpu, _config.cuda, _config.gpu) and ext in _SUPPORTED
 
 

@@ -242,6 +242,7 @@ class Field:
         return copy
 
     def from_numpy(self, arr: Any) -> None:
+        self._ready()  # a tree's first use finalizes it: its placement decides the path below
         if self._placement is None:
             host_views.from_numpy(self._memory(), program.get().fields.memory, arr)
             return

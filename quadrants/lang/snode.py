@@ -243,7 +243,8 @@ class SNode:
 
         for off, _, node_id in tree.sparse.pools:
             if node_id == self.id:
-                return runtime.carved(program.get().fields.materialize(tree.region), tree.base, off)
+                program.get().fields.memory.host_access()
+                return runtime.counter(program.get().fields.materialize(tree.region), tree.base, off)
         return 0
 
     @property
@@ -353,15 +354,15 @@ class FieldsBuilder:
                         companion, "_lazy_companion", False):  # fmt: skip
                     assert node._parent is not None
                     node._parent.place(companion, offset=node.field._place_offset)
-        sparse = sparse_layout.layout(self.root) if sparse_layout.has_sparse(self.root) else None
-        if sparse is not None and program.get().device is not None:
-            kinds = sorted({n.kind for n in self._nodes if n.kind in sparse_layout.SPARSE_KINDS})
-            raise NotImplementedError(f"{'/'.join(kinds)} SNodes are not supported on the CUDA backend yet (only "
-                                      "dense trees are); run sparse trees with qd.init(arch=qd.cpu)")  # fmt: skip
+        sparse = None
+        if sparse_layout.has_sparse(self.root):
+            prog = program.get()  # on a device, the pools carve their cells from an arena at the tree's end
+            arena = int(prog.config.device_memory_GB * 2**30) // 64 * 64 if prog.device is not None else 0
+            sparse = sparse_layout.layout(self.root, arena)
         size, placements = (sparse.size, list(sparse.placements)) if sparse is not None else layout(self.root)
         region, base = program.get().fields.place(size)
         self.tree = SNodeTree(self, region, base, sparse)
-        if sparse is not None:  # its pools' chunks are not field memory: freed when the program ends
+        if sparse is not None:  # its pools' chunks (CPU) are not field memory: freed when the program ends
             program.get().on_end.append(self.tree.destroy)
         for node, p in placements:
             node.field._bind(self.tree, region, base + p.offset, p, node.field._place_offset)

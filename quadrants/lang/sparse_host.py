@@ -5,8 +5,9 @@ writes through kernels, as Quadrants does: `to_numpy` reads every index (inactiv
 `from_numpy` and `x[idx] = v` write (so activate), `fill` writes the active cells only (a struct-for). The
 kernels see an element as a flat run of `ncomp` scalars of a 1-d ndarray.
 
-`deactivate_all(tree, node)`: from the root, the whole tree is reset on the host and its pools' chunks go back
-to the system (runtime/sparse.py); a node below the root deactivates its active cells with a kernel, which
+`deactivate_all(tree, node)`: from the root, the whole tree is reset by the host: its pools' chunks go back to
+the system on the CPU, its arena is zeroed and carves from its start again on a device (runtime/sparse.py); a
+node below the root deactivates its active cells with a kernel, which
 recycles them (its pools keep their chunks, as Quadrants' `_num_dynamically_allocated` counts).
 """
 
@@ -193,10 +194,12 @@ def deactivate_all(tree: Any, node: Any) -> None:
     if node.kind == "root":
         from quadrants.runtime import sparse as runtime
 
-        if program.get().fields.regions[tree.region].buffer is None:
+        fields = program.get().fields
+        if fields.regions[tree.region].buffer is None:
             return  # never used: nothing was allocated
-        buf = program.get().fields.materialize(tree.region)
-        runtime.reset(buf, tree.base, tree.sparse.size, [p[0] for p in tree.sparse.pools])
+        buf = fields.materialize(tree.region)
+        runtime.reset(fields.memory, buf, tree.base, tree.sparse.size, [p[0] for p in tree.sparse.pools],
+                      tree.sparse.arena)  # fmt: skip
         return
     if node.kind == "place":
         node = node.parent()

@@ -11,8 +11,10 @@ A cell holds its children's storage in the order they were added, each aligned t
 - a bitmasked level: its cells, then one u32 activity word per 32 cells;
 - a pointer level: `n` 8-byte slots; a dynamic level: an i32 length (8 bytes) and one 8-byte slot per chunk.
 
-Cells of pointer and dynamic levels live outside the tree, in memory their pool hands out (codegen/sparse.py:
-a free list and mmap'd chunks); the pool headers (64 bytes each) follow the root cell.
+Cells of pointer and dynamic levels live outside the tree's cells, in memory their pool hands out
+(codegen/sparse_pool.py: a free list, then mmap'd chunks on the CPU, the tree's arena on a device); the pool
+headers (64 bytes each) follow the root cell, then the arena: a 64-byte header (the bytes carved so far) and
+`arena_bytes` of cells (none on the CPU), the end of the tree.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ class SparseTree:
     size: int
     pools: tuple[tuple[int, str, int], ...]  # (header offset, node kind, node id)
     placements: tuple[tuple[Any, SparsePlacement], ...]  # (place node, placement)
+    arena: int = -1  # the arena header's offset (a tree with pools), else -1
+    arena_bytes: int = 0
 
 
 def has_sparse(root: Any) -> bool:
@@ -106,8 +110,9 @@ def _chunks(node: Any) -> int:
     return (_n(node) + node.chunk_size - 1) // node.chunk_size
 
 
-def layout(root: Any) -> SparseTree:
-    """The tree's size, its pools and each placed field's path (see the module docstring)."""
+def layout(root: Any, arena_bytes: int = 0) -> SparseTree:
+    """The tree's size, its pools and each placed field's path (see the module docstring); a tree with pools
+    reserves an arena of `arena_bytes` (a device's pool memory) at its end."""
     root_cell = cell_layout(root)[0]
     pools: dict[int, int] = {}  # node id -> header offset
     pool_list: list[tuple[int, str, int]] = []
@@ -121,12 +126,18 @@ def layout(root: Any) -> SparseTree:
 
     number(root)
     end = max(list(pools.values()) + [root_cell - POOL_HEADER]) + POOL_HEADER
+    arena = -1
+    if pools:
+        arena = (end + POOL_HEADER - 1) // POOL_HEADER * POOL_HEADER
+        end = arena + POOL_HEADER + arena_bytes
 
     def level(node: Any, storage: int, axes: tuple[tuple[int, int, int], ...]) -> SNodeLevel:
         cell, _, offsets = cell_layout(node)
         children = tuple(level(c, o, ()) for c, o in zip(node.children, offsets) if _owns_pool_cells(c))
+        pooled = id(node) in pools
         return SNodeLevel(node.kind, storage, axes, _n(node), cell, pools.get(id(node), -1),
-                          getattr(node, "chunk_size", 0), children)  # fmt: skip
+                          getattr(node, "chunk_size", 0), children, arena if pooled else -1,
+                          arena_bytes if pooled else 0)  # fmt: skip
 
     out: list[tuple[Any, SparsePlacement]] = []
 
@@ -166,7 +177,7 @@ def layout(root: Any) -> SparseTree:
         return SparsePlacement(0, shape, tuple(levels), leaf, (), slot_of(place, sorted(ext)))
 
     walk(root, [])
-    return SparseTree(max(end, 1), tuple(pool_list), tuple(out))
+    return SparseTree(max(end, 1), tuple(pool_list), tuple(out), arena, arena_bytes if pools else 0)
 
 
 def slot_of(place: Any, axes: list[int]) -> BitSlot | None:

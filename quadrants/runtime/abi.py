@@ -29,6 +29,11 @@ RUNTIME_SYMBOL_PROBE = f"qd_rt{RUNTIME_ABI}_parallel_for"  # a symbol every buil
 # under the limit is called with plain arguments, as before (no cost to the common case).
 MAX_DIRECT_ARGS = 256
 
+# Check sites whose failure is an error whatever the debug options: a full adstack (never a gradient read from
+# the wrong slot) and an allocation from a full sparse pool. A kernel with one reads its error record after its
+# launches (codegen/abi.error_checks; the CUDA launcher syncs for it).
+ALWAYS_CHECKED = ("adstack", "sparse_pool")
+
 
 def packs_args(native_args: int) -> bool:
     """Whether a CPU entry function of `native_args` arguments (after the context) takes them packed."""

@@ -21,4 +21,5 @@ class RuntimeContext(ctypes.Structure):
 
 ERROR_BOUNDS = 1
 ERROR_ASSERT = 2
+ERROR_POOL = 3
 RESULT_SLOT_BYTES = 8

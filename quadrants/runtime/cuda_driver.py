@@ -82,6 +82,9 @@ class CudaDevice(Device):
         weakref.finalize(view, _free, self._d, ptr)
         return view
 
+    def clear(self, address: int, nbytes: int) -> None:
+        self._call("cuMemsetD8", self._d.CUdeviceptr(address), 0, nbytes)  # ordered before later launches
+
     def sync(self) -> None:
         self._call("cuCtxSynchronize")
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsArgumentValueError, QuadrantsRuntimeError, QuadrantsRuntimeTypeError
-from quadrants.runtime.abi import CTYPES, KernelABI, cuda_packs_args
+from quadrants.runtime.abi import ALWAYS_CHECKED, CTYPES, KernelABI, cuda_packs_args
 from quadrants.runtime.context import RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.device import Device, LoadedCuda
 from quadrants.runtime.launch import (
@@ -45,8 +45,9 @@ class CudaLauncher(Launcher):
         self.device = device
         self.plan = loaded.plan
         self.functions = loaded.functions
-        # an adstack overflow is always an error (never a gradient read from the wrong slot), debug mode or not
-        self.check_errors = check_errors or any(s.kind == "adstack" for s in abi.sites)
+        # an adstack overflow (never a gradient read from the wrong slot) and a full sparse pool are always
+        # errors, debug mode or not (codegen/abi.error_checks)
+        self.check_errors = check_errors or any(s.kind in ALWAYS_CHECKED for s in abi.sites)
         self._ctx_mem = device.zeros(ctypes.sizeof(RuntimeContext))
         self.ctx = RuntimeContext.from_address(self._ctx_mem.ctypes.data)
         nres = max(1, len(abi.rets)) * RESULT_SLOT_BYTES

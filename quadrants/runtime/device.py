@@ -29,6 +29,10 @@ class Memory:
     def host_access(self) -> None:
         """Called before Python reads or writes kernel data."""
 
+    def clear(self, address: int, nbytes: int) -> None:
+        """Zero `nbytes` of kernel data at `address` (a GPU: on the device, no page moves to the host)."""
+        ctypes.memset(address, 0, nbytes)
+
     def sync(self) -> None:
         """Wait for the kernels in flight (CPU kernels run synchronously: nothing to wait for)."""
 

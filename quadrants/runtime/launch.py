@@ -29,11 +29,12 @@ from quadrants.errors import (
     QuadrantsArgumentValueError,
     QuadrantsAssertionError,
     QuadrantsIndexError,
+    QuadrantsRuntimeError,
     QuadrantsRuntimeTypeError,
     SourceLoc,
 )
 from quadrants.runtime.abi import CTYPES, KernelABI, SiteABI, packs_args
-from quadrants.runtime.context import ERROR_BOUNDS, RESULT_SLOT_BYTES, RuntimeContext
+from quadrants.runtime.context import ERROR_BOUNDS, ERROR_POOL, RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.leaves import (
     ElementLeaf,
     Guard,
@@ -204,6 +205,13 @@ class Launcher:
                 loc,
             )
         detail = site.detail if site is not None else ""
+        if rc == ERROR_POOL:  # `extent`: the arena's bytes, 0 where pools map chunks (codegen/sparse_pool.py)
+            full = f"its tree's pool of {extent} bytes is full" if extent else "the system refused a new chunk (mmap)"
+            raise QuadrantsRuntimeError(
+                f"Sparse SNode pool exhausted: '{detail}' needs a new cell and {full} (kernel {self.kernel_name!r}); "
+                "qd.init(device_memory_GB=...) sizes a tree's pool on the CUDA backend, deactivating cells recycles "
+                "them" + (f"\n{loc.render()}" if loc is not None else "")
+            )
         if site is not None and site.kind == "adstack":  # a full stack of a reverse-mode kernel
             raise QuadrantsAssertionError(f"Adstack overflow: {detail} (capacity {extent})", loc)
         if site is not None and site.kind == "matrix_bounds":  # Quadrants' words

@@ -114,6 +114,38 @@ def test_bounds_errors_in_debug_mode() -> None:
         k(np.zeros(4, np.float32), 8)
 
 
+def test_sparse_trees_on_the_device_pool() -> None:
+    """Thousands of GPU threads activate cells of a pointer level (the slot claim and the pool lock under
+    independent thread scheduling), a struct-for visits them, a reset zeroes the arena with a device memset,
+    and a full arena is an error (tests/lang/test_sparse_device.py: the same through the emulator)."""
+    qd.init(arch=qd.cuda, log_level="warn", offline_cache=False, device_memory_GB=4096 * 64 / 2**30)
+    x = qd.field(qd.f32)
+    blk = qd.root.pointer(qd.i, 8192)
+    blk.dense(qd.i, 16).place(x)  # cells of 64 bytes: 4096 fit
+
+    @qd.kernel
+    def fill(n: qd.i32, step: qd.i32):
+        for i in range(n * 16):
+            qd.atomic_add(x[(i * step) % (n * 16)], 1.0)  # threads of many warps share each cell
+
+    @qd.kernel
+    def total() -> qd.f64:
+        s = 0.0
+        for i in x:
+            s += x[i]
+        return s
+
+    fill(4096, 7)
+    assert total() == 4096 * 16 and blk._num_dynamically_allocated == 4096
+    np.testing.assert_array_equal(x.to_numpy()[: 4096 * 16], 1.0)
+    qd.deactivate_all_snodes()
+    assert total() == 0 and blk._num_dynamically_allocated == 0
+    fill(100, 1)
+    assert total() == 1600 and not x.to_numpy()[1600:].any()
+    with pytest.raises(qd.QuadrantsRuntimeError, match="Sparse SNode pool exhausted"):
+        fill(5000, 1)
+
+
 def test_torch_cuda_tensors_are_passed_by_pointer() -> None:
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():

@@ -1,12 +1,15 @@
-"""Sparse SNode trees on the CPU (lang/sparse_layout.py, codegen/sparse.py, frontend/sparse.py): writes activate
-cells, inactive cells read zero, activate/deactivate/is_active/append/length/rescale_index, struct-for over the
-active cells only, Python-scope access, the pool allocator (cells recycled through its free list, memory back to
-the system after deactivate_all). Oracles: Python models of the active sets and values; the pool's own
-counters; the process's resident memory. Under the emulated CUDA backend sparse trees are refused by name."""
+"""Sparse SNode trees (lang/sparse_layout.py, codegen/sparse.py, frontend/sparse.py) on the session's backend:
+writes activate cells, inactive cells read zero, activate/deactivate/is_active/append/length/rescale_index,
+struct-for over the active cells only, Python-scope access, the pool allocator (cells recycled through its free
+list; memory back to the system after deactivate_all on the CPU, the tree's arena carving from its start again
+on a device). Oracles: Python models of the active sets and values; the pool's own counters; the process's
+resident memory. The device pool's own cases: tests/lang/test_sparse_device.py."""
 
 from __future__ import annotations
 
+import ctypes
 import random
+import re
 from typing import Any
 
 import numpy as np
@@ -14,23 +17,26 @@ import pytest
 
 import quadrants as qd
 from quadrants.lang import program
-from tests.conftest import BACKEND
+from quadrants.runtime import sparse as runtime
+from tests.conftest import BACKEND, qd_init
 from tests.helpers import define
 
-pytestmark = pytest.mark.skipif(BACKEND["name"] != "cpu", reason="sparse trees run on the CPU backend")
-
-POOL_LIVE, POOL_CHUNKS = 48, 40
+DEVICE = BACKEND["name"] != "cpu"  # pools carve their tree's arena, not mmap'd chunks
 
 
 def _pool(f: qd.Field, k: int = 0) -> tuple[int, int]:
-    """(cells live, chunks) of pool `k` of `f`'s tree, read from its header in field memory."""
-    tree = f._tree
-    off = tree.base + tree.sparse.pools[k][0]
-    buf = program.get().fields.materialize(tree.region)
-    live = int(buf[off + POOL_LIVE : off + POOL_LIVE + 8].view(np.int64)[0])
-    chunk, chunks = int(buf[off + POOL_CHUNKS : off + POOL_CHUNKS + 8].view(np.uint64)[0]), 0
-    import ctypes
+    """(cells live, memory held) of pool `k` of `f`'s tree, read from the headers in field memory: held is the
+    pool's chunks on the CPU, the bytes its tree's arena has carved on a device."""
+    program.get().fields.memory.host_access()
+    return _pool_in(program.get().fields.materialize(f._tree.region), f._tree, k)
 
+
+def _pool_in(buf: np.ndarray, tree: Any, k: int = 0) -> tuple[int, int]:
+    off = tree.sparse.pools[k][0]
+    live = runtime.counter(buf, tree.base, off, runtime.POOL_LIVE)
+    if DEVICE:
+        return live, runtime.arena_used(buf, tree.base, tree.sparse.arena)
+    chunk, chunks = runtime.counter(buf, tree.base, off, runtime.POOL_CHUNKS), 0
     while chunk:
         chunks += 1
         chunk = ctypes.c_void_p.from_address(chunk).value or 0
@@ -110,15 +116,16 @@ def act(c: qd.i32):
     )  # fmt: skip
     x[0] = 1
     x[19] = 7
-    assert ns["count"]() == 32 and _pool(x)[0] == 2
+    live, held = _pool(x)
+    assert ns["count"]() == 32 and live == 2 and held == (1 if not DEVICE else 2 * 64)  # one chunk; 2 cells
     ns["deact"](0)
     assert ns["count"]() == 16 and _pool(x)[0] == 1 and x[0] == 0
-    ns["act"](0)  # the recycled cell comes back zeroed, from the free list: no new chunk
-    assert ns["count"]() == 32 and ns["total"]() == 7 and _pool(x) == (2, 1)
+    ns["act"](0)  # the recycled cell comes back zeroed, from the free list: no new memory
+    assert ns["count"]() == 32 and ns["total"]() == 7 and _pool(x) == (2, held)
     ns["act"](5)
     ns["deact"](5)
     ns["deact"](5)  # deactivating an inactive cell does nothing
-    assert _pool(x) == (2, 1)
+    assert _pool(x) == (2, held if not DEVICE else 3 * 64)  # cell 5 came from the chunk; the arena's 3rd cell
 
 
 def test_nested_pointers_deactivating_the_outer_cell_frees_the_inner_ones() -> None:
@@ -407,17 +414,22 @@ def touch():
     ns["touch"]()
     grown = _rss() - base
     assert grown > 48 << 20, grown
-    x.snode.parent(2).deactivate_all()  # the pointer node: its cells are recycled, its chunks kept
-    assert _pool(x) == (0, 64) and x.snode.parent(2)._num_dynamically_allocated == 4096
+    held = 64 if not DEVICE else 4096 * 16384  # 64 chunks of 1 MiB; 4096 cells of 16 KiB carved from the arena
+    x.snode.parent(2).deactivate_all()  # the pointer node: its cells are recycled, its memory kept
+    assert _pool(x) == (0, held) and x.snode.parent(2)._num_dynamically_allocated == 4096
     ns["touch"]()
-    assert _pool(x) == (4096, 64) and x.snode.parent(2)._num_dynamically_allocated == 4096  # none carved anew
-    x.snode.parent(3).deactivate_all()  # the root: the whole tree, its chunks back to the system
+    assert _pool(x) == (4096, held) and x.snode.parent(2)._num_dynamically_allocated == 4096  # none carved anew
+    x.snode.parent(3).deactivate_all()  # the root: the whole tree (CPU: its chunks back to the system)
     assert _pool(x) == (0, 0)
-    released = base + grown - _rss()
-    assert released > 0.8 * grown, (grown, released)
+    if not DEVICE:
+        released = base + grown - _rss()
+        assert released > 0.8 * grown, (grown, released)
     assert x[5] == 0.0
-    ns["touch"]()  # and it can be filled again
-    assert x[4095 * 4096] == 1.0
+    before = _rss()
+    ns["touch"]()  # and it can be filled again (a device: from the start of its arena, no new memory)
+    assert x[4095 * 4096] == 1.0 and _pool(x) == (4096, held)
+    if DEVICE:
+        assert _rss() - before < 8 << 20, _rss() - before
     qd.deactivate_all_snodes()
     assert _pool(x) == (0, 0)
 
@@ -427,14 +439,57 @@ def test_a_new_program_frees_the_old_programs_pools() -> None:
     qd.root.pointer(qd.i, 8).dense(qd.i, 1024).place(x)
     x[5000] = 1
     tree = x._tree
-    off = tree.base + tree.sparse.pools[0][0]
-    address = int(program.get().fields.materialize(tree.region).ctypes.data) + off
-    import ctypes
+    buffer = program.get().fields.materialize(tree.region)  # kept alive to read the headers after the end
+    assert _pool_in(buffer, tree) == (1, 1 if not DEVICE else 4096)  # a chunk; a cell carved from the arena
+    qd_init()
+    assert _pool_in(buffer, tree) == (0, 0)
 
-    assert ctypes.c_void_p.from_address(address + POOL_CHUNKS).value  # a chunk is in use
-    buffer = program.get().fields.regions[tree.region].buffer  # kept alive to read the header after the end
-    qd.init(arch=qd.cpu)
-    assert buffer is not None and not ctypes.c_void_p.from_address(address + POOL_CHUNKS).value
+
+REFUSED_MMAP = """
+import resource
+import quadrants as qd
+
+qd.init(arch=qd.cpu, offline_cache=False, cpu_max_num_threads=1)
+x = qd.field(qd.f32)
+blk = qd.root.pointer(qd.i, 64)
+blk.dense(qd.i, 1 << 16).place(x)  # cells of 256 KiB: chunks of 4 cells
+
+@qd.kernel
+def k(n: qd.i32):
+    for b in range(n):
+        x[b << 16] = 1.0
+
+k(1)
+with open("/proc/self/statm") as f:
+    mapped = int(f.read().split()[0]) * 4096
+resource.setrlimit(resource.RLIMIT_AS, (mapped + (2 << 20), resource.RLIM_INFINITY))  # room for 2 more chunks
+try:
+    k(64)
+except qd.QuadrantsRuntimeError as e:
+    print(str(e).splitlines()[0], blk._num_dynamically_allocated)
+"""
+
+
+@pytest.mark.slow  # starts a Python process (its address space limited)
+@pytest.mark.skipif(DEVICE, reason="the CPU's pools map their chunks")
+def test_a_refused_mmap_is_a_pool_error_on_the_cpu(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "app.py").write_text(REFUSED_MMAP)
+    proc = subprocess.run([sys.executable, "app.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    message, carved = proc.stdout.strip().rsplit(" ", 1)
+    assert "Sparse SNode pool exhausted: 'x'" in message and "the system refused a new chunk" in message
+    assert 4 < int(carved) < 64 and int(carved) % 4 == 0  # the chunks it got were used, nothing past them
+
+
+def test_from_numpy_as_a_trees_first_use_writes_through_its_cells() -> None:
+    x = qd.field(qd.i32)
+    qd.root.pointer(qd.i, 4).dense(qd.i, 4).place(x)
+    x.from_numpy(np.arange(16, dtype=np.int32) + 1)  # (finalizes the tree: this once went to a dense view)
+    np.testing.assert_array_equal(x.to_numpy(), np.arange(16) + 1)
+    assert _pool(x)[0] == 4
 
 
 def test_destroyed_tree_gives_its_memory_back() -> None:
@@ -443,7 +498,7 @@ def test_destroyed_tree_gives_its_memory_back() -> None:
     fb.pointer(qd.i, 8).place(x)
     tree = fb.finalize()
     x[3] = 1
-    assert _pool(x)[1] == 1
+    assert _pool(x)[1] == (1 if not DEVICE else 16)
     tree.destroy()
     assert _pool(x) == (0, 0)  # read before the tree refuses use
     with pytest.raises(qd.QuadrantsRuntimeError, match="destroyed"):
@@ -469,15 +524,6 @@ def k():
         texts.append(ir_text(GoldenCase(ns["k"], [])))
     assert "'pointer'" in texts[0] and "'bitmasked'" in texts[1] and "levels" not in texts[2]
     assert " activate" in texts[0] and len(set(texts)) == 3
-
-
-@pytest.mark.parametrize("kind", ["pointer", "bitmasked", "dynamic"])
-def test_cuda_backend_refuses_sparse_trees_by_name(kind: str) -> None:
-    qd.init(arch=qd.cuda, cuda_emulate=True)
-    x = qd.field(qd.f32)
-    getattr(qd.root, kind)(qd.i, 4).place(x)
-    with pytest.raises(NotImplementedError, match=f"{kind} SNodes are not supported on the CUDA backend"):
-        x[0] = 1
 
 
 def test_list_methods_of_a_dynamic_fields_row_and_allocation_count() -> None:
@@ -571,10 +617,11 @@ def k():
         x=x, p=p, dyn=p.children[0],
     )  # fmt: skip
     text = ptx(GoldenCase(ns["k"], []))
-    assert "malloc" in text and "atom" in text  # cells come from the device heap, slots are compare-exchanged
+    # cells come from the tree's arena (no device heap, no host call), slots and the arena compare-exchanged
+    assert "malloc" not in text and "mmap" not in text and re.search(r"atom\.\S*cas\.b64", text)
     if ptxas_path() is None:
         pytest.skip("ptxas is not installed")
-    assert assemble(text, "sm_80")
+    assert assemble(text, "sm_80") and assemble(text, "sm_90")
 
 
 def test_append_structs_and_matrices_and_sparse_grid() -> None:
