@@ -98,6 +98,9 @@ class Param:
 
 
 
+FAST_PATHS_KEPT = 8  # specializations per kernel launched without the general path (most recent ones)
+
+
 class Kernel:
     __qd_kernel__ = True
 
@@ -120,6 +123,11 @@ class Kernel:
         self._generation = -1
         self._launchers: dict[Any, Launcher | QuadrantsCompilationError] = {}
         self._fast: Callable[..., Any] | None = None
+        self._fast_key: Any = None  # the specialization `_fast` launches, and its launcher
+        self._fast_entry: Any = None
+        # the fast paths of other recent specializations, most recent first: a kernel called with alternating
+        # arguments (Genesis' `kernel_step_2(..., is_backward)`) launches each directly, not through the general path
+        self._fast_others: list[tuple[Callable[..., Any], Any, Any]] = []
         self._returns: tuple[Any, ...] = ()
         self.src_ll_cache_observations = SrcLlCacheObservations()
         self.fe_ll_cache_observations = FeLlCacheObservations()
@@ -203,6 +211,12 @@ class Kernel:
             if target is not self:
                 return target(*args, **kwargs)
         fast = self._fast
+        params = self._params
+        if (kwargs or (params is not None and len(args) != len(params))) and (fast is not None or self._fast_others):
+            try:  # keywords (Genesis passes them) and defaults: bound here, then the fast path
+                args, kwargs = tuple(self._bind(self.params, args, dict(kwargs))), {}
+            except QuadrantsArgumentError:  # the general path raises it
+                return self._call(args, kwargs)
         if fast is not None and not kwargs:
             try:
                 r = fast(*args)
@@ -210,13 +224,37 @@ class Kernel:
                 r = MISS
             if r is not MISS:
                 return r
+        if self._fast_others and not kwargs:
+            r = self._other_fast(args)
+            if r is not MISS:
+                return r
         return self._call(args, kwargs)
+
+    def _other_fast(self, args: tuple[Any, ...]) -> Any:
+        """Launch through the fast path of another recent specialization the arguments match (it becomes the
+        first one tried), or MISS. The records the general path keeps of the last launch follow it."""
+        for k, (fast, key, entry) in enumerate(self._fast_others):
+            try:
+                r = fast(*args)
+            except (TypeError, AttributeError):
+                continue
+            if r is not MISS:
+                if self._fast is not None:
+                    self._fast_others[k] = (self._fast, self._fast_key, self._fast_entry)
+                else:
+                    del self._fast_others[k]
+                self._fast, self._fast_key, self._fast_entry = fast, key, entry
+                self.launch_stats, LAST_CALL.tasks = entry.launch_stats, entry.tasks
+                self._last_launch_key, self._found_compiled = key, True
+                return r
+        return MISS
 
     def forget(self) -> None:
         """Drop compiled code and what fastcache observed (called by qd.init / qd.reset: a new program observes
         afresh, as in Quadrants)."""
         self._launchers.clear()
-        self._fast = None
+        self._fast = self._fast_key = self._fast_entry = None
+        self._fast_others = []
         self.src_ll_cache_observations = SrcLlCacheObservations()
         self.fe_ll_cache_observations = FeLlCacheObservations()
         self._observed = False
@@ -325,7 +363,12 @@ class Kernel:
         regroup = result_regrouper(self._returns)
         if fast is not None and regroup is not None:
             fast = _regrouped(fast, regroup)  # struct results: qd.Struct values
+        others = [o for o in self._fast_others if o[1] != spec.key]
+        if self._fast is not None and self._fast_key != spec.key:
+            others.insert(0, (self._fast, self._fast_key, self._fast_entry))
+        self._fast_others = others[:FAST_PATHS_KEPT - 1]
         self._fast = fast if fast is None or found else self._noting_found(fast)
+        self._fast_key, self._fast_entry = spec.key, entry
         STATS.time("prepare", time.perf_counter() - t0)
         stage = None
         if resume is not None:

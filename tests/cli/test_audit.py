@@ -246,8 +246,8 @@ def k_try(x: qd.types.NDArray[qd.f32, 1]):
 
 
 @qd.kernel
-def k_dict(x: qd.types.NDArray[qd.f32, 1]):
-    d = {"a": 1}
+def k_set(x: qd.types.NDArray[qd.f32, 1]):
+    d = {1, 2}
     x[0] = 1.0
 
 
@@ -290,7 +290,7 @@ def test_unsupported_python_is_a_violation_where_the_compiler_reports_it(tmp_pat
         import json, numpy as np, quadrants as qd, unsup
         qd.init(arch=qd.cpu, offline_cache=False)
         out = {}
-        for name in ("k_try", "k_dict", "k_lambda", "k_import"):
+        for name in ("k_try", "k_set", "k_lambda", "k_import"):
             try:
                 getattr(unsup, name)(np.zeros(4, np.float32))
             except qd.QuadrantsCompilationError as e:
@@ -303,5 +303,5 @@ def test_unsupported_python_is_a_violation_where_the_compiler_reports_it(tmp_pat
     called = subprocess.run([sys.executable, "call.py"], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert called.returncode == 0, called.stderr
     compiled = {k: tuple(v) for k, v in json.loads(called.stdout.strip().splitlines()[-1]).items()}
-    assert set(compiled) == {"k_try", "k_dict", "k_lambda", "k_import"}
+    assert set(compiled) == {"k_try", "k_set", "k_lambda", "k_import"}
     assert audited == compiled

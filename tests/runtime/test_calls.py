@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
+from quadrants.lang.kernel import FAST_PATHS_KEPT
 
 Nd = qd.types.NDArray
 
@@ -156,3 +157,45 @@ def test_argument_binding_errors_are_quadrants_syntax_errors() -> None:
         with pytest.raises(qd.QuadrantsSyntaxError, match=words) as e:
             call()
         assert isinstance(e.value, qd.QuadrantsArgumentError)
+
+
+def _count_general_calls(k: object, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many calls of kernel `k` take the general path (specialize, look up, marshal) from now on."""
+    calls = [0]
+    general = k._call  # type: ignore[attr-defined]
+
+    def counting(*a: object, **kw: object) -> object:
+        calls[0] += 1
+        return general(*a, **kw)
+
+    monkeypatch.setattr(k, "_call", counting)
+    return calls
+
+
+def test_alternating_specializations_and_keyword_calls_take_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Genesis calls `kernel_step_2(..., is_backward)` with a template flag that alternates, and passes arguments
+    # by keyword: each call went through the general path (25x slower backward steps before)
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def k(a: Nd[qd.f32, 1], scale: qd.f32, flip: qd.template() = False) -> qd.f32:
+        s = 0.0
+        for i in range(a.shape[0]):
+            s += a[i] * scale * (-1.0 if qd.static(flip) else 1.0)
+        return s
+
+    a = np.ones(4, np.float32)
+    for flip in (False, True):  # compile both specializations
+        k(a, 2.0, flip)
+    calls = _count_general_calls(k, monkeypatch)
+    results = [k(a, 2.0, flip=f) if i % 2 else k(a, scale=2.0, flip=f) for i, f in enumerate([False, True] * 20)]
+    assert results == [8.0, -8.0] * 20
+    assert k(a, 3.0) == 12.0  # the default of `flip`
+    assert calls[0] == 0
+    with pytest.raises(qd.QuadrantsArgumentError, match="Unexpected argument"):
+        k(a, 2.0, flop=True)  # a wrong keyword still gets the general path's error
+    for flavour in range(FAST_PATHS_KEPT + 1):  # more specializations than are kept: the oldest goes
+        k(np.ones(flavour + 1, np.float32) if flavour % 2 else a, 1.0, flavour)
+    calls[0] = 0
+    k(a, 2.0, False)
+    assert calls[0] == 1
