@@ -104,3 +104,5 @@ genesis-record: $(GENESIS_VENV)/.quadrants
 genesis-bench: $(GENESIS_VENV)/.quadrants $(GENESIS_REAL_VENV)/.installed
 	OURS=$(CURDIR)/$(GENESIS_VENV) REAL=$(CURDIR)/$(GENESIS_REAL_VENV) $(GENESIS_VENV)/bin/python \
 		examples/genesis/bench.py --runs 3 --steps 1000 --out examples/genesis/results
+	OURS=$(CURDIR)/$(GENESIS_VENV) REAL=$(CURDIR)/$(GENESIS_REAL_VENV) $(GENESIS_VENV)/bin/python \
+		examples/genesis/solver_bench.py --out examples/genesis/results

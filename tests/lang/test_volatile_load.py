@@ -14,7 +14,7 @@ from tests.conftest import qd_init
 
 
 def test_volatile_loads_read_the_elements_and_reach_llvm_as_volatile(tmp_path: Path) -> None:
-    qd_init(dump="ir,opt", debug_dump_path=str(tmp_path))
+    qd.init(arch=qd.cpu, dump="ir,opt", debug_dump_path=str(tmp_path))  # the CPU backend writes the dumps
     flags = qd.field(qd.i32, shape=4)
     pos = qd.Vector.field(3, qd.f32, shape=2)
 
