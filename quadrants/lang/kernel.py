@@ -14,6 +14,7 @@ import inspect
 import sys
 import time
 import warnings
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,7 @@ from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.lang.struct import result_regrouper
 from quadrants.runtime import python_backend
 from quadrants.runtime.launch import MISS, Launcher, scalar_arg
+from quadrants.runtime.leaves import GuardKind
 from quadrants.types import annotations as ann
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType, to_dtype
@@ -101,6 +103,19 @@ class Param:
 FAST_PATHS_KEPT = 8  # specializations per kernel launched without the general path (most recent ones)
 
 
+def _keepable(spec: Specialization) -> bool:
+    """Whether a specialization's fast path may be kept beside the latest one: not when it holds, to check its
+    identity, an object that cannot be weakly referenced (a list or dict member of a data_oriented object, new
+    with every object: keeping 8 would keep 8 of them alive, Quadrants' test_memory::test_oop_memory_leak)."""
+    for g in spec.guards:
+        if g.kind is GuardKind.IDENTITY:
+            try:
+                weakref.ref(g.value)
+            except TypeError:
+                return False
+    return True
+
+
 class Kernel:
     __qd_kernel__ = True
 
@@ -125,6 +140,7 @@ class Kernel:
         self._fast: Callable[..., Any] | None = None
         self._fast_key: Any = None  # the specialization `_fast` launches, and its launcher
         self._fast_entry: Any = None
+        self._fast_keep = False  # whether `_fast` may join `_fast_others` when another specialization replaces it
         # the fast paths of other recent specializations, most recent first: a kernel called with alternating
         # arguments (Genesis' `kernel_step_2(..., is_backward)`) launches each directly, not through the general path
         self._fast_others: list[tuple[Callable[..., Any], Any, Any]] = []
@@ -364,11 +380,11 @@ class Kernel:
         if fast is not None and regroup is not None:
             fast = _regrouped(fast, regroup)  # struct results: qd.Struct values
         others = [o for o in self._fast_others if o[1] != spec.key]
-        if self._fast is not None and self._fast_key != spec.key:
+        if self._fast is not None and self._fast_key != spec.key and self._fast_keep:
             others.insert(0, (self._fast, self._fast_key, self._fast_entry))
         self._fast_others = others[:FAST_PATHS_KEPT - 1]
         self._fast = fast if fast is None or found else self._noting_found(fast)
-        self._fast_key, self._fast_entry = spec.key, entry
+        self._fast_key, self._fast_entry, self._fast_keep = spec.key, entry, _keepable(spec)
         STATS.time("prepare", time.perf_counter() - t0)
         stage = None
         if resume is not None:

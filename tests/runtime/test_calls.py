@@ -199,3 +199,26 @@ def test_alternating_specializations_and_keyword_calls_take_the_fast_path(monkey
     calls[0] = 0
     k(a, 2.0, False)
     assert calls[0] == 1
+
+
+def test_fast_paths_kept_do_not_keep_per_object_members_alive() -> None:
+    import gc
+
+    qd.init(arch=qd.cpu)
+    marker = 123457
+
+    @qd.data_oriented
+    class X:
+        def __init__(self) -> None:
+            self.py_l = [marker] * 1000  # guarded by identity, and cannot be weakly referenced
+
+        @qd.kernel
+        def run(self) -> None:
+            for _ in range(1):
+                pass
+
+    for _ in range(12):
+        X().run()
+    gc.collect()
+    alive = [o for o in gc.get_objects() if type(o) is list and len(o) == 1000 and o[0] == marker]
+    assert len(alive) <= 1  # the latest fast path's own; none kept beside it
