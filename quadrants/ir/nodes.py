@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 
 from quadrants.errors import SourceLoc
 from quadrants.ir.bits import BitSlot
+from quadrants.ir.snode_level import SNodeLevel
 from quadrants.ir.types import NdType, PtrType
 from quadrants.types.dtypes import PrimitiveType, f16, f32, f64, i32, i64, u1, u32, u64
 
@@ -93,32 +94,6 @@ class GlobalNd(Value):
     levels: tuple[SNodeLevel, ...] = ()  # a tree with sparse levels: the path from the root (codegen/sparse.py)
     leaf: int = 0  # with `levels`: the element's byte offset in the last level's cell
     bits: BitSlot | None = None  # a quantized field: its bits in the word its address gives (ir/bits.py)
-
-
-@dataclass(frozen=True, slots=True)
-class SNodeLevel:
-    """One level of an SNode tree on a field's path from the root (lang/sparse_layout.py computes them). Its
-    storage starts `storage` bytes into the parent's cell (the tree's base for the first level):
-
-    - dense: `n` cells of `cell` bytes; bitmasked: the same cells, then `ceil(n / 32)` u32 activity words;
-    - pointer: `n` 8-byte slots, each null or a cell from the pool whose header is `pool` bytes from the base;
-    - dynamic: an i32 length, then `ceil(n / chunk)` 8-byte slots of chunks of `chunk` cells (from the pool).
-
-    `axes` gives the cell's index: per axis `(index, div, extent)`, digit `(I[index] // div) % extent`,
-    row-major in that order. `children` are the levels under one cell that own pool cells (deactivating a cell
-    returns theirs first). A pooled level's pool carves cells on a device from the tree's arena: its 64-byte
-    header `arena` bytes from the base, then `arena_bytes` of cells (0 on the CPU, whose pools map chunks)."""
-
-    kind: str
-    storage: int
-    axes: tuple[tuple[int, int, int], ...]
-    n: int
-    cell: int
-    pool: int = -1
-    chunk: int = 0
-    children: tuple[SNodeLevel, ...] = ()
-    arena: int = -1
-    arena_bytes: int = 0
 
 
 @dataclass(eq=False, slots=True)

@@ -160,11 +160,19 @@ def classify_annotation(annotation: Any) -> ParamKind | None:
 
 class Specializer:
     def __init__(self, kernel_name: str, default_ip: PrimitiveType, default_fp: PrimitiveType,
-                 grads: bool = True) -> None:  # fmt: skip
+                 grads: bool | Callable[[], bool] = True) -> None:  # fmt: skip
         self.kernel_name = kernel_name
         self.default_ip = default_ip
         self.default_fp = default_fp
-        self.grads = grads  # ndarray arguments pass their .grad (an adjoint, or a kernel that reads `.grad`)
+        # ndarray arguments pass their .grad (an adjoint, or a kernel that reads `.grad`); a callable is asked
+        # only when an argument has a grad to pass (the question reads sources: not on every first call)
+        self._grads = grads
+
+    @property
+    def grads(self) -> bool:
+        if callable(self._grads):
+            self._grads = bool(self._grads())
+        return self._grads
 
     def specialize(self, params: list[Any], values: list[Any]) -> Specialization:
         sp = Specialization(key=(), specs=[])
@@ -224,7 +232,7 @@ class Specializer:
             if isinstance(v, Ndarray):
                 t = v._spec
                 sp.add_array(NdarrayLeaf(path, t.dtype, t), "unsafe")
-                return ParamSpec(name, SpecKind.NDARRAY, type=t, value="unsafe", grad=_grad_spec(name, v, path, sp, want) if self.grads else None)
+                return ParamSpec(name, SpecKind.NDARRAY, type=t, value="unsafe", grad=_grad_spec(name, v, path, sp, want, self))
         want_prim, elem_shape = _element(want.dtype, self.default_ip, self.default_fp)
         if isinstance(v, Ndarray):
             t = v._spec
@@ -240,7 +248,7 @@ class Specializer:
                 raise QuadrantsArgumentValueError(f"Invalid value for argument {name} - required ndim={want.ndim}, "
                                                   f"but {t.ndim}d ndarray with shape {v.shape} is provided")
             sp.add_array(NdarrayLeaf(path, t.dtype, t), want.boundary)
-            return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary, grad=_grad_spec(name, v, path, sp, want) if self.grads else None)
+            return ParamSpec(name, SpecKind.NDARRAY, type=t, value=want.boundary, grad=_grad_spec(name, v, path, sp, want, self))
         if isinstance(v, np.ndarray) or _is_torch(v):
             arr = external_array(v)
             prim = dtypes.from_numpy(arr.dtype)
@@ -437,11 +445,14 @@ class Specializer:
         return self.default_ip if isinstance(v, numbers.Integral) else self.default_fp
 
 
-def _grad_spec(name: str, v: Ndarray, path: Path, sp: Specialization, want: Any) -> ParamSpec | None:
+def _grad_spec(
+    name: str, v: Ndarray, path: Path, sp: Specialization, want: Any, by: Specializer
+) -> ParamSpec | None:
     """The grad pointer of an ndarray argument: its `.grad` companion, passed as a hidden ndarray argument right
-    after it (ARCHITECTURE.md, "Automatic differentiation"); none for a `needs_grad=False` parameter."""
+    after it (ARCHITECTURE.md, "Automatic differentiation"); none for a `needs_grad=False` parameter, or where
+    the kernel passes no grads."""
     g = v.__dict__.get("grad")
-    if not isinstance(g, Ndarray) or getattr(want, "needs_grad", None) is False:
+    if not isinstance(g, Ndarray) or getattr(want, "needs_grad", None) is False or not by.grads:
         return None
     t = g._spec
     sp.add_array(NdarrayLeaf(path + ("grad",), t.dtype, t), "unsafe")

@@ -474,7 +474,7 @@ class Kernel:
         values = self._bind(params, args, kwargs)
         try:
             spec = Specializer(self.fn.__qualname__, config.default_ip, config.default_fp,
-                               self._passes_grads()).specialize(params, values)  # fmt: skip
+                               self._passes_grads).specialize(params, values)  # fmt: skip
         except (QuadrantsRuntimeTypeError, QuadrantsSyntaxError) as e:
             raise type(e)(e.message, e.loc or self.def_loc()) from None
         spec.returns = returns

@@ -24,7 +24,7 @@ from math import prod
 from typing import Any
 
 from quadrants.ir.bits import BitSlot
-from quadrants.ir.nodes import SNodeLevel
+from quadrants.ir.snode_level import SNodeLevel
 
 SPARSE_KINDS = ("pointer", "bitmasked", "dynamic")
 POOLED = ("pointer", "dynamic")
