@@ -21,7 +21,8 @@ from quadrants.aot import typespec
 from quadrants.aot.manifest import Factory, KernelEntry, Manifest, ManifestError, Signature, Value
 from quadrants.aot.objects import ObjectError, ObjectRef, build
 from quadrants.lang.args import ParamKind
-from quadrants.lang.kernel import EMPTY, Kernel, Param
+from quadrants.lang.kernel import Kernel
+from quadrants.lang.params import EMPTY, Param
 from quadrants.types import annotations as ann
 from quadrants.types import dtypes
 from quadrants.types.compound import MatrixType

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import inspect
 import sys
 import time
 import warnings
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -43,20 +41,18 @@ from quadrants.lang._kernel_types import (
     used_members,
 )
 from quadrants.lang._perf_dispatch import refuse_registered
-from quadrants.lang.args import ParamKind, Specialization, Specializer, classify_annotation, signature_text
+from quadrants.lang.args import ParamKind, Specialization, Specializer, signature_text
 from quadrants.lang.checkpoint import LAST_CALL, DoWhileLevel, GraphRecords
 from quadrants.lang.data_oriented import is_data_oriented
+from quadrants.lang.fast_paths import FastPaths
+from quadrants.lang.params import Param, bind, read_params
 from quadrants.lang.struct import result_regrouper
 from quadrants.runtime import python_backend
 from quadrants.runtime.launch import MISS, Launcher, scalar_arg
-from quadrants.runtime.leaves import GuardKind
 from quadrants.types import annotations as ann
 from quadrants.types.compound import MatrixType
 from quadrants.types.dtypes import PrimitiveType, to_dtype
 from quadrants.types.struct import StructType
-
-EMPTY = inspect.Parameter.empty  # no default / no annotation
-_VARARGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 
 
 def _no_recorder(path: str, kernel: Any, params: list[Any], values: list[Any], cache_dir: str | None) -> None:
@@ -66,54 +62,6 @@ def _no_recorder(path: str, kernel: Any, params: list[Any], values: list[Any], c
 # Called at the first call of each specialization while `qd record` runs the program (config.record: the file).
 # aot/record.py writes the signature; the package installs it (aot builds on lang, so lang does not import it).
 RECORDER: Callable[[str, Any, list[Any], list[Any], str | None], None] = _no_recorder
-
-
-def _signature(fn: Any) -> list[tuple[str | None, Any, Any]]:
-    """(name, annotation, default) per parameter, read from the code object: a kernel's first call on a
-    fastcache hit pays for this, and `inspect.signature` costs several times more. A `*args` or `**kwargs`
-    parameter gives a None name."""
-    code = fn.__code__
-    if code.co_flags & _VARARGS:
-        return [(None, EMPTY, EMPTY)]
-    npos, nkw = code.co_argcount, code.co_kwonlyargcount
-    names = code.co_varnames[: npos + nkw]
-    annotations = fn.__annotations__
-    defaults = fn.__defaults__ or ()
-    kwdefaults = fn.__kwdefaults__ or {}
-    first_default = npos - len(defaults)
-    out = []
-    for i, name in enumerate(names):
-        if i < npos:
-            default = defaults[i - first_default] if i >= first_default else EMPTY
-        else:
-            default = kwdefaults.get(name, EMPTY)
-        out.append((name, annotations.get(name, EMPTY), default))
-    return out
-
-
-@dataclass
-class Param:
-    name: str
-    kind: ParamKind
-    annotation: Any
-    default: Any = EMPTY
-
-
-
-FAST_PATHS_KEPT = 8  # specializations per kernel launched without the general path (most recent ones)
-
-
-def _keepable(spec: Specialization) -> bool:
-    """Whether a specialization's fast path may be kept beside the latest one: not when it holds, to check its
-    identity, an object that cannot be weakly referenced (a list or dict member of a data_oriented object, new
-    with every object: keeping 8 would keep 8 of them alive, Quadrants' test_memory::test_oop_memory_leak)."""
-    for g in spec.guards:
-        if g.kind is GuardKind.IDENTITY:
-            try:
-                weakref.ref(g.value)
-            except TypeError:
-                return False
-    return True
 
 
 class Kernel:
@@ -137,13 +85,7 @@ class Kernel:
         self._params: list[Param] | None = None
         self._generation = -1
         self._launchers: dict[Any, Launcher | QuadrantsCompilationError] = {}
-        self._fast: Callable[..., Any] | None = None
-        self._fast_key: Any = None  # the specialization `_fast` launches, and its launcher
-        self._fast_entry: Any = None
-        self._fast_keep = False  # whether `_fast` may join `_fast_others` when another specialization replaces it
-        # the fast paths of other recent specializations, most recent first: a kernel called with alternating
-        # arguments (Genesis' `kernel_step_2(..., is_backward)`) launches each directly, not through the general path
-        self._fast_others: list[tuple[Callable[..., Any], Any, Any]] = []
+        self._fast = FastPaths()  # the recent specializations' launches that skip the general path
         self._returns: tuple[Any, ...] = ()
         self.src_ll_cache_observations = SrcLlCacheObservations()
         self.fe_ll_cache_observations = FeLlCacheObservations()
@@ -226,9 +168,10 @@ class Kernel:
             target = _tape.ACTIVE[-1].capture(self, args, kwargs)
             if target is not self:
                 return target(*args, **kwargs)
-        fast = self._fast
+        paths = self._fast
+        fast = paths.latest
         params = self._params
-        if (kwargs or (params is not None and len(args) != len(params))) and (fast is not None or self._fast_others):
+        if (kwargs or (params is not None and len(args) != len(params))) and paths:
             try:  # keywords (Genesis passes them) and defaults: bound here, then the fast path
                 args, kwargs = tuple(self._bind(self.params, args, dict(kwargs))), {}
             except QuadrantsArgumentError:  # the general path raises it
@@ -240,37 +183,19 @@ class Kernel:
                 r = MISS
             if r is not MISS:
                 return r
-        if self._fast_others and not kwargs:
-            r = self._other_fast(args)
-            if r is not MISS:
-                return r
-        return self._call(args, kwargs)
-
-    def _other_fast(self, args: tuple[Any, ...]) -> Any:
-        """Launch through the fast path of another recent specialization the arguments match (it becomes the
-        first one tried), or MISS. The records the general path keeps of the last launch follow it."""
-        for k, (fast, key, entry) in enumerate(self._fast_others):
-            try:
-                r = fast(*args)
-            except (TypeError, AttributeError):
-                continue
-            if r is not MISS:
-                if self._fast is not None:
-                    self._fast_others[k] = (self._fast, self._fast_key, self._fast_entry)
-                else:
-                    del self._fast_others[k]
-                self._fast, self._fast_key, self._fast_entry = fast, key, entry
+        if paths.others and not kwargs:
+            r, key, entry = paths.launch_other(args)
+            if r is not MISS:  # the records the general path keeps of the last launch follow it
                 self.launch_stats, LAST_CALL.tasks = entry.launch_stats, entry.tasks
                 self._last_launch_key, self._found_compiled = key, True
                 return r
-        return MISS
+        return self._call(args, kwargs)
 
     def forget(self) -> None:
         """Drop compiled code and what fastcache observed (called by qd.init / qd.reset: a new program observes
         afresh, as in Quadrants)."""
         self._launchers.clear()
-        self._fast = self._fast_key = self._fast_entry = None
-        self._fast_others = []
+        self._fast.clear()
         self.src_ll_cache_observations = SrcLlCacheObservations()
         self.fe_ll_cache_observations = FeLlCacheObservations()
         self._observed = False
@@ -379,12 +304,7 @@ class Kernel:
         regroup = result_regrouper(self._returns)
         if fast is not None and regroup is not None:
             fast = _regrouped(fast, regroup)  # struct results: qd.Struct values
-        others = [o for o in self._fast_others if o[1] != spec.key]
-        if self._fast is not None and self._fast_key != spec.key and self._fast_keep:
-            others.insert(0, (self._fast, self._fast_key, self._fast_entry))
-        self._fast_others = others[:FAST_PATHS_KEPT - 1]
-        self._fast = fast if fast is None or found else self._noting_found(fast)
-        self._fast_key, self._fast_entry, self._fast_keep = spec.key, entry, _keepable(spec)
+        self._fast.install(fast if fast is None or found else self._noting_found(fast), spec, entry)
         STATS.time("prepare", time.perf_counter() - t0)
         stage = None
         if resume is not None:
@@ -412,8 +332,8 @@ class Kernel:
             r = fast(*args)
             if r is not MISS:
                 self._found_compiled = True
-                if self._fast is first:
-                    self._fast = fast
+                if self._fast.latest is first:
+                    self._fast.latest = fast
             return r
 
         return first
@@ -562,54 +482,10 @@ class Kernel:
         return self._params
 
     def _read_params(self) -> list[Param]:
-        out = []
-        for i, (name, annotation, default) in enumerate(_signature(self.fn)):
-            if name is None:
-                raise QuadrantsSyntaxError(
-                    f"kernel {self.fn.__qualname__!r} cannot take *args or **kwargs", self.def_loc()
-                )
-            if annotation is EMPTY:
-                if i == 0 and name == "self":  # a method of a @qd.data_oriented class
-                    out.append(Param(name, ParamKind.SELF, None, default))
-                    continue
-                raise QuadrantsSyntaxError(
-                    f"parameter {name!r} of kernel {self.fn.__qualname__!r} needs a type annotation", self.def_loc()
-                )
-            a = ann.normalize(ann.resolve(annotation, self.fn.__globals__, self._def_locals))
-            kind = classify_annotation(a)
-            if kind is None:
-                raise QuadrantsSyntaxError(
-                    f"parameter {name!r} of kernel {self.fn.__qualname__!r} has an unsupported annotation {a!r}",
-                    self.def_loc(),
-                )
-            out.append(Param(name, kind, a, default))
-        return out
+        return read_params(self.fn, self._def_locals, self.def_loc)
 
     def _bind(self, params: list[Param], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        if not kwargs and len(args) == len(params):
-            return list(args)
-        values: list[Any] = list(args)
-        if len(args) > len(params):
-            raise QuadrantsArgumentError(
-                f"Too many arguments: kernel {self.fn.__qualname__!r} takes {len(params)} argument(s) but "
-                f"{len(args)} were given",
-                self.def_loc(),
-            )
-        for p in params[len(args) :]:
-            if p.name in kwargs:
-                values.append(kwargs.pop(p.name))
-            elif p.default is not EMPTY:
-                values.append(p.default)
-            else:
-                raise QuadrantsArgumentError(
-                    f"Missing argument {p.name!r} of kernel {self.fn.__qualname__!r}", self.def_loc()
-                )
-        if kwargs:
-            names = ", ".join(repr(k) for k in sorted(kwargs))
-            raise QuadrantsArgumentError(
-                f"Unexpected argument {names} for kernel {self.fn.__qualname__!r}", self.def_loc()
-            )
-        return values
+        return bind(params, args, kwargs, self.fn.__qualname__, self.def_loc)
 
 
 def _warn_dataclass_templates(kernel: Kernel, values: list[Any]) -> None:

@@ -157,7 +157,7 @@ def test_internal_views_of_the_specializations() -> None:
         return original(self, key, t_kernel, compiled_kernel_data, *args, qd_stream=qd_stream)
 
     type(prim).launch_kernel = launch_kernel  # type: ignore[method-assign]
-    prim._fast, prim._fast_others = None, []  # the fast paths dropped (each specialization keeps one): the general path
+    prim._fast.clear()  # the fast paths dropped (each specialization keeps one): the general path
     try:
         s = _state()
         pick(True, s)  # found compiled: its data is handed to the launch

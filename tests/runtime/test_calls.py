@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants.lang.kernel import FAST_PATHS_KEPT
+from quadrants.lang.fast_paths import KEPT as FAST_PATHS_KEPT
 
 Nd = qd.types.NDArray
 
@@ -222,3 +222,28 @@ def test_fast_paths_kept_do_not_keep_per_object_members_alive() -> None:
     gc.collect()
     alive = [o for o in gc.get_objects() if type(o) is list and len(o) == 1000 and o[0] == marker]
     assert len(alive) <= 1  # the latest fast path's own; none kept beside it
+
+
+def test_a_fast_path_not_kept_is_not_kept_when_another_is_promoted() -> None:
+    # the latest specialization (holding a per-object list) was swapped into the kept ones when a call matched
+    # one of those: alternating calls then kept up to 7 objects' members alive
+    import gc
+
+    qd.init(arch=qd.cpu)
+    marker = 123458
+
+    @qd.data_oriented
+    class X:
+        def __init__(self) -> None:
+            self.py_l = [marker] * 1000
+
+    @qd.kernel
+    def k(t: qd.template()) -> qd.i32:
+        return 1
+
+    for _ in range(12):
+        assert k(X()) == 1
+        assert k(7) == 1  # through the kept fast path of `k(7)`, which becomes the latest
+    gc.collect()
+    alive = [o for o in gc.get_objects() if type(o) is list and len(o) == 1000 and o[0] == marker]
+    assert len(alive) <= 1

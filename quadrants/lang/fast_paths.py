@@ -1,0 +1,83 @@
+"""The fast paths of a kernel's recent specializations: launches that skip the general path.
+
+A kernel's general path (lang/kernel.py `Kernel._call`) specializes its arguments, finds the launcher and runs
+it; then it installs that specialization's fast path here (runtime/launch.py builds it: a generated function
+that checks the arguments' guards and launches, or returns MISS). The next call tries `latest` first, then the
+others, most recent first: a kernel called with alternating arguments (Genesis' `kernel_step_2(..., is_backward)`)
+launches each specialization directly. At most `KEPT` are kept.
+
+A specialization whose guards hold, by identity, an object that cannot be weakly referenced (a list member of
+a data_oriented object, new with every object) is never kept beside the latest: keeping 8 would keep 8 such
+objects alive (Quadrants' test_memory::test_oop_memory_leak).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from quadrants.lang.args import Specialization
+from quadrants.runtime.launch import MISS
+from quadrants.runtime.leaves import GuardKind
+
+KEPT = 8  # specializations per kernel launched without the general path (the most recent ones)
+
+FastPath = Callable[..., Any]
+
+
+class FastPaths:
+    """`latest` (read on every launch) with its specialization `key` and launcher `entry`; `others`, most
+    recent first, as (fast path, key, entry)."""
+
+    __slots__ = ("latest", "key", "entry", "keep", "others")
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        self.latest: FastPath | None = None
+        self.key: Any = None
+        self.entry: Any = None
+        self.keep = False  # whether `latest` may join `others` when another specialization replaces it
+        self.others: list[tuple[FastPath, Any, Any]] = []
+
+    def __bool__(self) -> bool:
+        return self.latest is not None or bool(self.others)
+
+    def install(self, fast: FastPath | None, spec: Specialization, entry: Any) -> None:
+        """Make `fast` (None: the specialization has none) the latest, for `spec` launched by `entry`; the one it
+        replaces joins the others where it may."""
+        others = [o for o in self.others if o[1] != spec.key]
+        if self.latest is not None and self.key != spec.key and self.keep:
+            others.insert(0, (self.latest, self.key, self.entry))
+        self.others = others[: KEPT - 1]
+        self.latest, self.key, self.entry, self.keep = fast, spec.key, entry, keepable(spec)
+
+    def launch_other(self, args: tuple[Any, ...]) -> tuple[Any, Any, Any]:
+        """Launch through the first of the others the arguments match, which becomes the latest: its result,
+        key and entry; (MISS, None, None) when none matches."""
+        for k, (fast, key, entry) in enumerate(self.others):
+            try:
+                r = fast(*args)
+            except (TypeError, AttributeError):  # another arity or shape of arguments
+                continue
+            if r is not MISS:
+                if self.latest is not None and self.keep:
+                    self.others[k] = (self.latest, self.key, self.entry)
+                else:
+                    del self.others[k]
+                self.latest, self.key, self.entry, self.keep = fast, key, entry, True  # kept: keepable
+                return r, key, entry
+        return MISS, None, None
+
+
+def keepable(spec: Specialization) -> bool:
+    """Whether a specialization's fast path may be kept beside the latest one (the module's docstring)."""
+    for g in spec.guards:
+        if g.kind is GuardKind.IDENTITY:
+            try:
+                weakref.ref(g.value)
+            except TypeError:
+                return False
+    return True
