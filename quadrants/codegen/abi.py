@@ -33,7 +33,7 @@ def make_abi(kernel: ir.Kernel, symbol: str, keep_sites: bool = True) -> KernelA
     return KernelABI(symbol=symbol, args=tuple(args), rets=tuple(t.name for t in kernel.ret_types),
                      sites=sites, has_print=has_print, ret_shapes=kernel.ret_shapes,
                      random=len(params) < len(kernel.params), tasks=offloaded_tasks(kernel.body),
-                     graph=graph_abi(kernel), leaves=kernel.leaves)  # fmt: skip
+                     graph=graph_abi(kernel), leaves=kernel.leaves, guards=kernel.guards)  # fmt: skip
 
 
 def graph_abi(kernel: ir.Kernel) -> GraphABI | None:

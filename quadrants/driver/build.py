@@ -17,6 +17,7 @@ from quadrants.passes import run_pipeline
 from quadrants.passes.autodiff import adstack, make_adjoint
 from quadrants.passes.autodiff.forward import make_dual
 from quadrants.passes.autodiff.validation import make_validation
+from quadrants.runtime.leaves import Guard, GuardKind
 
 
 def frontend_options(config: Config, mode: str = "") -> FrontendOptions:
@@ -55,8 +56,25 @@ def build_ir(
 
 def build_ir_text(
     source: FunctionSource, name: str, params: list[ParamSpec], returns: tuple[Any, ...], config: Config,
-    mode: str = "",
+    mode: str = "", guards: list[Guard] | None = None,
 ) -> tuple[FrontendResult, str]:
-    """`build_ir` and the IR's text (what the offline key is made of; an adjoint's says `[reverse]`)."""
+    """`build_ir` and the IR's text (what the offline key is made of; an adjoint's says `[reverse]`). `guards`:
+    the specialization's, of which the kernel records those its code depends on (`guards_read`)."""
     fe = build_ir(source, name, params, returns, config, mode)
+    if guards:
+        fe.kernel.guards = guards_read(guards, fe.member_reads)
     return fe, format_kernel(fe.kernel)
+
+
+def guards_read(guards: list[Guard], reads: set[tuple[Any, ...]]) -> tuple[int, ...] | None:
+    """The indices of the guards a kernel's code depends on; None when that is all of them. A guard of a struct
+    parameter's member (a data_oriented object's baked primitive, a field member) matters only when the code
+    read that member or something inside it; a class guard, and a guard of a whole parameter, always matter
+    (they fix what the members are). Reading a member reads what is inside it; reading a struct whole (Python
+    run on the object) reads all of its members."""
+    keep = []
+    for k, g in enumerate(guards):
+        path = g.path
+        if g.kind is GuardKind.CLASS or len(path) <= 1 or any(path[: n] in reads for n in range(1, len(path) + 1)):
+            keep.append(k)
+    return None if len(keep) == len(guards) else tuple(keep)

@@ -281,6 +281,7 @@ def struct_attribute(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -
     """A member of a dataclass / data_oriented parameter, one of its `qd.func` methods (bound), or a class
     attribute (a compile-time constant)."""
     if attr in s.members:
+        s.note_read(attr)
         return read(fb, s.members[attr])
     group = unpacked_group(s, attr)
     if group is not None:

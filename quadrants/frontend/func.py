@@ -76,14 +76,17 @@ class Func:
 
 
 class BoundFunc:
-    __slots__ = ("func", "obj")
+    __slots__ = ("func", "obj", "on_python")
 
-    def __init__(self, func: Func, obj: Any) -> None:
+    def __init__(self, func: Func, obj: Any, on_python: Callable[[], None] | None = None) -> None:
         self.func = func
         self.obj = obj
+        self.on_python = on_python  # told when the func runs as Python on `obj` (it may read any member)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _AS_PYTHON.get() or python_backend.active():
+            if self.on_python is not None:
+                self.on_python()
             return self.func(self.obj, *args, **kwargs)
         return self.func(*args, **kwargs)
 

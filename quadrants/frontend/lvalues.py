@@ -139,6 +139,7 @@ def member_ref(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -> Ref 
         return group  # type: ignore[return-value]
     if attr not in s.members:
         raise fb.error(node, f"{s.cls!r} has no member {attr!r}")
+    s.note_read(attr)
     b = s.members[attr]
     ref = binding_ref(fb, b)
     if ref is not None:

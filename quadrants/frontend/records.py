@@ -79,3 +79,4 @@ class FrontendResult:
     captures: list[Capture] = field(default_factory=list)
     funcs: list[FunctionSource] = field(default_factory=list)  # every qd.func inlined, once each
     static_calls: list[StaticCall] = field(default_factory=list)
+    member_reads: set[tuple[Any, ...]] = field(default_factory=set)  # struct parameters' members the code read

@@ -361,6 +361,7 @@ def list_method(fb: FrontendBuilder, node: ast.Call) -> Any:
 
 def _struct_leaves(fb: FrontendBuilder, value: Struct) -> list[Any]:
     out: list[Any] = []
+    value.note_read()
     for m in value.members.values():
         m = read(fb, m)
         out.extend(_struct_leaves(fb, m) if isinstance(m, Struct) else [m])

@@ -135,6 +135,7 @@ def _what(v: Any) -> str:
 
 def snapshot(fb: FrontendBuilder, s: Struct) -> Struct:
     """The struct's current member values (loads of variables and field elements)."""
+    s.note_read()
     members = {}
     for k, b in s.members.items():
         members[k] = snapshot(fb, b) if isinstance(b, Struct) else read(fb, b)

@@ -68,6 +68,32 @@ def matrix_dtype(m: Matrix) -> PrimitiveType:
     return t
 
 
+@functools.lru_cache(maxsize=1024)
+def getter_member(fget: Any) -> str | None:
+    """`m` when a property's getter is `return self.m` (or `self.m.a.b`: what it reads is inside `m`), the common
+    getter (Genesis' `dt`, `substep_dt`); else None."""
+    import ast
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fget)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    fn = tree.body[0] if tree.body else None
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fn.args.args:
+        return None
+    body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant) else fn.body
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Attribute):
+        return None
+    node: ast.expr = body[0].value
+    while isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+        node = node.value
+    assert isinstance(node, ast.Attribute)
+    if isinstance(node.value, ast.Name) and node.value.id == fn.args.args[0].arg:
+        return node.attr
+    return None
+
+
 def type_name(cls: Any) -> str:
     """A struct's class name (a dataclass, a data_oriented class), or its struct type's text."""
     return getattr(cls, "__name__", None) or repr(cls)
@@ -79,6 +105,17 @@ class Struct:
     members: dict[str, Any] = field(default_factory=dict)
     obj: Any = None  # the data_oriented instance (None for dataclasses)
     on_class_read: Any = None  # called with (cls, name, value) when a class attribute is read as a constant
+    # a kernel parameter's struct: its path in the specialization (lang/args.py), and what is told the paths of
+    # the members the kernel reads (`note_read`), so that only their compiled-in values guard the code
+    _path: tuple[Any, ...] | None = None
+    _on_read: Any = None
+
+    def note_read(self, name: str | None = None) -> None:
+        """Member `name` is read (None: the whole struct, as Python code run on the object may read anything)."""
+        notify = self.__dict__.get("_on_read")
+        if notify is not None:
+            path = self.__dict__["_path"]
+            notify(path if name is None else path + (name,))
 
     def __repr__(self) -> str:
         return f"<{type_name(self.cls)} members={sorted(self.members)}>"
@@ -88,13 +125,17 @@ class Struct:
         records it and re-checks it in the next process)."""
         cls = self.__dict__.get("cls")
         obj = self.__dict__.get("obj")
-        if obj is not None and isinstance(inspect.getattr_static(cls, name, None), (property, functools.cached_property)):
+        prop = inspect.getattr_static(cls, name, None) if obj is not None else None
+        if isinstance(prop, (property, functools.cached_property)):
             # a property of a data_oriented instance: evaluated on it at compile time, as Quadrants does (its value
-            # comes from the instance's members, which the fastcache key walks)
+            # comes from the instance's members, which the fastcache key walks); a getter `return self.m...`
+            # reads member `m`, any other may read anything
+            member = getter_member(prop.fget if isinstance(prop, property) else prop.func)
+            self.note_read(member if member in self.__dict__.get("members", {}) else None)
             return getattr(obj, name)
         value = getattr(cls, name)
         if isinstance(value, Func):  # `self.stencil()` inside qd.static(...): runs as Python on the object
-            return BoundFunc(value, obj if obj is not None else self)
+            return BoundFunc(value, obj, self.note_read) if obj is not None else BoundFunc(value, self)
         notify = self.__dict__.get("on_class_read")
         if notify is not None and (not callable(value) or isinstance(value, type)):
             notify(cls, name, value)
@@ -104,6 +145,7 @@ class Struct:
         """Member access from compile-time Python code (`qd.static(self.n)`): compile-time members only."""
         members = self.__dict__.get("members", {})
         if name in members:
+            self.note_read(name)
             v = members[name]
             if type(v).__name__ in ("Fixed", "Var", "MatVar"):
                 from quadrants.errors import QuadrantsTypeError

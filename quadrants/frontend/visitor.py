@@ -55,7 +55,8 @@ def build_kernel(
     fb = FrontendBuilder(kernel, options, returns, STATEMENTS, EXPRESSIONS)
     _translate_kernel(fb, source, params)
     return FrontendResult(
-        kernel=kernel, captures=fb.captures, funcs=list(fb.funcs_seen.values()), static_calls=fb.static_calls
+        kernel=kernel, captures=fb.captures, funcs=list(fb.funcs_seen.values()), static_calls=fb.static_calls,
+        member_reads=fb.member_reads,
     )
 
 
@@ -101,8 +102,8 @@ def _translate_kernel(fb: FrontendBuilder, source: FunctionSource, params: list[
         raise fb.error(source.tree, "Kernel has a return type but does not have a return statement")
     counter = [0]
     fr.template_args = frozenset(p.name for p in params if p.kind == SpecKind.TEMPLATE)
-    for p in params:
-        fr.scope.names[p.name] = _bind_param(fb, p, p.name, counter, source.loc(source.tree), [])
+    for i, p in enumerate(params):
+        fr.scope.names[p.name] = _bind_param(fb, p, p.name, counter, source.loc(source.tree), [], (i,))
     body = _strip_docstring(source.tree.body)
     graph.begin_kernel(fb, source.fn, body, counter[0])
     fb.global_insert_pos = len(fb.kernel.body.stmts)
@@ -116,10 +117,12 @@ def _translate_kernel(fb: FrontendBuilder, source: FunctionSource, params: list[
 
 
 def _bind_param(
-    fb: FrontendBuilder, p: ParamSpec, path: str, counter: list[int], loc: SourceLoc, outer: list[Struct]
+    fb: FrontendBuilder, p: ParamSpec, path: str, counter: list[int], loc: SourceLoc, outer: list[Struct],
+    where: tuple[Any, ...],
 ) -> Any:
     """What a kernel parameter's name means inside the kernel; emits its Arg statements in ABI order. `outer`
-    holds the structs being bound around `p` (an ALIAS member names one of them)."""
+    holds the structs being bound around `p` (an ALIAS member names one of them); `where` is its path in the
+    specialization (lang/args.py), which a struct reports its members' reads under."""
 
     def arg(t: Any, name: str) -> ir.Arg:
         a = fb.b.emit(ir.Arg(index=counter[0], name=name, type=t, loc=loc))
@@ -142,12 +145,13 @@ def _bind_param(
         return outer[-p.value]
     special = _SPECIAL_STRUCTS.get(next((k for k in _SPECIAL_STRUCTS if getattr(p.cls, k, False) is True), ""))
     if special is not None:  # a BufferView, a SparseMatrixBuilder: their members' values, bound as one object
-        values = [_bind_param(fb, m, f"{path}.{m.name}", counter, loc, outer).value for m in p.members]
+        values = [_bind_param(fb, m, f"{path}.{m.name}", counter, loc, outer, where + (m.name,)).value
+                  for m in p.members]  # fmt: skip
         return Fixed(special(*values), "kernel argument")
-    s = Struct(cls=p.cls, obj=p.obj, on_class_read=fb.record_class_read)
+    s = Struct(cls=p.cls, obj=p.obj, on_class_read=fb.record_class_read, _path=where, _on_read=fb.record_member_read)
     outer.append(s)
     for m in p.members:
-        s.members[m.name] = _bind_param(fb, m, f"{path}.{m.name}", counter, loc, outer)
+        s.members[m.name] = _bind_param(fb, m, f"{path}.{m.name}", counter, loc, outer, where + (m.name,))
     outer.pop()
     return s
 

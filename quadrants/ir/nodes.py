@@ -608,6 +608,9 @@ class Kernel:
     # After passes/prune_args.py left out members the kernel never reads: the specialization's leaf each
     # remaining parameter reads (its index among the leaves, lang/args.py). None: one leaf per parameter, in order.
     leaves: tuple[int, ...] | None = None
+    # The specialization's guards (its compiled-in values, lang/args.py) the code depends on, by index, where the
+    # kernel left some struct members' compiled-in values unread (driver/build.py). None: all of them.
+    guards: tuple[int, ...] | None = None
 
 
 def walk(block: Block) -> Iterator[Stmt]:

@@ -31,6 +31,8 @@ def format_kernel(kernel: ir.Kernel) -> str:
     # the leaves the parameters read are in the text, hence the offline key: the code of two specializations
     # whose unread members differ may be the same, but the arguments their launches pass are not
     leaves = f" leaves({', '.join(map(str, kernel.leaves))})" if kernel.leaves is not None else ""
+    if kernel.guards is not None:  # likewise: which compiled-in values a launch checks
+        leaves += f" guards({', '.join(map(str, kernel.guards))})"
     lines = [f"kernel {kernel.name}{mode}({params}) -> ({rets}){leaves}"]
     for lv in kernel.graph_levels:
         lines.append(f"  graph do_while {lv.name!r} (arg {lv.arg}) in level {lv.parent}")

@@ -72,6 +72,52 @@ class FastPaths:
         return MISS, None, None
 
 
+class SharedCode:
+    """Launchers by the compiled-in values their code read: a specialization that differs from a compiled one
+    only in values the code never read (a data_oriented object's `self.t`, baked but read by other kernels)
+    runs that code, without compiling. A launcher whose ABI names the guards it depends on (driver/build.py
+    `guards_read`) is found by the specialization's shape and those guards' values."""
+
+    __slots__ = ("_by_values", "_picks")
+
+    def __init__(self) -> None:
+        self._by_values: dict[Any, Any] = {}
+        self._picks: dict[Any, list[tuple[int, ...]]] = {}  # shape -> the guard selections compiled for it
+
+    def clear(self) -> None:
+        self._by_values.clear()
+        self._picks.clear()
+
+    def add(self, spec: Specialization, entry: Any) -> None:
+        picks = getattr(getattr(entry, "abi", None), "guards", None)
+        if picks is None:
+            return
+        shape = _shape(spec)
+        self._by_values[_on(shape, spec, picks)] = entry
+        known = self._picks.setdefault(shape, [])
+        if picks not in known:
+            known.append(picks)
+
+    def find(self, spec: Specialization) -> Any:
+        if not self._picks:
+            return None
+        shape = _shape(spec)
+        for picks in self._picks.get(shape, ()):
+            entry = self._by_values.get(_on(shape, spec, picks))
+            if entry is not None:
+                return entry
+        return None
+
+
+def _shape(spec: Specialization) -> tuple[Any, ...]:
+    """The specialization but for its compiled-in values: its leaves, and which guards it has where."""
+    return (tuple(spec.leaf_keys), tuple(k[:2] for k in spec.guard_keys))
+
+
+def _on(shape: tuple[Any, ...], spec: Specialization, picks: tuple[int, ...]) -> tuple[Any, ...]:
+    return (shape, picks, tuple(spec.guard_keys[k][2] for k in picks))
+
+
 def keepable(spec: Specialization) -> bool:
     """Whether a specialization's fast path may be kept beside the latest one (the module's docstring)."""
     for g in spec.guards:

@@ -44,7 +44,7 @@ from quadrants.lang._perf_dispatch import refuse_registered
 from quadrants.lang.args import ParamKind, Specialization, Specializer, signature_text
 from quadrants.lang.checkpoint import LAST_CALL, DoWhileLevel, GraphRecords
 from quadrants.lang.data_oriented import is_data_oriented
-from quadrants.lang.fast_paths import FastPaths
+from quadrants.lang.fast_paths import FastPaths, SharedCode
 from quadrants.lang.params import Param, bind, read_params
 from quadrants.lang.struct import result_regrouper
 from quadrants.runtime import python_backend
@@ -86,6 +86,7 @@ class Kernel:
         self._generation = -1
         self._launchers: dict[Any, Launcher | QuadrantsCompilationError] = {}
         self._fast = FastPaths()  # the recent specializations' launches that skip the general path
+        self._shared = SharedCode()  # launchers by the compiled-in values their code read
         self._returns: tuple[Any, ...] = ()
         self.src_ll_cache_observations = SrcLlCacheObservations()
         self.fe_ll_cache_observations = FeLlCacheObservations()
@@ -196,6 +197,7 @@ class Kernel:
         afresh, as in Quadrants)."""
         self._launchers.clear()
         self._fast.clear()
+        self._shared.clear()
         self.src_ll_cache_observations = SrcLlCacheObservations()
         self.fe_ll_cache_observations = FeLlCacheObservations()
         self._observed = False
@@ -285,10 +287,13 @@ class Kernel:
             self._returns = self._resolve_returns(config)
         values, spec = self._specialize(args, kwargs, config, self._returns)
         entry = self._launchers.get(spec.key)
+        if entry is None:
+            entry = self._shared.find(spec)
         found = entry is not None
         if entry is None:
             self.materialize(spec.key, spec, values)
             entry = self._launchers[spec.key]
+            self._shared.add(spec, entry)
         if isinstance(entry, MissingGradientError) and not self._passes_grads():
             self._grads_cached = True  # a func the source scan did not follow reads a `.grad`: pass them
             del self._launchers[spec.key]
@@ -300,7 +305,7 @@ class Kernel:
         LAST_CALL.tasks = entry.tasks  # type: ignore[union-attr,attr-defined]
         self._last_launch_key, self._found_compiled = spec.key, found
         leaves = entry.abi.passed(spec.leaves)  # members the kernel never reads are not passed
-        fast = entry.fast_path(len(values), leaves, spec.guards)
+        fast = entry.fast_path(len(values), leaves, entry.abi.checked(spec.guards))  # type: ignore[union-attr]
         regroup = result_regrouper(self._returns)
         if fast is not None and regroup is not None:
             fast = _regrouped(fast, regroup)  # struct results: qd.Struct values
@@ -592,7 +597,8 @@ class CallRequest:
 
         k = self.kernel
         t0 = time.perf_counter()
-        out = build_ir_text(k.source, k.fn.__qualname__, self.spec.specs, self.returns, self.config, k.mode)
+        out = build_ir_text(k.source, k.fn.__qualname__, self.spec.specs, self.returns, self.config, k.mode,
+                            self.spec.guards)  # fmt: skip
         STATS.time("frontend", time.perf_counter() - t0)
         return out
 

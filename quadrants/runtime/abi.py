@@ -134,11 +134,18 @@ class KernelABI:
     # the specialization's leaf each of `args` reads, when members the kernel never reads are not passed
     # (passes/prune_args.py); None: one leaf per argument, in order
     leaves: tuple[int, ...] | None = None
+    # the specialization's guards the code depends on, by index (the others guard members it never read); None: all
+    guards: tuple[int, ...] | None = None
 
     def passed(self, leaves: list[Any]) -> list[Any]:
         """Of a specialization's leaves (lang/args.py), those the launch passes, in `args` order."""
         picks = self.leaves
         return leaves if picks is None else [leaves[k] for k in picks]
+
+    def checked(self, guards: list[Any]) -> list[Any]:
+        """Of a specialization's guards, those a launch of this code must check."""
+        picks = self.guards
+        return guards if picks is None else [guards[k] for k in picks]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -147,6 +154,7 @@ class KernelABI:
             "ret_shapes": [list(x) for x in self.ret_shapes], "random": self.random, "tasks": self.tasks,
             "graph": None if self.graph is None else self.graph.to_dict(),
             "leaves": None if self.leaves is None else list(self.leaves),
+            "guards": None if self.guards is None else list(self.guards),
         }  # fmt: skip
 
     @classmethod
@@ -165,6 +173,7 @@ class KernelABI:
             tasks=d.get("tasks", 1),
             graph=None if d.get("graph") is None else GraphABI.from_dict(d["graph"]),
             leaves=None if d.get("leaves") is None else tuple(d["leaves"]),
+            guards=None if d.get("guards") is None else tuple(d["guards"]),
         )
 
 
