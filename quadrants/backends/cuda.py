@@ -191,7 +191,8 @@ def render_cuda(fe: FrontendResult, ir_text: str, symbol: str, config: Config, a
 
     t0 = time.perf_counter()
     checks = error_checks(fe.kernel, config.bounds_checked)
-    opts = CodegenOptions(fast_math=config.fast_math, bounds_checked=config.bounds_checked, error_checks=checks)
+    opts = CodegenOptions(fast_math=config.fast_math, contract=True, bounds_checked=config.bounds_checked,
+                          error_checks=checks)  # fmt: skip
     host = None
     if config.cuda_emulate:
         from quadrants.codegen.cpu import cpu_target, target_machine

@@ -45,14 +45,19 @@ from quadrants.ir import nodes as ir
 from quadrants.types import dtypes
 from quadrants.types.dtypes import PrimitiveType
 
-# Fast-math without nnan/ninf: reassociation (vectorized reductions), contraction (FMA), approximate
-# functions, reciprocals and signed-zero freedom; NaN and infinity keep their IEEE meaning.
-FAST_FLAGS = ("reassoc", "contract", "afn", "arcp", "nsz")
+# Fast-math without nnan/ninf: reassociation (vectorized reductions), approximate functions, reciprocals and
+# signed-zero freedom; NaN and infinity keep their IEEE meaning. Contraction (a * b + c as one FMA) is the
+# backend's choice (`CodegenOptions.contract`): on the CPU, real Quadrants 1.3.3 computes `a * b + c` rounded
+# twice, and contracting here made the same program give other bits (Genesis' tool SDF normals, a finite
+# difference of a flat field, then pointed elsewhere: the block drifted 2.7e-5 m from 0.5.2's); the CUDA
+# backend contracts, as CUDA compilers do.
+FAST_FLAGS = ("reassoc", "afn", "arcp", "nsz")
 
 
 @dataclass
 class CodegenOptions:
     fast_math: bool = True
+    contract: bool = False  # with fast_math: fuse multiplies and adds (the CUDA backend)
     bounds_checked: bool = False
     error_checks: bool = False  # read the error record after each parallel task (bounds_checked, or an adstack)
 
@@ -124,7 +129,8 @@ class FnLowering:
         self._error_exit: ll.Block | None = None
         self.on_error: Callable[[ll.IRBuilder], None] = lambda b: b.ret_void()
         self.dispatch = dispatch  # IR statement class -> its lowering
-        self.math = math(module, self.b, FAST_FLAGS if opts.fast_math else ())
+        flags = (*FAST_FLAGS, "contract") if opts.contract else FAST_FLAGS
+        self.math = math(module, self.b, flags if opts.fast_math else ())
         self.b.position_at_end(self.body_start)
 
     # ---- helpers ----------------------------------------------------------------------------------------

@@ -84,11 +84,11 @@ for.body:
   %".23" = sext i32 %".20" to i64
   %".24" = getelementptr inbounds float, ptr %".8", i64 %".23"
   %".25" = load float, ptr %".24"
-  %".26" = fmul reassoc contract afn arcp nsz float %".12", %".25"
+  %".26" = fmul reassoc afn arcp nsz float %".12", %".25"
   %".27" = sext i32 %".20" to i64
   %".28" = getelementptr inbounds float, ptr %".14", i64 %".27"
   %".29" = load float, ptr %".28"
-  %".30" = fadd reassoc contract afn arcp nsz float %".26", %".29"
+  %".30" = fadd reassoc afn arcp nsz float %".26", %".29"
   %".31" = sext i32 %".20" to i64
   %".32" = getelementptr inbounds float, ptr %".14", i64 %".31"
   store float %".30", ptr %".32"

@@ -110,14 +110,14 @@ for.body:
   %".30" = sext i32 0 to i64
   %".31" = getelementptr inbounds float, ptr %".12", i64 %".30"
   %".32" = load float, ptr %"acc"
-  %".33" = fadd reassoc contract afn arcp nsz float %".32", %".29"
+  %".33" = fadd reassoc afn arcp nsz float %".32", %".29"
   store float %".33", ptr %"acc"
   %".35" = sext i32 %".24" to i64
   %".36" = getelementptr inbounds float, ptr %".8", i64 %".35"
   %".37" = load float, ptr %".36"
-  %".38" = fmul reassoc contract afn arcp nsz float %".37", 0x4000000000000000
+  %".38" = fmul reassoc afn arcp nsz float %".37", 0x4000000000000000
   %".39" = load float, ptr %"acc.1"
-  %".40" = fadd reassoc contract afn arcp nsz float %".39", %".38"
+  %".40" = fadd reassoc afn arcp nsz float %".39", %".38"
   store float %".40", ptr %"acc.1"
   br label %"for.next"
 for.next:
