@@ -202,8 +202,6 @@ def test_alternating_specializations_and_keyword_calls_take_the_fast_path(monkey
 
 
 def test_fast_paths_kept_do_not_keep_per_object_members_alive() -> None:
-    import gc
-
     qd.init(arch=qd.cpu)
     marker = 123457
 
@@ -213,22 +211,17 @@ def test_fast_paths_kept_do_not_keep_per_object_members_alive() -> None:
             self.py_l = [marker] * 1000  # guarded by identity, and cannot be weakly referenced
 
         @qd.kernel
-        def run(self) -> None:
-            for _ in range(1):
-                pass
+        def run(self) -> qd.i32:
+            return qd.static(len(self.py_l))  # read: its guard is checked
 
     for _ in range(12):
-        X().run()
-    gc.collect()
-    alive = [o for o in gc.get_objects() if type(o) is list and len(o) == 1000 and o[0] == marker]
-    assert len(alive) <= 1  # the latest fast path's own; none kept beside it
+        assert X().run() == 1000
+    assert _alive_lists(marker) <= 1  # the latest fast path's own; none kept beside it
 
 
 def test_a_fast_path_not_kept_is_not_kept_when_another_is_promoted() -> None:
     # the latest specialization (holding a per-object list) was swapped into the kept ones when a call matched
     # one of those: alternating calls then kept up to 7 objects' members alive
-    import gc
-
     qd.init(arch=qd.cpu)
     marker = 123458
 
@@ -239,11 +232,17 @@ def test_a_fast_path_not_kept_is_not_kept_when_another_is_promoted() -> None:
 
     @qd.kernel
     def k(t: qd.template()) -> qd.i32:
-        return 1
+        return qd.static(len(t.py_l) if hasattr(t, "py_l") else 1)  # X's list is read: its guard is checked
 
     for _ in range(12):
-        assert k(X()) == 1
+        assert k(X()) == 1000
         assert k(7) == 1  # through the kept fast path of `k(7)`, which becomes the latest
+    assert _alive_lists(marker) <= 1
+
+
+def _alive_lists(marker: int) -> int:
+    """How many of the tests' 1000-element marker lists are still alive after a collection."""
+    import gc
+
     gc.collect()
-    alive = [o for o in gc.get_objects() if type(o) is list and len(o) == 1000 and o[0] == marker]
-    assert len(alive) <= 1
+    return sum(1 for o in gc.get_objects() if type(o) is list and len(o) == 1000 and o[0] == marker)
