@@ -69,7 +69,8 @@ class FrontendBuilder:
         self.next_parallel_id = 0
         self.captures: list[Capture] = []
         self.static_calls: list[StaticCall] = []
-        self.member_reads: set[tuple[Any, ...]] = set()  # paths of struct parameters' members read (compile time)
+        # paths in the specialization of the struct parameters' members the code reads (frontend/values.py Struct)
+        self.member_reads: set[tuple[Any, ...]] = set()
         self.funcs_seen: dict[int, FunctionSource] = {}
         self.fields_used: dict[tuple[Any, ...], ir.GlobalNd] = {}
         self.components: dict[int, tuple[ir.Value, ...]] = {}  # a matrix field placed by component: theirs
@@ -177,10 +178,6 @@ class FrontendBuilder:
         if where != "builtin":
             self.captures.append(Capture(name, v, where, fr.source.fn, self.loc(node), static))
         return v
-
-    def record_member_read(self, path: tuple[Any, ...]) -> None:
-        """A member of a struct parameter is read, at `path` in the specialization (frontend/values.py Struct)."""
-        self.member_reads.add(path)
 
     def record_class_read(self, cls: type, name: str, value: Any) -> None:
         """A class attribute read at compile time: a capture fastcache re-checks through the class's name."""

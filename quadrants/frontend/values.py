@@ -12,12 +12,15 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
+from quadrants.errors import QuadrantsCompilationError
 from quadrants.frontend.func import BoundFunc, Func
+from quadrants.frontend.source import read_function
 from quadrants.ir import nodes as ir
 from quadrants.types.compound import Shaped
 from quadrants.types.dtypes import PrimitiveType
@@ -72,15 +75,11 @@ def matrix_dtype(m: Matrix) -> PrimitiveType:
 def getter_member(fget: Any) -> str | None:
     """`m` when a property's getter is `return self.m` (or `self.m.a.b`: what it reads is inside `m`), the common
     getter (Genesis' `dt`, `substep_dt`); else None."""
-    import ast
-    import textwrap
-
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fget)))
-    except (OSError, TypeError, SyntaxError):
+        fn = read_function(fget, "property").tree
+    except QuadrantsCompilationError:
         return None
-    fn = tree.body[0] if tree.body else None
-    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fn.args.args:
+    if not fn.args.args:
         return None
     body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant) else fn.body
     if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Attribute):

@@ -148,7 +148,7 @@ def _bind_param(
         values = [_bind_param(fb, m, f"{path}.{m.name}", counter, loc, outer, where + (m.name,)).value
                   for m in p.members]  # fmt: skip
         return Fixed(special(*values), "kernel argument")
-    s = Struct(cls=p.cls, obj=p.obj, on_class_read=fb.record_class_read, _path=where, _on_read=fb.record_member_read)
+    s = Struct(cls=p.cls, obj=p.obj, on_class_read=fb.record_class_read, _path=where, _on_read=fb.member_reads.add)
     outer.append(s)
     for m in p.members:
         s.members[m.name] = _bind_param(fb, m, f"{path}.{m.name}", counter, loc, outer, where + (m.name,))

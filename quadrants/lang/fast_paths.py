@@ -9,6 +9,10 @@ launches each specialization directly. At most `KEPT` are kept.
 A specialization whose guards hold, by identity, an object that cannot be weakly referenced (a list member of
 a data_oriented object, new with every object) is never kept beside the latest: keeping 8 would keep 8 such
 objects alive (Quadrants' test_memory::test_oop_memory_leak).
+
+`SharedCode`, beside them, is the general path's second index of launchers: by the compiled-in values their code
+read, so that a specialization differing only in values no code read finds compiled code (driver/build.py
+`guards_read` says which guards a kernel's code depends on).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any
 
 from quadrants.lang.args import Specialization
 from quadrants.runtime.launch import MISS
-from quadrants.runtime.leaves import GuardKind
+from quadrants.runtime.leaves import Guard, GuardKind
 
 KEPT = 8  # specializations per kernel launched without the general path (the most recent ones)
 
@@ -45,14 +49,14 @@ class FastPaths:
     def __bool__(self) -> bool:
         return self.latest is not None or bool(self.others)
 
-    def install(self, fast: FastPath | None, spec: Specialization, entry: Any) -> None:
-        """Make `fast` (None: the specialization has none) the latest, for `spec` launched by `entry`; the one it
-        replaces joins the others where it may."""
-        others = [o for o in self.others if o[1] != spec.key]
-        if self.latest is not None and self.key != spec.key and self.keep:
+    def install(self, fast: FastPath | None, key: Any, entry: Any, guards: list[Guard]) -> None:
+        """Make `fast` (None: the specialization has none) the latest, for specialization `key` launched by
+        `entry` and checking `guards`; the one it replaces joins the others where it may."""
+        others = [o for o in self.others if o[1] != key]
+        if self.latest is not None and self.key != key and self.keep:
             others.insert(0, (self.latest, self.key, self.entry))
         self.others = others[: KEPT - 1]
-        self.latest, self.key, self.entry, self.keep = fast, spec.key, entry, keepable(spec)
+        self.latest, self.key, self.entry, self.keep = fast, key, entry, keepable(guards)
 
     def launch_other(self, args: tuple[Any, ...]) -> tuple[Any, Any, Any]:
         """Launch through the first of the others the arguments match, which becomes the latest: its result,
@@ -118,9 +122,9 @@ def _on(shape: tuple[Any, ...], spec: Specialization, picks: tuple[int, ...]) ->
     return (shape, picks, tuple(spec.guard_keys[k][2] for k in picks))
 
 
-def keepable(spec: Specialization) -> bool:
-    """Whether a specialization's fast path may be kept beside the latest one (the module's docstring)."""
-    for g in spec.guards:
+def keepable(guards: list[Guard]) -> bool:
+    """Whether a fast path checking `guards` may be kept beside the latest one (the module's docstring)."""
+    for g in guards:
         if g.kind is GuardKind.IDENTITY:
             try:
                 weakref.ref(g.value)

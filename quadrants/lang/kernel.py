@@ -41,7 +41,8 @@ from quadrants.lang._kernel_types import (
     used_members,
 )
 from quadrants.lang._perf_dispatch import refuse_registered
-from quadrants.lang.args import ParamKind, Specialization, Specializer, signature_text
+from quadrants.lang.args import ParamKind, Specialization, Specializer
+from quadrants.lang.call_request import CallRequest
 from quadrants.lang.checkpoint import LAST_CALL, DoWhileLevel, GraphRecords
 from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.lang.fast_paths import FastPaths, SharedCode
@@ -305,11 +306,12 @@ class Kernel:
         LAST_CALL.tasks = entry.tasks  # type: ignore[union-attr,attr-defined]
         self._last_launch_key, self._found_compiled = spec.key, found
         leaves = entry.abi.passed(spec.leaves)  # members the kernel never reads are not passed
-        fast = entry.fast_path(len(values), leaves, entry.abi.checked(spec.guards))  # type: ignore[union-attr]
+        checked = entry.abi.checked(spec.guards)  # type: ignore[union-attr]
+        fast = entry.fast_path(len(values), leaves, checked)
         regroup = result_regrouper(self._returns)
         if fast is not None and regroup is not None:
             fast = _regrouped(fast, regroup)  # struct results: qd.Struct values
-        self._fast.install(fast if fast is None or found else self._noting_found(fast), spec, entry)
+        self._fast.install(fast if fast is None or found else self._noting_found(fast), spec.key, entry, checked)
         STATS.time("prepare", time.perf_counter() - t0)
         stage = None
         if resume is not None:
@@ -563,44 +565,6 @@ def kernel(fn: Callable[..., Any] | None = None, *, fastcache: bool = False, pur
         return Kernel(f, fastcache=fastcache, def_locals=def_locals)
 
     return wrap(fn) if fn is not None else wrap
-
-
-@dataclass(frozen=True)
-class CallRequest:
-    """A kernel's specialization as the driver sees it (`quadrants.driver.CompileRequest`)."""
-
-    kernel: Kernel
-    spec: Specialization
-    config: Any
-    returns: tuple[Any, ...]
-
-    @property
-    def fn(self) -> Callable[..., Any]:
-        return self.kernel.fn
-
-    @property
-    def fastcache(self) -> bool:
-        return self.kernel.fastcache
-
-    def signature_text(self) -> tuple[str | None, str, bool]:
-        text, why, silent = signature_text(self.spec)
-        if text is None:
-            return text, why, silent
-        fn, mode = self.kernel.fn, self.kernel.mode
-        # the decorator's flags change the code (and a decorator other than `@qd.kernel(...)` may hide them)
-        flags = "".join(f";{k}" for k in ("graph", "checkpoints") if getattr(fn, f"__qd_{k}__", False))
-        return text + flags + (f";autodiff={mode}" if mode else ""), why, silent
-
-    def build_ir(self) -> tuple[Any, str]:
-        from quadrants._stats import STATS
-        from quadrants.driver.build import build_ir_text  # the frontend: not imported when a cache hit serves the call
-
-        k = self.kernel
-        t0 = time.perf_counter()
-        out = build_ir_text(k.source, k.fn.__qualname__, self.spec.specs, self.returns, self.config, k.mode,
-                            self.spec.guards)  # fmt: skip
-        STATS.time("frontend", time.perf_counter() - t0)
-        return out
 
 
 @dataclass(frozen=True)
