@@ -18,10 +18,10 @@ Algorithms:
   there would be parallel). A matrix whose largest entry is beyond 1e15 or below 1e-15 is divided by it first
   (`_working_scale`), so squares of entries neither overflow nor underflow in f32. Eigenvalues are sorted
   ascending by plain column swaps (Quadrants' order); eigenvectors are the columns.
-- **3x3 SVD** (McAdams et al. shape): Jacobi on A^T A gives V, sorted by descending eigenvalue with swaps that
-  negate one column (det V stays +1); a Givens QR of A V gives U (det U = +1) and the diagonal of R is S
-  (sorted again, the same way: for a rank-deficient A the last two are rounding noise in either order).
-  Quadrants' convention follows: det(U) = det(V) = +1, S descending, and S[2, 2] carries the sign of det(A).
+- **3x3 SVD**: Quadrants' own algorithm (McAdams et al. 2011: a fixed number of Jacobi sweeps on A^T A with
+  approximate Givens angles, then a Givens QR), in its order of operations, in `math_svd3.py`: programs get
+  Quadrants' results, also where the algorithm is approximate. Quadrants' convention follows: det(U) = det(V) =
+  +1, S descending, and S[2, 2] carries the sign of det(A).
 - **2x2 polar and SVD**: the closed form U = (A + sgn(det A) cof(A)) / n, P = (A^T A + |det A| I) / n with
   n = sqrt(||A||_F^2 + 2 |det A|): U is a rotation, or a reflection when det A < 0, and P is positive
   semi-definite. The SVD diagonalizes P with one Jacobi rotation: V is a rotation, U = R V (det U = sgn det A),
@@ -42,6 +42,7 @@ from __future__ import annotations
 from quadrants.frontend.func import func
 from quadrants.frontend.intrinsics import abs, max, select, sqrt, static
 from quadrants.lang.matrix import Matrix, Vector
+from quadrants.math_svd3 import svd3, working_type
 from quadrants.types.dtypes import PrimitiveType, f32, f64
 
 # ---- compile-time helpers (plain Python: they run while the kernel compiles) -------------------------------------
@@ -226,63 +227,12 @@ def _svd2(A, dt):  # type: ignore[no-untyped-def]
     return R @ V, Matrix([[w[0], w[0] * 0.0], [w[0] * 0.0, w[1]]], dt), V
 
 
-# ---- 3x3: SVD through Jacobi on A^T A and a Givens QR ------------------------------------------------------------
-
-
-@func
-def _givens(R, U, j, i):  # type: ignore[no-untyped-def]
-    """Zero R[i, j] against the pivot R[j, j] (rows j and i rotate; R[j, j] becomes >= 0); U = U G^T keeps
-    U R unchanged."""
-    a = R[j, j]
-    b = R[i, j]
-    r = sqrt(a * a + b * b)
-    nz = r > 0.0
-    k = 1.0 / select(nz, r, r * 0.0 + 1.0)
-    c = select(nz, a * k, r * 0.0 + 1.0)
-    s = b * k
-    X = R
-    Q = U
-    for col in static(range(3)):
-        xj = X[j, col]
-        xi = X[i, col]
-        X[j, col] = c * xj + s * xi
-        X[i, col] = c * xi - s * xj
-        uj = Q[col, j]
-        ui = Q[col, i]
-        Q[col, j] = c * uj + s * ui
-        Q[col, i] = c * ui - s * uj
-    X[i, j] = r * 0.0
-    return X, Q
-
-
-@func
-def _svd3(A, dt):  # type: ignore[no-untyped-def]
-    """A = U S V^T for 3x3 A with det U = det V = +1, S descending, S[2, 2] < 0 when det A < 0."""
-    scale, inv = _working_scale(A.cast(dt))
-    M = A.cast(dt) * inv
-    D, V = _jacobi(M.transpose() @ M, dt)
-    w = Vector([D[0, 0], D[1, 1], D[2, 2]], dt)
-    w, V = _swap_descending(w, V, 0, 1)
-    w, V = _swap_descending(w, V, 0, 2)
-    w, V = _swap_descending(w, V, 1, 2)
-    R = M @ V
-    U = Matrix.identity(dt, 3)
-    R, U = _givens(R, U, 0, 1)
-    R, U = _givens(R, U, 0, 2)
-    R, U = _givens(R, U, 1, 2)
-    # A rank-deficient A leaves rounding noise in R[1, 1] and R[2, 2], in either order: sort the triplets again
-    s = Vector([R[0, 0], R[1, 1], R[2, 2]], dt)
-    for j, k in static([(0, 1), (0, 2), (1, 2)]):
-        _, U = _swap_descending(s, U, j, k)
-        s, V = _swap_descending(s, V, j, k)
-    z = s[0] * 0.0
-    S = Matrix([[s[0] * scale, z, z], [z, s[1] * scale, z], [z, z, s[2] * scale]], dt)
-    return U, S, V
+# ---- 3x3: Quadrants' SVD (quadrants/math_svd3.py) and the polar decomposition from it ---------------------------
 
 
 @func
 def _polar3(A, dt):  # type: ignore[no-untyped-def]
-    U, S, V = _svd3(A, dt)
+    U, S, V = svd3(A.cast(dt), static(working_type(dt)))
     return U @ V.transpose(), V @ S @ V.transpose()
 
 
@@ -367,7 +317,7 @@ def svd(A, dt=None):  # type: ignore[no-untyped-def]
     if static(A.n == 2):
         return _svd2(A, t)
     else:
-        return _svd3(A, t)
+        return svd3(A.cast(t), static(working_type(t)))
 
 
 @func

@@ -2,13 +2,18 @@
 
     python solvers.py SCENE [--steps N]          prints one JSON line: a state summary of each entity
     python solvers.py --list                     the scene names
+    python solvers.py SCENE --perturb EPS        the same, every body placed EPS metres off on each axis
 
 Each scene is a few hundred particles / elements, a few steps, on the CPU backend
 (32-bit, but 64 for the SAP coupler, which refuses 32). The summary of
 a particle or FEM entity is the mean, minimum and maximum of its positions per axis (and the mean speed); of a
 rigid body, its position and quaternion; of the SF grid, the sum and maximum of the smoke density. Summaries are
 what `tests/examples/test_genesis_solvers.py` compares with real Quadrants 0.5.2's (`solvers_ref.json`, written
-by `--record examples/genesis/solvers_ref.json` on a venv with real Quadrants).
+by `--record examples/genesis/solvers_ref.json` on a venv with real Quadrants). `--record` with `--perturb`
+stores the run under the scene's "perturbed" runs instead: how far 0.5.2 moves from its own summary when the
+bodies start EPS off (a few float ulps) says how well-conditioned each number is (the contact speed of a body
+coming to rest is not: a cube on the SAP coupler moved 1e-12 m ends step 10 with 3x the mean speed); the test
+accepts a difference within twice that spread.
 """
 
 import argparse
@@ -295,8 +300,22 @@ def summarize(scene, entities):
     return out
 
 
-def run(name, steps):
+def _perturb(eps):
+    """Every morph but the ground plane placed `eps` metres off on each axis."""
+    init = gs.options.morphs.Morph.__init__
+
+    def shifted(self, /, **data):
+        if "pos" in data and not isinstance(self, gs.morphs.Plane):
+            data["pos"] = tuple(float(c) + eps for c in data["pos"])
+        init(self, **data)
+
+    gs.options.morphs.Morph.__init__ = shifted
+
+
+def run(name, steps, perturb=0.0):
     build, default_steps = SCENES[name]
+    if perturb:
+        _perturb(perturb)
     # the SAP coupler refuses 32-bit precision; every other scene runs in Genesis' default (32)
     gs.init(backend=gs.cpu, logging_level="warning", seed=0, precision="64" if name == "fem_sap" else "32")
     scene, entities = build()
@@ -331,16 +350,23 @@ def main():
     ap.add_argument("scene", nargs="?", choices=sorted(SCENES))
     ap.add_argument("--steps", type=int, default=None)
     ap.add_argument("--list", action="store_true")
-    ap.add_argument("--record", type=Path, help="also store the summary as this scene's entry of a reference JSON file")
+    ap.add_argument("--perturb", type=float, default=0.0, help="start every body this many metres off on each axis")
+    ap.add_argument("--record", type=Path, help="also store the summary as this scene's entry of a reference JSON "
+                    "file (with --perturb: as one of the scene's perturbed runs)")  # fmt: skip
     args = ap.parse_args()
     if args.list or args.scene is None:
         print("\n".join(SCENES))
         return
-    out = run(args.scene, args.steps)
+    out = run(args.scene, args.steps, args.perturb)
     print(json.dumps(out))
     if args.record is not None:
         ref = json.loads(args.record.read_text()) if args.record.exists() else {}
-        ref[args.scene] = {"steps": out["steps"], "state": out["state"]}
+        if args.perturb:
+            entry = ref[args.scene]
+            assert entry["steps"] == out["steps"], "a perturbed run is recorded over as many steps as the reference"
+            entry.setdefault("perturbed", []).append({"perturb": args.perturb, "state": out["state"]})
+        else:
+            ref[args.scene] = {"steps": out["steps"], "state": out["state"]}
         args.record.write_text(json.dumps(dict(sorted(ref.items())), indent=1) + "\n")
 
 

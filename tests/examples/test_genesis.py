@@ -39,8 +39,9 @@ def _python_or_skip() -> str:
 
 def test_a_box_falls_and_rests_as_on_real_quadrants(tmp_path: Path) -> None:
     python = _python_or_skip()
+    # a cache of its own (the worker's QD_CACHE_DIR holds what other Genesis tests compiled: no compile then)
     env = {**os.environ, "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache"),
-           "PYTHONPATH": str(ROOT)}  # fmt: skip
+           "QD_CACHE_DIR": str(tmp_path / "qd-cache"), "PYTHONPATH": str(ROOT)}  # fmt: skip
     # the CPU run only: the suite's PTX check of every Genesis kernel would double its time (the CUDA build of
     # the manifest's kernels is `qd precompile --target cuda:...`, examples/genesis/README.md)
     env.pop("QD_PTX_CHECK", None)
