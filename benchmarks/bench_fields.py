@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from common import median_time
+from common import sample_times
 
 import quadrants as qd
 
@@ -61,7 +61,8 @@ def p2g_sparse(out: dict[str, Any]) -> None:
         p2g()
         total.append(active_sum())
 
-    out["p2g_sparse"] = median_time(step, repeat=9, warmup=2)
+    times = sample_times(step, repeat=9, warmup=2)
+    out["p2g_sparse"], out["p2g_sparse_samples"] = float(np.median(times)), times
     out["p2g_sparse_mass_err"] = abs(total[-1] - P2G_PARTICLES) / P2G_PARTICLES  # each particle deposits 1
 
 
@@ -218,7 +219,8 @@ def _diffmpm(steps: int = 32, n_particles: int = 8192, n_grid: int = 128) -> Cal
 def diffmpm(out: dict[str, Any]) -> None:
     run = _diffmpm()
     grads: list[float] = []
-    out["diffmpm"] = median_time(lambda: grads.append(run()), repeat=11, warmup=1)
+    times = sample_times(lambda: grads.append(run()), repeat=11, warmup=1)
+    out["diffmpm"], out["diffmpm_samples"] = float(np.median(times)), times
     out["diffmpm_grad"] = grads[-1]  # d loss / d init_v.x, compared between the systems in the report
 
 

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 
-def median_time(fn: Callable[[], Any], repeat: int = 15, warmup: int = 2) -> float:
-    """Median seconds per call of `fn` over `repeat` runs (after `warmup` calls)."""
+def sample_times(fn: Callable[[], Any], repeat: int = 15, warmup: int = 2) -> list[float]:
+    """Seconds of each of `repeat` calls of `fn` (after `warmup` calls)."""
     for _ in range(warmup):
         fn()
     times = []
@@ -19,7 +19,12 @@ def median_time(fn: Callable[[], Any], repeat: int = 15, warmup: int = 2) -> flo
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return times
+
+
+def median_time(fn: Callable[[], Any], repeat: int = 15, warmup: int = 2) -> float:
+    """Median seconds per call of `fn` over `repeat` runs (after `warmup` calls)."""
+    return statistics.median(sample_times(fn, repeat, warmup))
 
 
 def per_call(fn: Callable[[], Any], calls: int = 20000, repeat: int = 7) -> float:

@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,9 +29,10 @@ PEERS = {
     "numba": (ROOT / ".venv-numba", ["numba", "numpy"], "bench_numba.py"),
     "quadrants-1.3.3": (ROOT / ".venv-quadrants", ["quadrants==1.3.3"], "bench_qd.py"),
 }
-# atomics-bound workloads whose times swing 2x with this shared machine's load (on every system alike): run in
-# rounds alternating between the systems, each system's figure the median of its rounds
-ALTERNATED, ROUNDS = ("p2g_sparse", "diffmpm"), 3
+# atomics-bound workloads whose times swing 2x with this shared machine's state (on every system alike; the speed
+# of one process changes for seconds at a time, a 2-core VM's cores sharing cache lines or not): run in rounds
+# alternating between the systems, each system's figure the median of every timed call of all its rounds
+ALTERNATED, ROUNDS = ("p2g_sparse", "diffmpm"), 7
 BYTES = {"saxpy": 3 * 4 * (1 << 24), "sum": 4 * (1 << 24), "stencil": 2 * 4 * 4096 * 4096}
 
 
@@ -50,7 +52,7 @@ def run_json(py: Path, script: str, only: str, env: dict[str, str] | None = None
     if proc.returncode != 0:
         print(f"[bench] {script} under {py} failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
         return {}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])  # floats, and `<workload>_samples` lists
 
 
 def run_startup(py: Path, n: int, repeat: int, precompile: bool = False) -> dict[str, dict[str, float]]:
@@ -96,6 +98,9 @@ def main() -> int:
             if args.startup_kernels and name.startswith("quadrants"):
                 startup[name] = run_startup(py, args.startup_kernels, args.startup_repeat)
     alternate_rounds(cols, pythons, args.only)
+    for col in cols.values():  # the per-call samples are the rounds' business; the report has figures
+        for k in [k for k in col if k.endswith("_samples")]:
+            col.pop(k)
     fleet = run_fleet(args.fleet_kernels) if args.fleet_kernels else {}
     write_report(cols, {k: v for k, v in startup.items() if v}, time.time() - t0, fleet)
     return 0
@@ -103,21 +108,28 @@ def main() -> int:
 
 def alternate_rounds(cols: dict[str, dict[str, float]], pythons: dict[str, tuple[Path, str]], only: str) -> None:
     """Run the ALTERNATED workloads ROUNDS - 1 more times, one system after the other in each round, and keep
-    each system's median round (its first round is the main run's)."""
+    each system's median over every timed call of its rounds (its first round is the main run's; a workload
+    that reports no samples counts its round's median)."""
     names = [w for w in ALTERNATED if not only or w in only.split(",")]
     systems = [s for s in pythons if any(w in cols.get(s, {}) for w in names)]
-    samples: dict[str, dict[str, list[float]]] = {s: {w: [cols[s][w]] for w in names if w in cols[s]} for s in systems}
+
+    def calls(got: dict[str, Any], w: str) -> list[float]:
+        return list(got.get(w + "_samples") or [got[w]])
+
+    samples = {s: {w: calls(cols[s], w) for w in names if w in cols[s]} for s in systems}
+    rounds = {s: 1 for s in systems}
     for _ in range(ROUNDS - 1):
         for s in systems:
             py, script = pythons[s]
             got = run_json(py, script, ",".join(names), {"QD_OFFLINE_CACHE": "0"})
+            rounds[s] += 1
             for w, runs in samples[s].items():
                 if w in got:
-                    runs.append(got[w])
+                    runs.extend(calls(got, w))
     for s, by in samples.items():
         for w, runs in by.items():
-            cols[s][w] = sorted(runs)[len(runs) // 2]
-            cols[s][w + "_rounds"] = float(len(runs))
+            cols[s][w] = statistics.median(runs)
+            cols[s][w + "_rounds"] = float(rounds[s])
 
 
 def run_fleet(n: int) -> dict[str, Any]:
@@ -259,8 +271,8 @@ def field_lines(cols: dict[str, dict[str, float]]) -> list[str]:
     rounds = int(ours.get("p2g_sparse_rounds", ours.get("diffmpm_rounds", 1)))
     if rounds > 1:
         lines.append(f"- sparse P2G and diffmpm are atomics-bound, and their times swing up to 2x with this shared "
-                     f"machine's load on every system: each figure is the median of {rounds} rounds run one "
-                     "system after the other")
+                     f"machine's state on every system: each figure is the median of every timed call of {rounds} "
+                     "rounds run one system after the other")
     if "p2g_sparse_mass_err" in ours:
         errs = ", ".join(f"{n} {c['p2g_sparse_mass_err']:.1e}" for n, c in cols.items() if "p2g_sparse_mass_err" in c)
         lines.append(f"- sparse P2G: |deposited mass - particles| / particles: {errs}")
