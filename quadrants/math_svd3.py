@@ -7,8 +7,8 @@ It is written step for step in the order of floating-point operations that Quadr
 programs see its results, not only its contract: the algorithm is approximate (a fixed number of Jacobi sweeps,
 approximate Givens angles, one Newton step per reciprocal square root), so in f64 it reconstructs A only to
 ~1e-10, and a program that integrates those results over many steps (Genesis' FEM and MPM materials) follows
-Quadrants' trajectory only with the same arithmetic. An exact SVD gave the same physics 1e-6 apart after one
-contact step in f64 and 12 % apart in a contact speed ten steps later.
+Quadrants' trajectory only with the same arithmetic: with the exact SVD this package had before, Genesis' snow
+MPM scene ended 0.5 % off 0.5.2's mean speed after 20 steps, with this one 2e-4 (within 0.5.2's own spread).
 
 The steps:
 1. S = A^T A (each entry summed in row order).
@@ -65,7 +65,7 @@ def _low(i, j):  # type: ignore[no-untyped-def]
     return (i, j) if i >= j else (j, i)
 
 
-# ---- step 2: Jacobi conjugations of S ---------------------------------------------------------------------------
+# ---- step 2: Jacobi conjugations of S (and the reciprocal square root every step uses) ----------------------------
 
 
 @func
