@@ -153,8 +153,8 @@ def _captures(loop: ir.RangeFor) -> list[ir.Value]:
     seen: set[int] = set()
     out: list[ir.Value] = []
 
-    def add(v: ir.Value) -> None:
-        if id(v) not in inside and id(v) not in seen:
+    def add(v: ir.Value) -> None:  # constants are not captured: the task has them as constants (`_build_task`)
+        if id(v) not in inside and id(v) not in seen and not isinstance(v, ir.Const):
             seen.add(id(v))
             out.append(v)
 
@@ -166,6 +166,13 @@ def _captures(loop: ir.RangeFor) -> list[ir.Value]:
     for r in loop.reductions:
         add(r.ptr)
     return out
+
+
+def _constants(loop: ir.RangeFor) -> list[ir.Const]:
+    """The constants defined outside `loop` that its body or extents use."""
+    inside = {id(s) for s in ir.walk(loop.body)}
+    used = [v for s in ir.walk(loop.body) for v in s.operands()] + list(loop.extents)
+    return list({id(v): v for v in used if isinstance(v, ir.Const) and id(v) not in inside}.values())
 
 
 def _build_task(
@@ -186,6 +193,8 @@ def _build_task(
         return v
 
     tl.ctx = get(PTR)
+    for c in _constants(loop):  # as constants, not frame loads: LLVM folds them (a row of extent 1, a shift)
+        tl.const(c)
     for v in captures:
         if isinstance(v, ir.GlobalNd):
             tl.global_nd(v)  # recomputed from the context: its shape stays a constant

@@ -419,9 +419,15 @@ class FnLowering:
 
     def rows_loop(self, s: ir.RangeFor, begin: ll.Value, end: ll.Value) -> None:
         """The flat range [begin, end) of a multi-dimensional loop, walked row by row: one division per row to
-        find the outer coordinates, then a contiguous innermost loop (which LLVM vectorizes)."""
+        find the outer coordinates, then a contiguous innermost loop (which LLVM vectorizes). Trailing extents
+        of a constant 1 (a field of shape (n, 1)) are coordinates 0, not rows of one element; the outermost
+        coordinate is the quotient itself (the flat range is the extents' product)."""
         b = self.b
-        extents = [self.v(e) for e in s.extents]
+        dims = list(s.extents)
+        while len(dims) > 1 and isinstance(dims[-1], ir.Const) and dims[-1].value == 1:
+            dims.pop()
+        ones = [ll.Constant(begin.type, 0)] * (len(s.extents) - len(dims))
+        extents = [self.v(e) for e in dims]
         last = extents[-1]
         pre = b.block
         head = self.fn.append_basic_block("rows")
@@ -440,16 +446,18 @@ class FnLowering:
         jn = b.select(b.icmp_signed("<", left, last), left, last)
         coords: list[ll.Value] = []
         rest = row
-        for e in reversed(extents[:-1]):
+        for e in reversed(extents[1:-1]):
             q = b.sdiv(rest, e)
             coords.append(b.sub(rest, b.mul(q, e)))
             rest = q
+        if len(extents) > 1:
+            coords.append(rest)
         coords.reverse()
         row_base = b.mul(row, last)
 
         def bind(j: ll.Value) -> None:
             self.values[id(s)] = b.add(row_base, j)
-            self.coords[id(s)] = [*coords, j]
+            self.coords[id(s)] = [*coords, j, *ones]
 
         self.step_loop(s.body, j0, jn, bind, brk=out, done=row_end)  # `break` leaves all rows
         b.position_at_end(row_end)

@@ -84,7 +84,7 @@ define internal void @"qd_control_HASH.task1"(ptr %".1", i64 %".2", i64 %".3")
 {
 entry:
   %"k" = alloca i32
-  %".57" = alloca i8
+  %".54" = alloca i8
   %"v" = alloca i32
   br label %"body"
 body:
@@ -102,7 +102,7 @@ body:
   %".16" = load i64, ptr %".15"
   br label %"rows"
 rows:
-  %".18" = phi  i64 [%".2", %"body"], [%".109", %"rows.rowend"]
+  %".18" = phi  i64 [%".2", %"body"], [%".106", %"rows.rowend"]
   %".19" = icmp slt i64 %".18", %".3"
   br i1 %".19", label %"rows.row", label %"rows.end"
 rows.row:
@@ -113,36 +113,33 @@ rows.row:
   %".25" = add i64 %".23", %".24"
   %".26" = icmp slt i64 %".25", %".16"
   %".27" = select  i1 %".26", i64 %".25", i64 %".16"
-  %".28" = sdiv i64 %".21", %".14"
-  %".29" = mul i64 %".28", %".14"
-  %".30" = sub i64 %".21", %".29"
-  %".31" = mul i64 %".21", %".16"
+  %".28" = mul i64 %".21", %".16"
   br label %"for"
 rows.rowend:
-  %".108" = sub i64 %".27", %".23"
-  %".109" = add i64 %".18", %".108"
+  %".105" = sub i64 %".27", %".23"
+  %".106" = add i64 %".18", %".105"
   br label %"rows"
 rows.end:
   ret void
 for:
-  %".33" = phi  i64 [%".23", %"rows.row"], [%".106", %"for.next"]
-  %".34" = icmp slt i64 %".33", %".27"
-  br i1 %".34", label %"for.body", label %"rows.rowend"
+  %".30" = phi  i64 [%".23", %"rows.row"], [%".103", %"for.next"]
+  %".31" = icmp slt i64 %".30", %".27"
+  br i1 %".31", label %"for.body", label %"rows.rowend"
 for.body:
-  %".36" = add i64 %".31", %".33"
-  %".37" = trunc i64 %".30" to i32
-  %".38" = trunc i64 %".33" to i32
-  %".39" = add i32 %".38", 1
+  %".33" = add i64 %".28", %".30"
+  %".34" = trunc i64 %".21" to i32
+  %".35" = trunc i64 %".30" to i32
+  %".36" = add i32 %".35", 1
   store i32 0, ptr %"k"
   br label %"while"
 for.next:
-  %".106" = add nsw i64 %".33", 1
+  %".103" = add nsw i64 %".30", 1
   br label %"for"
 while:
-  %".42" = load i32, ptr %"k"
-  %".43" = icmp slt i32 %".42", 3
-  %".44" = icmp eq i1 %".43", 0
-  br i1 %".44", label %"if.then", label %"if.else"
+  %".39" = load i32, ptr %"k"
+  %".40" = icmp slt i32 %".39", 3
+  %".41" = icmp eq i1 %".40", 0
+  br i1 %".41", label %"if.then", label %"if.else"
 while.end:
   br label %"for.next"
 if.then:
@@ -150,68 +147,68 @@ if.then:
 if.else:
   br label %"if.end"
 if.end:
-  %".49" = sext i32 %".37" to i64
-  %".50" = sext i32 %".39" to i64
-  %".51" = mul i64 %".49", %".12"
-  %".52" = add i64 %".51", %".50"
-  %".53" = getelementptr inbounds i32, ptr %".8", i64 %".52"
-  %".54" = load i32, ptr %".53"
-  %".55" = load i32, ptr %"k"
-  %".56" = icmp sgt i32 %".54", %".55"
-  %".58" = zext i1 %".56" to i8
-  store i8 %".58", ptr %".57"
-  br i1 %".56", label %"if.then.1", label %"if.else.1"
+  %".46" = sext i32 %".34" to i64
+  %".47" = sext i32 %".36" to i64
+  %".48" = mul i64 %".46", %".12"
+  %".49" = add i64 %".48", %".47"
+  %".50" = getelementptr inbounds i32, ptr %".8", i64 %".49"
+  %".51" = load i32, ptr %".50"
+  %".52" = load i32, ptr %"k"
+  %".53" = icmp sgt i32 %".51", %".52"
+  %".55" = zext i1 %".53" to i8
+  store i8 %".55", ptr %".54"
+  br i1 %".53", label %"if.then.1", label %"if.else.1"
 dead:
   br label %"if.end"
 if.then.1:
-  %".61" = load i32, ptr %"k"
-  %".62" = icmp eq i32 2, 0
-  %".63" = select  i1 %".62", i32 1, i32 2
-  %".64" = icmp eq i32 %".63", -1
-  %".65" = select  i1 %".64", i32 1, i32 %".63"
-  %".66" = sdiv i32 %".61", %".65"
-  %".67" = sub i32 0, %".66"
-  %".68" = select  i1 %".64", i32 %".67", i32 %".66"
-  %".69" = srem i32 %".61", %".65"
-  %".70" = select  i1 %".64", i32 0, i32 %".69"
-  %".71" = icmp ne i32 %".70", 0
-  %".72" = xor i32 %".70", %".65"
-  %".73" = icmp slt i32 %".72", 0
-  %".74" = and i1 %".71", %".73"
-  %".75" = sub i32 %".68", 1
-  %".76" = select  i1 %".74", i32 %".75", i32 %".68"
-  %".77" = add i32 %".70", %".65"
-  %".78" = select  i1 %".74", i32 %".77", i32 %".70"
-  %".79" = select  i1 %".62", i32 0, i32 %".78"
-  %".80" = icmp eq i32 %".79", 0
-  %".81" = zext i1 %".80" to i8
-  store i8 %".81", ptr %".57"
+  %".58" = load i32, ptr %"k"
+  %".59" = icmp eq i32 2, 0
+  %".60" = select  i1 %".59", i32 1, i32 2
+  %".61" = icmp eq i32 %".60", -1
+  %".62" = select  i1 %".61", i32 1, i32 %".60"
+  %".63" = sdiv i32 %".58", %".62"
+  %".64" = sub i32 0, %".63"
+  %".65" = select  i1 %".61", i32 %".64", i32 %".63"
+  %".66" = srem i32 %".58", %".62"
+  %".67" = select  i1 %".61", i32 0, i32 %".66"
+  %".68" = icmp ne i32 %".67", 0
+  %".69" = xor i32 %".67", %".62"
+  %".70" = icmp slt i32 %".69", 0
+  %".71" = and i1 %".68", %".70"
+  %".72" = sub i32 %".65", 1
+  %".73" = select  i1 %".71", i32 %".72", i32 %".65"
+  %".74" = add i32 %".67", %".62"
+  %".75" = select  i1 %".71", i32 %".74", i32 %".67"
+  %".76" = select  i1 %".59", i32 0, i32 %".75"
+  %".77" = icmp eq i32 %".76", 0
+  %".78" = zext i1 %".77" to i8
+  store i8 %".78", ptr %".54"
   br label %"if.end.1"
 if.else.1:
   br label %"if.end.1"
 if.end.1:
-  %".85" = load i8, ptr %".57"
-  %".86" = icmp ne i8 %".85", 0
-  br i1 %".86", label %"if.then.2", label %"if.else.2"
+  %".82" = load i8, ptr %".54"
+  %".83" = icmp ne i8 %".82", 0
+  br i1 %".83", label %"if.then.2", label %"if.else.2"
 if.then.2:
-  %".88" = load i32, ptr %"k"
-  store i32 %".88", ptr %"v"
-  %".90" = load i32, ptr %"v"
-  %".91" = load i32, ptr %"v"
-  %".92" = mul i32 %".90", %".91"
-  %".93" = sext i32 %".37" to i64
-  %".94" = sext i32 %".39" to i64
-  %".95" = mul i64 %".93", %".12"
-  %".96" = add i64 %".95", %".94"
-  %".97" = getelementptr inbounds i32, ptr %".8", i64 %".96"
-  store i32 %".92", ptr %".97"
+  %".85" = load i32, ptr %"k"
+  store i32 %".85", ptr %"v"
+  %".87" = load i32, ptr %"v"
+  %".88" = load i32, ptr %"v"
+  %".89" = mul i32 %".87", %".88"
+  %".90" = sext i32 %".34" to i64
+  %".91" = sext i32 %".36" to i64
+  %".92" = mul i64 %".90", %".12"
+  %".93" = add i64 %".92", %".91"
+  %".94" = getelementptr inbounds i32, ptr %".8", i64 %".93"
+  store i32 %".89", ptr %".94"
   br label %"if.end.2"
 if.else.2:
   br label %"if.end.2"
 if.end.2:
-  %".101" = load i32, ptr %"k"
-  %".102" = add i32 %".101", 1
-  store i32 %".102", ptr %"k"
+  %".98" = load i32, ptr %"k"
+  %".99" = add i32 %".98", 1
+  store i32 %".99", ptr %"k"
   br label %"while"
 }
 
