@@ -107,6 +107,11 @@ def transform_call(fb: FrontendBuilder, node: ast.Call) -> Any:
     if handler is not None and any(is_runtime(a) or _holds_runtime(a) for a in args):
         return handler(fb, node, *args, **kwargs)
     if any(is_runtime(a) for a in args) or any(is_runtime(v) for v in kwargs.values()):
+        # `self.helper(x)` of a data_oriented object: inlined with `self` bound to it
+        if isinstance(fn, types.MethodType) and getattr(type(fn.__self__), "_qd_data_oriented", False):
+            as_method = python_func(fn.__func__)
+            if as_method is not None:
+                return inline(fb, as_method, fn.__self__, node)
         as_func = python_func(fn)
         if as_func is not None:  # Quadrants runs it on its symbolic values: inlined like a qd.func here
             return inline(fb, as_func, None, node)

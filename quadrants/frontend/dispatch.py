@@ -35,6 +35,7 @@ EXPRESSIONS: dict[type, ExprFn] = {
     ast.Tuple: expressions.transform_tuple,
     ast.List: expressions.transform_list,
     ast.JoinedStr: expressions.transform_joined_str,
+    ast.NamedExpr: expressions.transform_named_expr,
     ast.BinOp: expressions.transform_binop,
     ast.UnaryOp: expressions.transform_unaryop,
     ast.Compare: expressions.transform_compare,

@@ -8,6 +8,7 @@ compile-time values run in Python, as in Quadrants (`operators.py`).
 from __future__ import annotations
 
 import ast
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -79,6 +80,12 @@ def transform_joined_str(fb: FrontendBuilder, node: ast.JoinedStr) -> Any:
     return text if has_runtime(text) else python_str(text)
 
 
+def transform_named_expr(fb: FrontendBuilder, node: ast.NamedExpr) -> Any:
+    """`(a := value)`: assigns the name as `a = value` does and is the name's value."""
+    assign(fb, node.target, fb.expr(node.value), node)
+    return fb.expr(node.target)
+
+
 # ---- operators ----------------------------------------------------------------------------------------
 
 
@@ -133,6 +140,8 @@ def _boolop(fb: FrontendBuilder, is_and: bool, values: list[ast.expr], node: ast
     first = fb.expr(values[0])
     if len(values) == 1:
         return first
+    if as_matrix(fb, first, node) is not None:
+        return _vector_boolop(fb, is_and, first, _boolop(fb, is_and, values[1:], node), node)
     if not is_runtime(first):
         # Python short-circuit on a compile-time operand.
         if bool(first) != is_and:
@@ -157,6 +166,21 @@ def _boolop(fb: FrontendBuilder, is_and: bool, values: list[ast.expr], node: ast
     with fb.b.into(stmt.then):
         bcast = fb.b.cast(b, t)
     return _merge_into_var(fb, index, t, [(None, a), (stmt.then, bcast)])
+
+
+def _vector_boolop(fb: FrontendBuilder, is_and: bool, a: Any, b: Any, node: ast.AST) -> Any:
+    """`a and b` / `a or b` of vectors, as Quadrants has them: element by element, 1 or 0 (no short circuit), in
+    the operands' promoted type."""
+    loc = fb.loc(node)
+    types: list[PrimitiveType] = []
+    for x in (a, b):
+        m = as_matrix(fb, x, node)
+        t0 = fb.ops.value(m.elements[0] if m is not None else x, loc).type
+        assert isinstance(t0, PrimitiveType)
+        types.append(t0)
+    t = promote(types[0], types[1])
+    both = binary(fb, "and" if is_and else "or", binary(fb, "ne", a, 0, node), binary(fb, "ne", b, 0, node), node)
+    return matrix_unary(lambda e: fb.ops.cast(e, t, loc), both)
 
 
 def _merge_into_var(fb: FrontendBuilder, index: int, t: PrimitiveType, stores: list[tuple[Any, ir.Value]]) -> Any:
@@ -202,8 +226,8 @@ def transform_ifexp(fb: FrontendBuilder, node: ast.IfExp) -> Any:
                 a = Matrix(b.shape, [a] * len(b.elements))
     if isinstance(a, Matrix) or isinstance(b, Matrix):  # element by element, as Quadrants does
         if not (isinstance(a, Matrix) and isinstance(b, Matrix) and a.shape == b.shape):
-            raise fb.error(node, "both branches of a conditional expression must be vectors (or matrices) of "
-                           "one shape, or both scalars", QuadrantsTypeError)  # fmt: skip
+            raise fb.error(node, "Cannot broadcast tensor to tensor: both branches of a conditional expression must "
+                           "be vectors (or matrices) of one shape, or both scalars", QuadrantsTypeError)  # fmt: skip
         out = [_merge_into_var(fb, index, promote(ea.type, eb.type), [(stmt.then, ea), (stmt.orelse, eb)])
                for ea, eb in zip(a.elements, b.elements)]  # fmt: skip
         return Matrix(a.shape, out)
@@ -294,6 +318,8 @@ def struct_attribute(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -
             raise fb.error(node, "a kernel cannot be called from a kernel or qd.func; make it a qd.func")
         if not callable(member) or isinstance(member, type):
             # a class attribute, a nested class included (`self.MATERIAL.CLOTH`, an IntEnum): compile-time constant
+            return s.class_attribute(attr)
+        if inspect.isfunction(member) and s.obj is not None:  # a plain Python method, bound to the object
             return s.class_attribute(attr)
     raise fb.error(node, f"{type_name(s.cls)} has no member {attr!r} usable in kernels")
 

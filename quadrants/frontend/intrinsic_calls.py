@@ -52,6 +52,10 @@ def _static(fb: FrontendBuilder, node: ast.Call) -> Any:
 
 
 def _static_assert(fb: FrontendBuilder, node: ast.Call) -> Any:
+    if not node.args:
+        raise fb.error(node, "qd.static_assert takes a condition and an optional message")
+    if is_runtime(fb.expr(node.args[0])):  # Quadrants' words
+        raise fb.error(node.args[0], "Static assert with non-static condition", QuadrantsTypeError)
     cond = static_eval(fb, node.args[0])
     if not cond:
         msg = static_eval(fb, node.args[1]) if len(node.args) > 1 else "static assertion failed"
@@ -86,6 +90,8 @@ def _unary_math(fb: FrontendBuilder, node: ast.Call, name: str, x: Any) -> Any:
 
 def _rounding(fb: FrontendBuilder, node: ast.Call, name: str, x: Any, dtype: Any = None) -> Any:
     loc = fb.loc(node)
+    if dtype is not None:  # `qd.floor(x, int)`: Python's int and float are the defaults
+        dtype = to_dtype(dtype, fb.options.default_ip, fb.options.default_fp)
 
     def one(e: Any) -> Any:
         r = fb.ops.unary(name, e, loc)

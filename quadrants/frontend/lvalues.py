@@ -13,7 +13,9 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
+import numpy as np
+
+from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
 from quadrants.frontend import sparse_builders, views
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.matrix_ops import check_index, index_items, is_swizzle, slice_positions, swizzle
@@ -342,6 +344,8 @@ def assign(fb: FrontendBuilder, target: ast.expr, value: Any, node: ast.AST, sta
         items = unpack(fb, value, len(target.elts), target)
         for t, v in zip(target.elts, items):
             assign(fb, t, v, node, static)
+    elif static:
+        raise fb.error(target, "Static assign cannot be used on elements in arrays", QuadrantsCompilationError)
     else:
         _assign_target(fb, target, value, target)
 
@@ -365,7 +369,10 @@ def assign_name(fb: FrontendBuilder, name: str, value: Any, node: ast.AST, stati
         # variables). Deeper down (under an `if`), where the new binding would not outlive its block, it stays
         # an error.
         binding = MISSING
-    if isinstance(binding, (Var, MatVar)) and not static:
+    if isinstance(binding, (Var, MatVar)):
+        if static:  # Quadrants' words: a variable cannot become a compile-time name
+            raise fb.error(node, f"Recreating variables is not allowed: {name!r} is a variable, not a qd.static value",
+                           QuadrantsCompilationError)  # fmt: skip
         store_ref(fb, binding_ref(fb, binding), value, node)  # type: ignore[arg-type]
         return
     if isinstance(binding, Alias):
@@ -379,6 +386,12 @@ def assign_name(fb: FrontendBuilder, name: str, value: Any, node: ast.AST, stati
     if is_struct_value(value) and not static:
         (scope or fb.frame.scope).names[name] = new_variable(fb, value, name, node)
         return
+    if isinstance(value, np.ndarray) and not static:  # Quadrants' rule: a 0-d array is its value
+        if value.ndim != 0:
+            raise fb.error(node, "Only 0-dimensional numpy array can be used to initialize a scalar expression "
+                           f"(assigning a numpy array of shape {value.shape} to {name!r}; qd.static(...) binds it "
+                           "as a compile-time object)", QuadrantsTypeError)  # fmt: skip
+        value = value[()]
     if static or not _becomes_variable(value):
         (scope or fb.frame.scope).names[name] = value
         return

@@ -40,6 +40,8 @@ class TypedOps:
     # ---- operands -----------------------------------------------------------------------------------
 
     def literal_type(self, v: Any, loc: SourceLoc | None) -> PrimitiveType:
+        if isinstance(v, np.ndarray) and v.ndim == 0:  # a 0-d numpy array is its one value
+            v = v[()]
         if isinstance(v, (bool, np.bool_)):
             return u1
         if isinstance(v, np.generic):
@@ -65,6 +67,7 @@ class TypedOps:
                 raise QuadrantsTypeError(f"an {v.type!r} cannot be used as a scalar value", loc)
             return v
         t = self.literal_type(v, loc)
+        v = v[()] if isinstance(v, np.ndarray) else v
         py = bool(v) if t is u1 else (float(v) if t.is_float else int(v))
         with self.b.at(loc):
             return self.b.const(py, t)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from quadrants.errors import QuadrantsCompilationError
+from quadrants.frontend.assert_message import runtime_message
 from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.lvalues import assign, assign_name, augassign_ref, resolve_ref
 from quadrants.frontend.matrix_ops import matmul
@@ -21,7 +21,7 @@ from quadrants.frontend.static_eval import is_static_call, static_eval
 from quadrants.frontend.structs import coerce, is_struct_value, result_scalars, snapshot
 from quadrants.frontend.values import is_runtime
 from quadrants.ir import nodes as ir
-from quadrants.types.dtypes import to_dtype
+from quadrants.types.dtypes import to_dtype, u1
 from quadrants.types.struct import StructType
 
 AUG_OPS = {
@@ -100,21 +100,33 @@ def _returned(fb: FrontendBuilder, value: Any, t: Any, node: ast.Return) -> Any:
 
 
 def transform_assert(fb: FrontendBuilder, node: ast.Assert) -> None:
+    """A check of debug mode, as in Quadrants: without `debug=True` only the condition's side effects remain (a
+    compile-time false one included); with it, a failure at run time raises with the message, its run-time values
+    formatted in (frontend/assert_message.py)."""
     cond = fb.expr(node.test)
-    if not isinstance(cond, ir.Value):
-        if not cond:
-            msg = fb.expr(node.msg) if node.msg is not None else "assertion failed"
-            raise fb.error(node, f"static assertion failed: {msg}", QuadrantsCompilationError)
+    if not fb.options.debug or (not isinstance(cond, ir.Value) and cond):
         return
-    if not fb.options.debug:
+    loc = fb.loc(node)
+    if not isinstance(cond, ir.Value):
+        cond = fb.b.const(0, u1)
+    formatted = runtime_message(fb, node.msg) if node.msg is not None else None
+    site = len(fb.kernel.sites)
+    if isinstance(formatted, str):  # run-time values it cannot carry: the message's source text
+        fb.kernel.sites.append(fb.site("assert", loc, formatted))
+        fb.b.emit(ir.Assert(cond=fb.ops.cond(cond, loc), site=site))
+        return
+    if formatted is not None:
+        detail, values = formatted
+        fb.kernel.sites.append(fb.site("message", loc, detail))
+        index, *extra = values
+        fb.b.emit(ir.Assert(cond=fb.ops.cond(cond, loc), site=site, index=index, extra=tuple(extra)))
         return
     msg = ""
     if node.msg is not None:
         m = fb.expr(node.msg)
         msg = m if isinstance(m, str) else ast.unparse(node.msg)
-    site = len(fb.kernel.sites)
-    fb.kernel.sites.append(fb.site("assert", fb.loc(node), msg or ast.unparse(node.test)))
-    fb.b.emit(ir.Assert(cond=fb.ops.cond(cond, fb.loc(node)), site=site))
+    fb.kernel.sites.append(fb.site("assert", loc, msg or ast.unparse(node.test)))
+    fb.b.emit(ir.Assert(cond=fb.ops.cond(cond, loc), site=site))
 
 
 # ---- assignment ---------------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ def static_eval(fb: FrontendBuilder, node: ast.expr, record: bool = True) -> Any
                 continue
             if shape is None:
                 raise fb.error(
-                    n, f"qd.static() needs compile-time values, but {n.id!r} is a runtime value", QuadrantsTypeError
+                    n, f"qd.static() arguments must be compile-time constants, but {n.id!r} is a runtime value", QuadrantsTypeError
                 )
             namespace[n.id] = _ShapeOnly(n.id, shape)  # a runtime vector's shape is known: `range(v.n)`
             continue
@@ -143,7 +143,7 @@ class _Present:
         self._name = name
 
     def _refuse(self, *_: Any) -> Any:
-        raise TypeError(f"qd.static() needs compile-time values, but {self._name!r} is a runtime value (only "
+        raise TypeError(f"qd.static() arguments must be compile-time constants, but {self._name!r} is a runtime value (only "
                         "`is None` / `is not None` can test it)")  # fmt: skip
 
     __getitem__ = __iter__ = __bool__ = __add__ = __mul__ = __eq__ = __len__ = _refuse  # type: ignore[assignment]
@@ -167,7 +167,7 @@ class _ShapeOnly:
         return self.n
 
     def _refuse(self, *_: Any) -> Any:
-        raise TypeError(f"qd.static() needs compile-time values, but {self._name!r} is a runtime value "
+        raise TypeError(f"qd.static() arguments must be compile-time constants, but {self._name!r} is a runtime value "
                         f"(only its shape: .n, .m, .shape)")  # fmt: skip
 
     __getitem__ = __iter__ = __bool__ = __add__ = __mul__ = __eq__ = _refuse  # type: ignore[assignment]

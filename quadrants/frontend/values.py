@@ -135,6 +135,11 @@ class Struct:
         value = getattr(cls, name)
         if isinstance(value, Func):  # `self.stencil()` inside qd.static(...): runs as Python on the object
             return BoundFunc(value, obj, self.note_read) if obj is not None else BoundFunc(value, self)
+        if inspect.isfunction(value) and obj is not None:
+            # a plain Python method, bound to the data_oriented object: it runs at compile time, as any Python
+            # function a kernel calls, and may read anything of the object
+            self.note_read()
+            return getattr(obj, name)
         notify = self.__dict__.get("on_class_read")
         if notify is not None and (not callable(value) or isinstance(value, type)):
             notify(cls, name, value)
@@ -150,7 +155,7 @@ class Struct:
                 from quadrants.errors import QuadrantsTypeError
 
                 raise QuadrantsTypeError(
-                    f"qd.static() needs compile-time values, but member {name!r} of {type_name(self.cls)} is a "
+                    f"qd.static() arguments must be compile-time constants, but member {name!r} of {type_name(self.cls)} is a "
                     "runtime kernel argument"
                 )
             return v

@@ -531,7 +531,8 @@ class Site:
     """A runtime check location: what is checked and where, for the error message."""
 
     # "bounds" (an ndarray/field index), "matrix_bounds" (a vector/matrix index), "assert", "formatted" (an
-    # assert whose detail has `%d`s for its index and extra values: a BufferView's), "adstack" (a full adstack in a
+    # assert whose detail has `%d`s for its index and extra values: a BufferView's), "message" (an assert whose
+    # message has run-time values: JSON of a template and the values' kinds), "adstack" (a full adstack in a
     # reverse-mode kernel), "sparse_pool" (an allocation from a sparse tree's pool that can fail: an activating
     # qd.activate / qd.append, or the kernel's marker when its field writes activate) or "overflow" (a
     # debug-mode integer overflow: not an error, the launcher warns)

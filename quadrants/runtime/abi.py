@@ -86,7 +86,7 @@ class ArgABI:
 
 @dataclass(frozen=True)
 class SiteABI:
-    kind: str  # ir.Site's kinds: "bounds", "matrix_bounds", "assert", "formatted", "overflow"
+    kind: str  # ir.Site's kinds: "bounds", "matrix_bounds", "assert", "formatted", "message", "overflow"
     detail: str
     filename: str
     lineno: int

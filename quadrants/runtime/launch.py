@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import json
 import struct
 import sys
 import threading
@@ -218,6 +219,8 @@ class Launcher:
             raise QuadrantsAssertionError(f"Out of bound access to a {detail} matrix with index [{index}]", loc)
         if site is not None and site.kind == "formatted":  # a message with %d for the index and the two values
             raise QuadrantsAssertionError(_formatted(detail, (index, dim, extent)), loc)
+        if site is not None and site.kind == "message":  # an assert's message with run-time values
+            raise QuadrantsAssertionError(_message(detail, (index, dim, extent)), loc)
         raise QuadrantsAssertionError(f"assertion failed: {detail}", loc)
 
     # ---- fast path --------------------------------------------------------------------------------------
@@ -497,6 +500,17 @@ def _result_builder(readers: list[Callable[[], Any]], rets: list[Any], shapes: t
 def _matrix_result(readers: list[Callable[[], Any]], dtype: Any, shape: tuple[int, ...],
                    make_matrix: Callable[[np.ndarray], Any]) -> Callable[[], Any]:  # fmt: skip
     return lambda: make_matrix(np.array([r() for r in readers], dtype=dtype).reshape(shape))
+
+
+def _message(detail: str, raw: tuple[int, ...]) -> str:
+    """A "message" site's text (frontend/assert_message.py): its template formatted with the recorded values, each
+    an i64 that is an integer ("i") or the bits of an f64 ("f")."""
+    site = json.loads(detail)
+    values = [float(np.int64(r).view(np.float64)) if kind == "f" else int(r) for kind, r in zip(site["kinds"], raw)]
+    try:
+        return str(site["format"]).format(*values)
+    except (ValueError, IndexError, KeyError):
+        return str(site["format"])
 
 
 def _formatted(detail: str, values: tuple[int, ...]) -> str:
