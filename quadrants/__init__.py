@@ -21,7 +21,7 @@ _t0 = _time.perf_counter()
 from quadrants import _lib, ad, linalg, math, types  # noqa: F401  - `qd._lib.core` / `qd._lib.utils`, as in Quadrants
 from quadrants._config import amdgpu, cc, cpu, cuda, dx11, dx12, gles, metal, opengl, python, vulkan, wasm  # noqa: F401
 from quadrants._config import gpu_archs as gpu  # noqa: F401  - a list, as in Quadrants
-from quadrants._logging import set_logging_level  # noqa: F401
+from quadrants._logging import is_logging_effective, set_logging_level  # noqa: F401
 from quadrants._version import __version__  # noqa: F401
 from quadrants.errors import (  # noqa: F401
     QuadrantsArgumentError,
@@ -63,6 +63,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     cache_read_only,
     cast,
     ceil,
+    clock_counter,
     clz,
     cos,
     deactivate,
@@ -118,6 +119,7 @@ from quadrants.lang.field import Field, MatrixField, ScalarField, field  # noqa:
 from quadrants.lang.graph import graph_parallel, graph_parallel_context  # noqa: F401  - deprecated flat names
 from quadrants.lang.kernel import kernel  # noqa: F401
 from quadrants.lang.matrix import Matrix, Vector  # noqa: F401
+from quadrants.lang.misc import clock_freq_hz, dump_compile_config, is_extension_enabled  # noqa: F401
 from quadrants.lang.program import init, reset, sync  # noqa: F401
 from quadrants.lang.snode import (  # noqa: F401
     FieldsBuilder,

@@ -538,8 +538,13 @@ def function_symbol(module: ll.Module, kernel: ir.Kernel, fn: ir.Function) -> st
 
 def refuse_simt(lw: FnLowering, s: ir.Stmt) -> None:
     """`qd.simt` outside the CUDA backend: the CPU has no GPU blocks to share memory or synchronize (Quadrants
-    refuses `qd.simt.block.sync()` there too)."""
+    refuses `qd.simt.block.sync()` there too). `qd.clock_counter()` is the CPU's cycle counter."""
+    from quadrants.codegen.simt import clock_counter
     from quadrants.errors import QuadrantsCompilationError
+
+    if isinstance(s, ir.Simt) and s.op == "clock_counter":
+        lw.values[id(s)] = clock_counter(lw, "llvm.readcyclecounter")
+        return
 
     what = "qd.simt.block.SharedArray" if isinstance(s, ir.SharedArray) else f"qd.simt ({getattr(s, 'op', '')})"
     raise QuadrantsCompilationError(f"{what} needs the CUDA backend (qd.init(arch=qd.cuda)); the CPU backend has "

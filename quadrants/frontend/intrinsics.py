@@ -246,6 +246,9 @@ def randn(dt: Any = None) -> Any:
     raise AssertionError("qd.randn() can only be used inside a kernel or a qd.func")
 
 
+# `qd.clock_counter()`: the hardware cycle counter as an i64 (kernel only; see ir.SIMT_OPS)
+clock_counter = _kernel_only("clock_counter")
+
 # ---- atomics (kernel only) ----------------------------------------------------------------------------
 
 atomic_add = _kernel_only("atomic_add")

@@ -14,7 +14,7 @@ from quadrants.errors import QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.values import Matrix
 from quadrants.ir import nodes as ir
-from quadrants.types.dtypes import PrimitiveType, f32, i32, to_dtype, u32
+from quadrants.types.dtypes import PrimitiveType, f32, i32, i64, to_dtype, u32
 
 MAX_SHARED_BYTES = 48 * 1024  # static shared memory a block may declare on every CUDA GPU
 
@@ -62,6 +62,10 @@ def _thread_idx(fb: FrontendBuilder, node: ast.Call, name: str) -> Any:
     return fb.b.emit(ir.Simt(op="block_thread_idx", type=i32))
 
 
+def _clock_counter(fb: FrontendBuilder, node: ast.Call, name: str) -> Any:
+    return fb.b.emit(ir.Simt(op="clock_counter", type=i64))
+
+
 def _warp_sync(fb: FrontendBuilder, node: ast.Call, name: str, mask: Any) -> None:
     _in_parallel_loop(fb, node, "qd.simt.warp.sync()")
     fb.b.emit(ir.Simt(op="warp_sync", args=(_scalar(fb, node, mask, u32, "qd.simt.warp.sync"),), type=i32))
@@ -82,6 +86,6 @@ def _shuffle(fb: FrontendBuilder, node: ast.Call, name: str, mask: Any, value: A
 
 SIMT_EVAL: dict[str, Any] = {
     "simt.block.SharedArray": _shared_array, "simt.block.sync": _block_sync, "simt.block.thread_idx": _thread_idx,
-    "simt.warp.sync": _warp_sync,
+    "simt.warp.sync": _warp_sync, "clock_counter": _clock_counter,
     **{f"simt.warp.{kind}_{t}": _shuffle for kind in SHUFFLES for t in ("i32", "f32") if (kind, t) != ("shfl_xor", "f32")},
 }  # fmt: skip

@@ -285,6 +285,9 @@ class SharedArray(Value):
 SIMT_OPS: dict[str, tuple[int, bool]] = {
     "block_sync": (0, False),  # qd.simt.block.sync(): barrier of the block's threads (and shared memory)
     "block_thread_idx": (0, True),  # qd.simt.block.thread_idx(): the thread's index in its block
+    # qd.clock_counter(): the hardware's cycle counter, an i64 (the CPU's time-stamp counter, the GPU SM's clock).
+    # Not a SIMT operation, but like them a read of the hardware that no pass may merge or move, on every backend
+    "clock_counter": (0, True),
     "warp_sync": (1, False),  # qd.simt.warp.sync(mask)
     "shfl_down": (3, True),  # qd.simt.warp.shfl_down_*(mask, value, delta)
     "shfl_up": (3, True),

@@ -7,7 +7,7 @@ the compiler, never in user code: user errors are reported by the frontend with 
 from __future__ import annotations
 
 from quadrants.ir import nodes as ir
-from quadrants.types.dtypes import PrimitiveType, i32, u1, u32, u64
+from quadrants.types.dtypes import PrimitiveType, i32, i64, u1, u32, u64
 
 
 class IRVerifyError(AssertionError):
@@ -139,6 +139,8 @@ class _Verifier:
             if s.key is not None:  # bound by passes/random_streams.py
                 _expect(s.key.type is u64 and s.counter is not None and s.counter.type is u32, "random key/counter", s)
                 _expect(s.index is None or _integral(s.index.type), "random index", s)
+        elif isinstance(s, ir.Simt) and s.op == "clock_counter":
+            _expect(s.type is i64 and not s.args, "clock_counter is an i64 of no operands", s)
         elif isinstance(s, (ir.SharedArray, ir.Simt)):
             par = [lp for lp in loops if isinstance(lp, ir.RangeFor) and lp.parallel]
             _expect(bool(par) and self.function is None, "a qd.simt value outside a parallel loop", s)

@@ -27,9 +27,43 @@ def get_host_arch_list() -> list[object]:
     return [cpu]
 
 
+def is_extension_enabled(ext: extension) -> bool:
+    """Whether the running program's architecture offers `ext` (the adstack also needs
+    `ad_stack_experimental_enabled`), as Quadrants answers it."""
+    from quadrants.lang.program import current_config
+
+    cfg = current_config()
+    if cfg is None:
+        raise RuntimeError("qd.is_extension_enabled needs qd.init() first")
+    supported = is_extension_supported(cfg.arch, ext)
+    return supported and bool(cfg.ad_stack_experimental_enabled) if ext is extension.adstack else supported
+
+
+def dump_compile_config() -> None:
+    """Print the running program's settings, one `name=value` a line, sorted (they are in the cache keys: a
+    diff of two processes' dumps shows why one missed the other's fastcache entries)."""
+    from quadrants.lang.program import current_config
+
+    cfg = current_config()
+    if cfg is None:
+        raise RuntimeError("qd.dump_compile_config needs qd.init() first")
+    print("\n".join(f"{k}={getattr(cfg, k)}" for k in sorted(vars(cfg)) if not k.startswith("_")))
+
+
+def clock_freq_hz() -> float:
+    """The compute device's nominal clock in Hz, the rate `qd.clock_counter()` counts at on it: CUDA devices
+    only (NotImplementedError elsewhere, as in Quadrants: a CPU's time-stamp counter has no rate to ask for)."""
+    from quadrants.runtime import device
+
+    query = getattr(device.current(), "clock_rate_khz", None)  # a real GPU's driver (not the CPU, not the emulator)
+    if query is None:
+        raise NotImplementedError("qd.clock_freq_hz() needs a CUDA device (qd.init(arch=qd.cuda) on a GPU)")
+    return float(query() * 1000)
+
+
 __all__ = [
-    "amdgpu", "assume_in_range", "axes", "block_local", "cache_read_only", "cpu", "cuda", "extension",
-    "get_host_arch_list", "gpu", "graph_do_while", "i", "ij", "ijk", "ijkl", "ijl", "ik", "ikl", "il", "init",
-    "is_extension_supported", "j", "jk", "jkl", "jl", "k", "kl", "l", "loop_config", "loop_unique", "metal",
+    "amdgpu", "assume_in_range", "axes", "block_local", "cache_read_only", "clock_freq_hz", "cpu", "cuda",
+    "dump_compile_config", "extension", "get_host_arch_list", "gpu", "graph_do_while", "i", "ij", "ijk", "ijkl", "ijl", "ik", "ikl", "il", "init",
+    "is_extension_enabled", "is_extension_supported", "j", "jk", "jkl", "jl", "k", "kl", "l", "loop_config", "loop_unique", "metal",
     "no_activate", "python", "reset", "vulkan",
 ]  # fmt: skip

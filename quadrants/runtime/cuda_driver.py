@@ -48,6 +48,11 @@ class CudaDevice(Device):
         if stack_limit > 0:  # `cuda_stack_limit`: the call stack of recursive real functions (0 keeps the default)
             self._call("cuCtxSetLimit", driver.CUlimit.CU_LIMIT_STACK_SIZE, stack_limit)
 
+    def clock_rate_khz(self) -> int:
+        """The device's nominal SM clock (`qd.clock_freq_hz`)."""
+        attr = self._d.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_CLOCK_RATE
+        return int(self._call("cuDeviceGetAttribute", attr, self._dev))
+
     def max_shared_memory_bytes(self) -> int:
         """Shared memory one block may opt in to (`qd.lang.impl.get_max_shared_memory_bytes`)."""
         attr = self._d.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN

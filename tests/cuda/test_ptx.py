@@ -152,6 +152,16 @@ def test_print_uses_vprintf() -> None:
     assert "vprintf" in ptx and out.cubins
 
 
+def test_clock_counter_reads_the_sm_clock() -> None:
+    @qd.kernel
+    def k(t: Nd[qd.i64, 1]):
+        for i in range(t.shape[0]):
+            t[i] = qd.clock_counter()
+
+    out = compiled(k, np.zeros(4, np.int64))
+    assert "%clock64" in out.ptx["sm_80"]
+
+
 def test_architectures_parse() -> None:
     assert [nvptx.parse_arch(a) for a in ("sm_80", "90", "8.6", "compute_75")] == [80, 90, 86, 75]
     with pytest.raises(ValueError, match="not a GPU architecture"):

@@ -185,3 +185,41 @@ def test_lang_ops_in_python_scope_and_in_kernels() -> None:
             return qd.lang.ops.logical_not(x) * 100 + qd.lang.ops.add(x, 1)
     """)
     assert (ns["k"](0), ns["k"](3)) == (101, 4)
+
+
+def test_clock_counter_counts_up_through_serial_work_and_rates_need_a_gpu() -> None:
+    stamps = qd.field(qd.i64, 16)
+
+    @qd.kernel
+    def timed(reps: qd.i32):
+        start = qd.clock_counter()  # in serial code too
+        qd.loop_config(serialize=True)
+        for i in range(16):
+            x = 0.5
+            for j in range((i + 1) * reps):
+                x = qd.sin(x * 1.0001 + j * 1e-6) + 1.25
+            if x < 10.0:  # keeps the work
+                stamps[i] = qd.clock_counter() - start
+
+    timed(500)
+    t = stamps.to_numpy()
+    assert (t > 0).all() and (np.diff(t) > 0).all()  # each read after the last: not merged or hoisted
+    if qd.cfg.arch is qd.cpu:
+        with pytest.raises(NotImplementedError, match="CUDA device"):
+            qd.clock_freq_hz()
+
+
+def test_extension_and_logging_queries_and_the_config_dump(capsys: pytest.CaptureFixture[str]) -> None:
+    qd_init(ad_stack_experimental_enabled=False)
+    assert qd.is_extension_enabled(qd.extension.sparse) and qd.is_extension_enabled(qd.extension.assertion)
+    assert not qd.is_extension_enabled(qd.extension.mesh)
+    assert not qd.is_extension_enabled(qd.extension.adstack)  # supported, but not enabled
+    qd_init(ad_stack_experimental_enabled=True)
+    assert qd.is_extension_enabled(qd.extension.adstack)
+    qd.set_logging_level("warn")
+    assert qd.is_logging_effective("error") and not qd.is_logging_effective("info")
+    qd.set_logging_level("info")
+    qd.dump_compile_config()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == sorted(lines) and "ad_stack_experimental_enabled=True" in lines
+    assert any(ln.startswith("arch=") for ln in lines)
