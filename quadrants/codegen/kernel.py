@@ -128,7 +128,7 @@ def _lower_range_for(lw: EntryLowering, s: ir.RangeFor) -> None:
     nthreads = b.load(lw.ctx_field(CTX_NUM_THREADS), typ=I32)
     grain = ll.Constant(I64, max(1, PARALLEL_WORK_THRESHOLD // _cost(s.body)))
     pf = runtime_ir.declare_parallel_for(lw.m)
-    begin, end = (lw.v(x) if lw.v(x).type == I64 else b.sext(lw.v(x), I64) for x in (s.begin, s.end))
+    begin, end = (lw.v(x) if lw.v(x).type == I64 else lw.index64(lw.v(x)) for x in (s.begin, s.end))
     b.call(pf, [task.bitcast(PTR), frame, begin, end, nthreads, grain, lw.ctx])
     if lw.opts.error_checks:
         err = b.load(lw.ctx_field(CTX_ERROR), typ=I32)

@@ -147,6 +147,13 @@ class FnLowering:
     def v(self, value: ir.Value) -> ll.Value:
         return self.values[id(value)]
 
+    def index64(self, i: ll.Value) -> ll.Value:
+        """An i32 index as an i64 (sign-extended; a constant folded, not an instruction)."""
+        if isinstance(i, ll.Constant) and isinstance(i.constant, int) and isinstance(i.type, ll.IntType):
+            w = i.type.width  # constants are stored unsigned (`const`)
+            return ll.Constant(I64, i.constant - (1 << w) if i.constant >= 1 << (w - 1) else i.constant)
+        return self.b.sext(i, I64)
+
     def ctx_field(self, index: int) -> ll.Value:
         return self.b.gep(self.ctx, [ll.Constant(I32, 0), ll.Constant(I32, index)], source_etype=CTX_TYPE)
 
@@ -302,7 +309,7 @@ class FnLowering:
         nd = self.nd[id(s.arr)]
         at = s.arr.type
         assert isinstance(at, ir.NdType)
-        idx = [b.sext(self.v(i), I64) for i in s.indices]
+        idx = [self.index64(self.v(i)) for i in s.indices]
         if self.opts.bounds_checked:
             for d, (i, n) in enumerate(zip(idx, nd.shape)):
                 bad = b.icmp_unsigned(">=", i, n)
@@ -536,10 +543,16 @@ def function_symbol(module: ll.Module, kernel: ir.Kernel, fn: ir.Function) -> st
     return f"{module.name}_f{k}"
 
 
+def clock_counter(lw: FnLowering, intrinsic: str) -> ll.Value:
+    """The hardware cycle counter as an i64: `llvm.readcyclecounter` on a CPU (rdtsc, aarch64's cntvct) or the
+    PTX `%clock64` register (codegen/simt.py)."""
+    fn = lw.m.globals.get(intrinsic) or ll.Function(lw.m, ll.FunctionType(I64, []), intrinsic)
+    return lw.b.call(fn, [])
+
+
 def refuse_simt(lw: FnLowering, s: ir.Stmt) -> None:
     """`qd.simt` outside the CUDA backend: the CPU has no GPU blocks to share memory or synchronize (Quadrants
     refuses `qd.simt.block.sync()` there too). `qd.clock_counter()` is the CPU's cycle counter."""
-    from quadrants.codegen.simt import clock_counter
     from quadrants.errors import QuadrantsCompilationError
 
     if isinstance(s, ir.Simt) and s.op == "clock_counter":

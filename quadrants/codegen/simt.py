@@ -51,13 +51,6 @@ def sreg(lw: Any, name: str) -> ll.Value:
     return lw.b.call(fn, [])
 
 
-def clock_counter(lw: Any, intrinsic: str) -> ll.Value:
-    """The hardware cycle counter as an i64: `llvm.readcyclecounter` on a CPU (rdtsc, aarch64's cntvct) or the
-    PTX `%clock64` register."""
-    fn = lw.m.globals.get(intrinsic) or ll.Function(lw.m, ll.FunctionType(I64, []), intrinsic)
-    return lw.b.call(fn, [])
-
-
 def lower_shared_array(lw: Any, s: ir.SharedArray) -> None:
     """An ndarray handle on block shared memory: a global of the module on the GPU, the next bytes of the
     emulated block's shared memory otherwise. Every shared array of a task has its own storage."""
@@ -91,6 +84,8 @@ def lower_simt(lw: Any, s: ir.Simt) -> None:
         lw.values[id(s)] = sreg(lw, "tid.x")
         return
     if s.op == "clock_counter":
+        from quadrants.codegen.lower import clock_counter
+
         lw.values[id(s)] = clock_counter(lw, "llvm.readcyclecounter" if lw.emulated else "llvm.nvvm.read.ptx.sreg.clock64")
         return
     if s.op in ("block_sync", "warp_sync"):

@@ -38,7 +38,8 @@ def build_ir(
     `qd.ad.FwdMode` runs; `"validation"`: a validating Tape's checked primal) the autodiff pass, then the passes,
     verified; the kernel's IR is `result.kernel`."""
     result = build_kernel(source, name, params, returns, frontend_options(config, mode))
-    verify(result.kernel)
+    if config.verify_passes or mode:  # the frontend's own output (the final check below covers it otherwise)
+        verify(result.kernel)
     if mode == "reverse":
         limit = adstack.CUDA_FRAME_LIMIT if config.arch is _config.cuda else adstack.CPU_FRAME_LIMIT
         make_adjoint(result.kernel, config.ad_stack_experimental_enabled, config.ad_stack_size, limit)

@@ -58,6 +58,8 @@ class FunctionSource:
         original line."""
         dedented = line[self.indent :] if line[: self.indent].strip() == "" else line.lstrip()
         shift = len(line) - len(dedented)
+        if dedented.isascii():  # bytes are characters
+            return min(byte_col, len(dedented)) + shift
         return len(dedented.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore")) + shift
 
 

@@ -29,16 +29,22 @@ After:
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterator
 from typing import Any
 
+from quadrants.errors import SourceLoc
 from quadrants.ir import nodes as ir
 from quadrants.passes.random_streams import HIDDEN_PARAMS
+from quadrants.types.dtypes import PrimitiveType
 
 
 def run(kernel: ir.Kernel) -> None:
     args = [s for s in ir.walk(kernel.body) if isinstance(s, ir.Arg)]
-    read = _referenced(kernel, {id(a) for a in args})
+    members = {id(a) for a in args if kernel.params[a.index].member}
+    if not members:
+        return
+    read = _referenced(kernel, members)
     keep = [k for k, p in enumerate(kernel.params)
             if not p.member or k in _graph_args(kernel) or any(id(a) in read for a in args if a.index == k)]  # fmt: skip
     if len(keep) == len(kernel.params):
@@ -81,20 +87,35 @@ def _referenced(kernel: ir.Kernel, candidates: set[int]) -> set[int]:
     arguments), so no use is missed whatever the statement's class lists as operands."""
     found: set[int] = set()
     bodies = [kernel.body, *(fn.body for fn in kernel.functions)]
-    for body in bodies:
+    for body in bodies:  # the operands first: cheap, and where nearly every use is
         for s in ir.walk(body):
             for v in s.operands():
                 if id(v) in candidates:
                     found.add(id(v))
-            for f in dataclasses.fields(s):  # type: ignore[arg-type]
-                for v in _values(getattr(s, f.name)):
+                    if len(found) == len(candidates):
+                        return found
+    for body in bodies:  # then, for the rest, every field of every statement
+        for s in ir.walk(body):
+            for name in _field_names(type(s)):
+                for v in _values(getattr(s, name)):
                     if id(v) in candidates:
                         found.add(id(v))
     return found
 
 
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+# what holds no statement: scalars, source locations, check sites, types (so the walk skips them whole)
+_LEAVES = (str, int, float, SourceLoc, ir.Site, PrimitiveType, ir.NdType, ir.PtrType)
+
+
 def _values(x: Any) -> Iterator[Any]:
     """`x` and the values inside it: tuples, lists, and records that are not statements or blocks."""
+    if x is None or isinstance(x, _LEAVES):
+        return
     if isinstance(x, (tuple, list)):
         for y in x:
             yield from _values(y)

@@ -47,27 +47,26 @@ body:
   store i64 %".32", ptr %".40"
   %".42" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".43" = load i32, ptr %".42"
-  %".44" = sext i32 0 to i64
-  %".45" = sext i32 %".33" to i64
-  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_jitter_HASH.task1", ptr %"frame", i64 %".44", i64 %".45", i32 %".43", i64 277, ptr %".1")
+  %".44" = sext i32 %".33" to i64
+  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_jitter_HASH.task1", ptr %"frame", i64 0, i64 %".44", i32 %".43", i64 277, ptr %".1")
   store i32 0, ptr %"rand.counter"
-  %".48" = load i32, ptr %"rand.counter"
-  %".49" = call {i32, i32} @"qd.philox4x32_10"(i64 %".29", i32 %".48", i32 0, i64 0)
-  %".50" = extractvalue {i32, i32} %".49", 0
-  %".51" = extractvalue {i32, i32} %".49", 1
-  %".52" = zext i32 %".50" to i64
-  %".53" = shl i64 %".52", 32
-  %".54" = zext i32 %".51" to i64
-  %".55" = or i64 %".53", %".54"
-  %".56" = lshr i64 %".55", 11
-  %".57" = sitofp i64 %".56" to double
-  %".58" = fmul double %".57", 0x3ca0000000000000
-  %".59" = add i32 %".48", 1
-  store i32 %".59", ptr %"rand.counter"
-  %".61" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 6
-  %".62" = load ptr, ptr %".61"
-  %".63" = getelementptr i8, ptr %".62", i64 0
-  store double %".58", ptr %".63"
+  %".47" = load i32, ptr %"rand.counter"
+  %".48" = call {i32, i32} @"qd.philox4x32_10"(i64 %".29", i32 %".47", i32 0, i64 0)
+  %".49" = extractvalue {i32, i32} %".48", 0
+  %".50" = extractvalue {i32, i32} %".48", 1
+  %".51" = zext i32 %".49" to i64
+  %".52" = shl i64 %".51", 32
+  %".53" = zext i32 %".50" to i64
+  %".54" = or i64 %".52", %".53"
+  %".55" = lshr i64 %".54", 11
+  %".56" = sitofp i64 %".55" to double
+  %".57" = fmul double %".56", 0x3ca0000000000000
+  %".58" = add i32 %".47", 1
+  store i32 %".58", ptr %"rand.counter"
+  %".60" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 6
+  %".61" = load ptr, ptr %".60"
+  %".62" = getelementptr i8, ptr %".61", i64 0
+  store double %".57", ptr %".62"
   ret i32 0
 dead:
   ret i32 0

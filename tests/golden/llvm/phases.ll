@@ -26,31 +26,29 @@ body:
   store ptr %"c", ptr %".15"
   %".17" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".18" = load i32, ptr %".17"
-  %".19" = sext i32 0 to i64
-  %".20" = sext i32 %".8" to i64
-  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_phases_HASH.task1", ptr %"frame", i64 %".19", i64 %".20", i32 %".18", i64 10922, ptr %".1")
-  %".22" = load i32, ptr %"c"
-  %".23" = mul i32 %".22", 2
-  store i32 %".23", ptr %"m"
-  %".25" = trunc i64 %".6" to i32
-  %".26" = getelementptr {ptr, ptr, ptr, i64}, ptr %"frame.1", i32 0, i32 0
-  store ptr %".1", ptr %".26"
-  %".28" = getelementptr {ptr, ptr, ptr, i64}, ptr %"frame.1", i32 0, i32 1
-  store ptr %"m", ptr %".28"
-  %".30" = getelementptr {ptr, ptr, ptr, i64}, ptr %"frame.1", i32 0, i32 2
-  store ptr %".4", ptr %".30"
-  %".32" = getelementptr {ptr, ptr, ptr, i64}, ptr %"frame.1", i32 0, i32 3
-  store i64 %".6", ptr %".32"
-  %".34" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
-  %".35" = load i32, ptr %".34"
-  %".36" = sext i32 0 to i64
-  %".37" = sext i32 %".25" to i64
-  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_phases_HASH.task2", ptr %"frame.1", i64 %".36", i64 %".37", i32 %".35", i64 10922, ptr %".1")
-  %".39" = load i32, ptr %"m"
-  %".40" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 6
-  %".41" = load ptr, ptr %".40"
-  %".42" = getelementptr i8, ptr %".41", i64 0
-  store i32 %".39", ptr %".42"
+  %".19" = sext i32 %".8" to i64
+  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_phases_HASH.task1", ptr %"frame", i64 0, i64 %".19", i32 %".18", i64 10922, ptr %".1")
+  %".21" = load i32, ptr %"c"
+  %".22" = mul i32 %".21", 2
+  store i32 %".22", ptr %"m"
+  %".24" = trunc i64 %".6" to i32
+  %".25" = getelementptr {ptr, ptr, ptr, i64}, ptr %"frame.1", i32 0, i32 0
+  store ptr %".1", ptr %".25"
+  %".27" = getelementptr {ptr, ptr, ptr, i64}, ptr %"frame.1", i32 0, i32 1
+  store ptr %"m", ptr %".27"
+  %".29" = getelementptr {ptr, ptr, ptr, i64}, ptr %"frame.1", i32 0, i32 2
+  store ptr %".4", ptr %".29"
+  %".31" = getelementptr {ptr, ptr, ptr, i64}, ptr %"frame.1", i32 0, i32 3
+  store i64 %".6", ptr %".31"
+  %".33" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
+  %".34" = load i32, ptr %".33"
+  %".35" = sext i32 %".24" to i64
+  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_phases_HASH.task2", ptr %"frame.1", i64 0, i64 %".35", i32 %".34", i64 10922, ptr %".1")
+  %".37" = load i32, ptr %"m"
+  %".38" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 6
+  %".39" = load ptr, ptr %".38"
+  %".40" = getelementptr i8, ptr %".39", i64 0
+  store i32 %".37", ptr %".40"
   ret i32 0
 dead:
   ret i32 0

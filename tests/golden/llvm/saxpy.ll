@@ -29,9 +29,8 @@ body:
   store i64 %".11", ptr %".23"
   %".25" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".26" = load i32, ptr %".25"
-  %".27" = sext i32 0 to i64
-  %".28" = sext i32 %".12" to i64
-  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_saxpy_HASH.task1", ptr %"frame", i64 %".27", i64 %".28", i32 %".26", i64 4096, ptr %".1")
+  %".27" = sext i32 %".12" to i64
+  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_saxpy_HASH.task1", ptr %"frame", i64 0, i64 %".27", i32 %".26", i64 4096, ptr %".1")
   ret i32 0
 }
 

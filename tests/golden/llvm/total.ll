@@ -17,32 +17,30 @@ body:
   %".10" = load i64, ptr %".9"
   store float              0x0, ptr %"acc"
   %".12" = trunc i64 %".7" to i32
-  %".13" = sext i32 0 to i64
-  %".14" = getelementptr inbounds float, ptr %".8", i64 %".13"
-  %".15" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 0
-  store ptr %".1", ptr %".15"
-  %".17" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 1
-  store ptr %".5", ptr %".17"
-  %".19" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 2
-  store i64 %".7", ptr %".19"
-  %".21" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 3
-  store ptr %".8", ptr %".21"
-  %".23" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 4
-  store i64 %".10", ptr %".23"
-  %".25" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 5
-  store ptr %".14", ptr %".25"
-  %".27" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 6
-  store ptr %"acc", ptr %".27"
-  %".29" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
-  %".30" = load i32, ptr %".29"
-  %".31" = sext i32 0 to i64
-  %".32" = sext i32 %".12" to i64
-  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_total_HASH.task1", ptr %"frame", i64 %".31", i64 %".32", i32 %".30", i64 2978, ptr %".1")
-  %".34" = load float, ptr %"acc"
-  %".35" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 6
-  %".36" = load ptr, ptr %".35"
-  %".37" = getelementptr i8, ptr %".36", i64 0
-  store float %".34", ptr %".37"
+  %".13" = getelementptr inbounds float, ptr %".8", i64 0
+  %".14" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 0
+  store ptr %".1", ptr %".14"
+  %".16" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 1
+  store ptr %".5", ptr %".16"
+  %".18" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 2
+  store i64 %".7", ptr %".18"
+  %".20" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 3
+  store ptr %".8", ptr %".20"
+  %".22" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 4
+  store i64 %".10", ptr %".22"
+  %".24" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 5
+  store ptr %".13", ptr %".24"
+  %".26" = getelementptr {ptr, ptr, i64, ptr, i64, ptr, ptr}, ptr %"frame", i32 0, i32 6
+  store ptr %"acc", ptr %".26"
+  %".28" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
+  %".29" = load i32, ptr %".28"
+  %".30" = sext i32 %".12" to i64
+  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_total_HASH.task1", ptr %"frame", i64 0, i64 %".30", i32 %".29", i64 2978, ptr %".1")
+  %".32" = load float, ptr %"acc"
+  %".33" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 6
+  %".34" = load ptr, ptr %".33"
+  %".35" = getelementptr i8, ptr %".34", i64 0
+  store float %".32", ptr %".35"
   ret i32 0
 dead:
   ret i32 0
@@ -94,34 +92,33 @@ body:
   %".22" = trunc i64 %".3" to i32
   br label %"for"
 for.end:
-  %".45" = load float, ptr %"acc"
-  %".46" = atomicrmw fadd ptr %".16", float %".45" seq_cst
-  %".47" = load float, ptr %"acc.1"
-  %".48" = atomicrmw fadd ptr %".18", float %".47" seq_cst
+  %".44" = load float, ptr %"acc"
+  %".45" = atomicrmw fadd ptr %".16", float %".44" seq_cst
+  %".46" = load float, ptr %"acc.1"
+  %".47" = atomicrmw fadd ptr %".18", float %".46" seq_cst
   ret void
 for:
-  %".24" = phi  i32 [%".21", %"body"], [%".43", %"for.next"]
+  %".24" = phi  i32 [%".21", %"body"], [%".42", %"for.next"]
   %".25" = icmp slt i32 %".24", %".22"
   br i1 %".25", label %"for.body", label %"for.end"
 for.body:
   %".27" = sext i32 %".24" to i64
   %".28" = getelementptr inbounds float, ptr %".8", i64 %".27"
   %".29" = load float, ptr %".28"
-  %".30" = sext i32 0 to i64
-  %".31" = getelementptr inbounds float, ptr %".12", i64 %".30"
-  %".32" = load float, ptr %"acc"
-  %".33" = fadd reassoc afn arcp nsz float %".32", %".29"
-  store float %".33", ptr %"acc"
-  %".35" = sext i32 %".24" to i64
-  %".36" = getelementptr inbounds float, ptr %".8", i64 %".35"
-  %".37" = load float, ptr %".36"
-  %".38" = fmul reassoc afn arcp nsz float %".37", 0x4000000000000000
-  %".39" = load float, ptr %"acc.1"
-  %".40" = fadd reassoc afn arcp nsz float %".39", %".38"
-  store float %".40", ptr %"acc.1"
+  %".30" = getelementptr inbounds float, ptr %".12", i64 0
+  %".31" = load float, ptr %"acc"
+  %".32" = fadd reassoc afn arcp nsz float %".31", %".29"
+  store float %".32", ptr %"acc"
+  %".34" = sext i32 %".24" to i64
+  %".35" = getelementptr inbounds float, ptr %".8", i64 %".34"
+  %".36" = load float, ptr %".35"
+  %".37" = fmul reassoc afn arcp nsz float %".36", 0x4000000000000000
+  %".38" = load float, ptr %"acc.1"
+  %".39" = fadd reassoc afn arcp nsz float %".38", %".37"
+  store float %".39", ptr %"acc.1"
   br label %"for.next"
 for.next:
-  %".43" = add nsw i32 %".24", 1
+  %".42" = add nsw i32 %".24", 1
   br label %"for"
 }
 

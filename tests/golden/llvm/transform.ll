@@ -25,9 +25,8 @@ body:
   store i64 %".8", ptr %".17"
   %".19" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".20" = load i32, ptr %".19"
-  %".21" = sext i32 0 to i64
-  %".22" = sext i32 %".9" to i64
-  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_transform_HASH.task1", ptr %"frame", i64 %".21", i64 %".22", i32 %".20", i64 537, ptr %".1")
+  %".21" = sext i32 %".9" to i64
+  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_transform_HASH.task1", ptr %"frame", i64 0, i64 %".21", i32 %".20", i64 537, ptr %".1")
   ret i32 0
 }
 
@@ -77,7 +76,7 @@ body:
 for.end:
   ret void
 for:
-  %".16" = phi  i32 [%".13", %"body"], [%".81", %"for.next"]
+  %".16" = phi  i32 [%".13", %"body"], [%".77", %"for.next"]
   %".17" = icmp slt i32 %".16", %".14"
   br i1 %".17", label %"for.body", label %"for.end"
 for.body:
@@ -86,65 +85,61 @@ for.body:
   store float 0x3ff0000000000000, ptr %"m[2]"
   store float              0x0, ptr %"m[3]"
   %".23" = sext i32 %".16" to i64
-  %".24" = sext i32 0 to i64
-  %".25" = mul i64 %".23", %".12"
-  %".26" = add i64 %".25", %".24"
-  %".27" = getelementptr inbounds float, ptr %".8", i64 %".26"
-  %".28" = load float, ptr %".27"
-  %".29" = sext i32 %".16" to i64
-  %".30" = sext i32 1 to i64
-  %".31" = mul i64 %".29", %".12"
-  %".32" = add i64 %".31", %".30"
-  %".33" = getelementptr inbounds float, ptr %".8", i64 %".32"
-  %".34" = load float, ptr %".33"
-  store float %".28", ptr %"v[0]"
-  store float %".34", ptr %"v[1]"
-  %".37" = load float, ptr %"m[0]"
-  %".38" = load float, ptr %"m[1]"
-  %".39" = load float, ptr %"m[2]"
-  %".40" = load float, ptr %"m[3]"
-  %".41" = load float, ptr %"v[0]"
-  %".42" = load float, ptr %"v[1]"
-  %".43" = fmul reassoc afn arcp nsz float %".37", %".41"
-  %".44" = fmul reassoc afn arcp nsz float %".38", %".42"
-  %".45" = fadd reassoc afn arcp nsz float %".43", %".44"
-  %".46" = fmul reassoc afn arcp nsz float %".39", %".41"
-  %".47" = fmul reassoc afn arcp nsz float %".40", %".42"
-  %".48" = fadd reassoc afn arcp nsz float %".46", %".47"
+  %".24" = mul i64 %".23", %".12"
+  %".25" = add i64 %".24", 0
+  %".26" = getelementptr inbounds float, ptr %".8", i64 %".25"
+  %".27" = load float, ptr %".26"
+  %".28" = sext i32 %".16" to i64
+  %".29" = mul i64 %".28", %".12"
+  %".30" = add i64 %".29", 1
+  %".31" = getelementptr inbounds float, ptr %".8", i64 %".30"
+  %".32" = load float, ptr %".31"
+  store float %".27", ptr %"v[0]"
+  store float %".32", ptr %"v[1]"
+  %".35" = load float, ptr %"m[0]"
+  %".36" = load float, ptr %"m[1]"
+  %".37" = load float, ptr %"m[2]"
+  %".38" = load float, ptr %"m[3]"
+  %".39" = load float, ptr %"v[0]"
+  %".40" = load float, ptr %"v[1]"
+  %".41" = fmul reassoc afn arcp nsz float %".35", %".39"
+  %".42" = fmul reassoc afn arcp nsz float %".36", %".40"
+  %".43" = fadd reassoc afn arcp nsz float %".41", %".42"
+  %".44" = fmul reassoc afn arcp nsz float %".37", %".39"
+  %".45" = fmul reassoc afn arcp nsz float %".38", %".40"
+  %".46" = fadd reassoc afn arcp nsz float %".44", %".45"
+  %".47" = load float, ptr %"v[0]"
+  %".48" = load float, ptr %"v[1]"
   %".49" = load float, ptr %"v[0]"
   %".50" = load float, ptr %"v[1]"
-  %".51" = load float, ptr %"v[0]"
-  %".52" = load float, ptr %"v[1]"
-  %".53" = fmul reassoc afn arcp nsz float %".49", %".51"
-  %".54" = fmul reassoc afn arcp nsz float %".50", %".52"
-  %".55" = fadd reassoc afn arcp nsz float %".53", %".54"
-  %".56" = load float, ptr %"v[0]"
-  %".57" = load float, ptr %"v[1]"
-  %".58" = fmul reassoc afn arcp nsz float %".55", %".56"
-  %".59" = fmul reassoc afn arcp nsz float %".55", %".57"
-  %".60" = fadd reassoc afn arcp nsz float %".45", %".58"
-  %".61" = fadd reassoc afn arcp nsz float %".48", %".59"
-  store float %".60", ptr %"w[0]"
-  store float %".61", ptr %"w[1]"
-  %".64" = load float, ptr %"w[0]"
-  %".65" = load float, ptr %"w[1]"
-  %".66" = sext i32 %".16" to i64
-  %".67" = sext i32 0 to i64
-  %".68" = mul i64 %".66", %".12"
-  %".69" = add i64 %".68", %".67"
-  %".70" = getelementptr inbounds float, ptr %".8", i64 %".69"
-  store float %".64", ptr %".70"
-  %".72" = load float, ptr %"w[0]"
-  %".73" = load float, ptr %"w[1]"
-  %".74" = sext i32 %".16" to i64
-  %".75" = sext i32 1 to i64
-  %".76" = mul i64 %".74", %".12"
-  %".77" = add i64 %".76", %".75"
-  %".78" = getelementptr inbounds float, ptr %".8", i64 %".77"
-  store float %".73", ptr %".78"
+  %".51" = fmul reassoc afn arcp nsz float %".47", %".49"
+  %".52" = fmul reassoc afn arcp nsz float %".48", %".50"
+  %".53" = fadd reassoc afn arcp nsz float %".51", %".52"
+  %".54" = load float, ptr %"v[0]"
+  %".55" = load float, ptr %"v[1]"
+  %".56" = fmul reassoc afn arcp nsz float %".53", %".54"
+  %".57" = fmul reassoc afn arcp nsz float %".53", %".55"
+  %".58" = fadd reassoc afn arcp nsz float %".43", %".56"
+  %".59" = fadd reassoc afn arcp nsz float %".46", %".57"
+  store float %".58", ptr %"w[0]"
+  store float %".59", ptr %"w[1]"
+  %".62" = load float, ptr %"w[0]"
+  %".63" = load float, ptr %"w[1]"
+  %".64" = sext i32 %".16" to i64
+  %".65" = mul i64 %".64", %".12"
+  %".66" = add i64 %".65", 0
+  %".67" = getelementptr inbounds float, ptr %".8", i64 %".66"
+  store float %".62", ptr %".67"
+  %".69" = load float, ptr %"w[0]"
+  %".70" = load float, ptr %"w[1]"
+  %".71" = sext i32 %".16" to i64
+  %".72" = mul i64 %".71", %".12"
+  %".73" = add i64 %".72", 1
+  %".74" = getelementptr inbounds float, ptr %".8", i64 %".73"
+  store float %".70", ptr %".74"
   br label %"for.next"
 for.next:
-  %".81" = add nsw i32 %".16", 1
+  %".77" = add nsw i32 %".16", 1
   br label %"for"
 }
 
