@@ -29,7 +29,6 @@ After:
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -103,9 +102,14 @@ def _referenced(kernel: ir.Kernel, candidates: set[int]) -> set[int]:
     return found
 
 
-@functools.cache
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    return names
 
 
 # what holds no statement: scalars, source locations, check sites, types (so the walk skips them whole)
