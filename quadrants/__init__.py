@@ -18,7 +18,7 @@ import numpy as _numpy  # noqa: F401 - before the clock: a dependency its caller
 
 _t0 = _time.perf_counter()
 
-from quadrants import _lib, ad, linalg, math, types  # noqa: F401  - `qd._lib.core` / `qd._lib.utils`, as in Quadrants
+from quadrants import _lib, ad, experimental, linalg, math, types  # noqa: F401  - `qd._lib.core` / `qd._lib.utils`, as in Quadrants
 from quadrants._config import amdgpu, cc, cpu, cuda, dx11, dx12, gles, metal, opengl, python, vulkan, wasm  # noqa: F401
 from quadrants._config import gpu_archs as gpu  # noqa: F401  - a list, as in Quadrants
 from quadrants._logging import is_logging_effective, set_logging_level  # noqa: F401

@@ -27,6 +27,7 @@ def frontend_options(config: Config, mode: str = "") -> FrontendOptions:
         debug=config.debug,
         unrolling_limit=config.unrolling_limit,
         autodiff=mode,
+        raise_on_templated_floats=bool(config.raise_on_templated_floats),
     )
 
 

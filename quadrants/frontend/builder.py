@@ -176,6 +176,10 @@ class FrontendBuilder:
         else:
             raise self.error(node, f'Name "{name}" is not defined', QuadrantsNameError)
         if where != "builtin":
+            if type(v) is float and self.options.raise_on_templated_floats:  # compiled in: each value recompiles
+                raise self.error(node, f"{where} variable {name!r} is a float ({v!r}), compiled into the kernel; "
+                                 "raise_on_templated_floats=True refuses that: pass it as an argument",
+                                 QuadrantsCompilationError)  # fmt: skip
             self.captures.append(Capture(name, v, where, fr.source.fn, self.loc(node), static))
         return v
 

@@ -71,6 +71,7 @@ class FrontendOptions:
     debug: bool = False
     unrolling_limit: int = 32
     autodiff: str = ""  # "reverse" / "forward": built for its adjoint / dual (fields' grads / duals get handles)
+    raise_on_templated_floats: bool = False  # a float read from a global or closure is an error (qd.init option)
 
 
 @dataclass

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from quadrants.errors import QuadrantsCompilationError
 from quadrants.frontend.assert_message import runtime_message
 from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.lvalues import assign, assign_name, augassign_ref, resolve_ref
@@ -16,7 +17,7 @@ from quadrants.frontend.matrix_ops import matmul
 from quadrants.frontend.operators import binary
 from quadrants.frontend.real_funcs import real_return
 from quadrants.frontend.refs import read
-from quadrants.frontend.scope import Var
+from quadrants.frontend.scope import Fixed, Var
 from quadrants.frontend.static_eval import is_static_call, static_eval
 from quadrants.frontend.structs import coerce, is_struct_value, result_scalars, snapshot
 from quadrants.frontend.values import is_runtime
@@ -144,8 +145,15 @@ def transform_ann_assign(fb: FrontendBuilder, node: ast.AnnAssign) -> None:
         raise fb.error(node, "annotated assignment needs a plain name")
     dtype = to_dtype(static_eval(fb, node.annotation), fb.options.default_ip, fb.options.default_fp)
     value = fb.expr(node.value) if node.value is not None else 0
-    _, binding = fb.frame.scope.find(node.target.id)
+    scope, binding = fb.frame.scope.find(node.target.id)
+    name = node.target.id
+    if (isinstance(binding, Fixed) and binding.what != "loop index") or (
+            scope is not None and scope.parent is None and name in fb.frame.template_args):  # fmt: skip
+        assign_name(fb, name, value, node.target)  # an argument: raises Quadrants' error
     if isinstance(binding, Var):
+        if binding.dtype is not dtype:  # Quadrants: a local's type is fixed where it is declared
+            raise fb.error(node, f"variable {name!r} is {binding.dtype}: it cannot be annotated again as {dtype}",
+                           QuadrantsCompilationError)  # fmt: skip
         fb.assign_var(binding, value, node)
     else:
         fb.define_var(node.target.id, value, node, dtype)

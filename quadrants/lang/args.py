@@ -31,6 +31,7 @@ import numpy as np
 from quadrants.errors import QuadrantsArgumentValueError, QuadrantsRuntimeTypeError, QuadrantsSyntaxError
 from quadrants.frontend.records import ParamSpec, SpecKind
 from quadrants.ir.types import NdType
+from quadrants.lang import program
 from quadrants.lang._fast_caching import FIELD_METADATA_CACHE_VALUE
 from quadrants.lang.data_oriented import is_data_oriented
 from quadrants.lang.tensor import Tensor
@@ -200,6 +201,12 @@ class Specializer:
         return self._compile_time(name, v, path, sp)
 
     def _template(self, name: str, annotation: Any, v: Any, path: Path, sp: Specialization) -> ParamSpec:
+        if type(v) is float:
+            cfg = program.current_config()
+            if cfg is not None and cfg.raise_on_templated_floats:
+                raise ValueError(f"kernel {self.kernel_name!r}: template parameter {name!r} got the float {v!r}, which "
+                                 "would be compiled in (each value compiles again); raise_on_templated_floats=True "
+                                 "refuses that: annotate it qd.f32 / qd.f64")  # fmt: skip
         if _holds_ndarray(v):  # ndarrays are runtime arguments: refused as Quadrants does
             raise QuadrantsRuntimeTypeError(
                 "Ndarray shouldn't be passed in via `qd.template()`, please annotate your kernel using "

@@ -108,3 +108,43 @@ def test_static_rebinding_errors_and_static_assert_of_a_runtime_condition() -> N
         element()
     with pytest.raises(QuadrantsTypeError, match="Static assert with non-static condition"):
         runtime_static_assert(1)
+
+
+def test_annotated_reassignments_follow_quadrants_rules() -> None:
+    @qd.kernel
+    def retyped():
+        d: qd.i32 = 2
+        d: qd.f32 = 2.0  # noqa: F841
+
+    @qd.kernel
+    def same_type() -> qd.i32:
+        d: qd.i32 = 2
+        d: qd.i32 = d + 3
+        return d
+
+    @qd.kernel
+    def argument(a: qd.i32):
+        a: qd.i32 = 1  # noqa: F841
+
+    with pytest.raises(QuadrantsCompilationError, match="'d' is i32: it cannot be annotated again as f32"):
+        retyped()
+    assert same_type() == 5
+    with pytest.raises(QuadrantsCompilationError, match='Kernel argument "a" is immutable'):
+        argument(5)
+
+
+def test_experimental_real_func_is_real_func_with_a_deprecation() -> None:
+    with pytest.warns(DeprecationWarning, match="Use qd.real_func instead"):
+
+        @qd.experimental.real_func
+        def tri(a: qd.i32) -> qd.i32:
+            s = 0
+            for i in range(a + 1):
+                s += i
+            return s
+
+    @qd.kernel
+    def k(a: qd.i32) -> qd.i32:
+        return tri(a)
+
+    assert k(10) == 55

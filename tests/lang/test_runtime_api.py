@@ -223,3 +223,29 @@ def test_extension_and_logging_queries_and_the_config_dump(capsys: pytest.Captur
     lines = capsys.readouterr().out.splitlines()
     assert lines == sorted(lines) and "ad_stack_experimental_enabled=True" in lines
     assert any(ln.startswith("arch=") for ln in lines)
+
+
+def test_raise_on_templated_floats_refuses_floats_compiled_in() -> None:
+    scale = 1.5
+
+    def kernels():  # type: ignore[no-untyped-def]
+        @qd.kernel
+        def templated(a: qd.Template) -> qd.f32:
+            return a * 2.0
+
+        @qd.kernel
+        def global_float() -> qd.f32:
+            return scale
+
+        return templated, global_float
+
+    qd_init(raise_on_templated_floats=False)
+    templated, global_float = kernels()
+    assert templated(2) == 4.0 and templated(1.25) == 2.5 and global_float() == 1.5
+    qd_init(raise_on_templated_floats=True)
+    templated, global_float = kernels()
+    assert templated(2) == 4.0  # ints are fine
+    with pytest.raises(ValueError, match="template parameter 'a' got the float 1.25"):
+        templated(1.25)
+    with pytest.raises(qd.QuadrantsCompilationError, match="variable 'scale' is a float"):
+        global_float()
