@@ -37,7 +37,7 @@ from quadrants.errors import (  # noqa: F401
     QuadrantsSyntaxError,
     QuadrantsTypeError,
 )  # fmt: skip
-from quadrants.frontend.func import func  # noqa: F401
+from quadrants.frontend.func import func, pyfunc  # noqa: F401
 from quadrants.frontend.intrinsics import (  # noqa: F401
     abs,
     acos,

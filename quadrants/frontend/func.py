@@ -38,6 +38,7 @@ class Func:
         self.def_locals = def_locals or {}  # for string annotations naming locals of the defining function
         self.is_real = False  # a qd.real_func: translated once per signature and called (frontend/real_funcs.py)
         self.requires_top_level = False  # @qd.func(requires_top_level=True): callable at the kernel's top level only
+        self.python_callable = False  # @qd.pyfunc: also an ordinary Python function outside kernels
         self._source: FunctionSource | None = None
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 
@@ -48,8 +49,8 @@ class Func:
         return self._source
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if _AS_PYTHON.get() or python_backend.active():  # qd.init(arch=qd.python) runs funcs as Python anywhere
-            return self.fn(*args, **kwargs)
+        if self.python_callable or _AS_PYTHON.get() or python_backend.active():  # qd.init(arch=qd.python) runs
+            return self.fn(*args, **kwargs)  # funcs as Python anywhere
         raise QuadrantsSyntaxError(
             f"qd.func {self.fn.__qualname__!r} can only be called from a kernel or another qd.func"
         )
@@ -104,3 +105,12 @@ def func(fn: Callable[..., Any] | None = None, *, requires_top_level: bool = Fal
         return made
 
     return make if fn is None else make(fn)
+
+
+def pyfunc(fn: Callable[..., Any]) -> Func:
+    """Decorator: `@qd.pyfunc`, a function that is a `qd.func` inside kernels (inlined) and an ordinary Python
+    function outside them, as in Quadrants (so its body must mean the same in both)."""
+    frame = sys._getframe(1)
+    made = Func(fn, dict(frame.f_locals) if frame.f_code.co_name != "<module>" else None)
+    made.python_callable = True
+    return made

@@ -148,3 +148,18 @@ def test_experimental_real_func_is_real_func_with_a_deprecation() -> None:
         return tri(a)
 
     assert k(10) == 55
+
+
+def test_a_pyfunc_is_a_func_in_kernels_and_python_outside() -> None:
+    @qd.pyfunc
+    def poly(x):  # type: ignore[no-untyped-def]
+        return x * x + 2 * x
+
+    @qd.kernel
+    def k(x: qd.f32) -> qd.f32:
+        return poly(x)
+
+    assert poly(3) == 15 and poly(np.float64(0.5)) == 1.25  # plain Python
+    assert k(3.0) == 15.0 and k(0.5) == 1.25
+    with pytest.raises(QuadrantsCompilationError, match="can only be called from a kernel"):
+        qd.func(lambda x: x)(1)
