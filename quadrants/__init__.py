@@ -21,6 +21,7 @@ _t0 = _time.perf_counter()
 from quadrants import _lib, ad, experimental, linalg, math, types  # noqa: F401  - `qd._lib.core` / `qd._lib.utils`, as in Quadrants
 from quadrants._config import amdgpu, cc, cpu, cuda, dx11, dx12, gles, metal, opengl, python, vulkan, wasm  # noqa: F401
 from quadrants._config import gpu_archs as gpu  # noqa: F401  - a list, as in Quadrants
+from quadrants._lib.core import DeviceCapability  # noqa: F401  - `qd.DeviceCapability`, as in Quadrants
 from quadrants._logging import is_logging_effective, set_logging_level  # noqa: F401
 from quadrants._version import __version__  # noqa: F401
 from quadrants.errors import (  # noqa: F401
@@ -144,7 +145,7 @@ from quadrants.lang.snode import (  # noqa: F401
     l,
     root,
 )
-from quadrants.lang.stream import create_event, create_stream, stream_parallel  # noqa: F401
+from quadrants.lang.stream import Event, Stream, create_event, create_stream, stream_parallel  # noqa: F401
 from quadrants.lang.struct import Struct, StructField, dataclass  # noqa: F401
 from quadrants.lang.tensor import Backend, MatrixTensor, Tensor, VectorTensor, ndarray, tensor, wrap  # noqa: F401
 from quadrants.math_linalg import eig, make_spd, polar_decompose, solve, svd, sym_eig  # noqa: F401
