@@ -99,6 +99,10 @@ class Matrix:
     def __setitem__(self, index: Any, value: Any) -> None:
         self._arr[index] = value
 
+    def fill(self, val: Any) -> None:
+        """Every element set to `val`, in place (a field element's: the field's memory, as its `[i] =` writes)."""
+        self._arr[...] = val
+
     def __repr__(self) -> str:
         return repr(self._arr).replace("array", type(self).__name__)
 

@@ -608,3 +608,14 @@ def test_ndarray_annotation_element_dim_takes_vectors_and_matrices_of_any_size()
     with pytest.raises(ValueError, match="doesn't match"):
         qd.types.ndarray(element_dim=1, element_shape=(2, 2))
     assert qd.types.ndarray(element_dim=1, element_shape=(3,)) == qd.types.ndarray(qd.types.vector(3, float))
+
+
+def test_fill_of_a_python_scope_vector_or_a_field_element_writes_in_place() -> None:
+    y = qd.Vector.field(3, qd.f32, shape=(2, 2))
+    y[0, 1].fill(2.0)  # the field's memory
+    want = np.zeros((2, 2, 3), np.float32)
+    want[0, 1] = 2.0
+    np.testing.assert_array_equal(y.to_numpy(), want)
+    m = qd.Matrix([[1, 2], [3, 4]])
+    m.fill(7)
+    assert m.to_list() == [[7, 7], [7, 7]]
