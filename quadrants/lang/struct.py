@@ -13,11 +13,14 @@
 
 from __future__ import annotations
 
+import inspect
+import types
 import typing
 from typing import Any
 
 import numpy as np
 
+from quadrants.errors import QuadrantsSyntaxError
 from quadrants.frontend.func import Func
 from quadrants.types import python_values
 from quadrants.types.compound import MatrixType
@@ -57,6 +60,9 @@ class Struct:
         members = object.__getattribute__(self, "_members")
         if name in members:
             return members[name]
+        t = object.__getattribute__(self, "_type")
+        if t is not None and name in t.python_methods:  # a plain Python method of its @qd.dataclass
+            return types.MethodType(t.python_methods[name], self)
         raise AttributeError(f"struct has no member {name!r}")
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -329,8 +335,11 @@ def dataclass(cls: type) -> StructType:
     except Exception:  # noqa: BLE001 - a string annotation naming a local of the defining function
         hints = raw
     members = {k: hints.get(k, t) for k, t in raw.items()}
+    if any(k in vars(cls) for k in members):  # Quadrants' words
+        raise QuadrantsSyntaxError("Default value in @dataclass is not supported.")
     methods = {k: v for k, v in vars(cls).items() if isinstance(v, Func)}
-    return StructType(members, methods, cls.__name__)
+    python = {k: v for k, v in vars(cls).items() if inspect.isfunction(v) and not k.startswith("__")}
+    return StructType(members, methods, cls.__name__, python)
 
 
 def _struct_field(t: StructType, shape: Any, needs_grad: bool = False, layout: Any = None, name: str = "",

@@ -21,13 +21,15 @@ from quadrants.types.dtypes import PrimitiveType, default_uint, to_dtype
 
 
 class StructType:
-    __slots__ = ("members", "methods", "name", "_unpacked_groups")
+    __slots__ = ("members", "methods", "python_methods", "name", "_unpacked_groups")
 
     members: dict[str, Any]  # name -> PrimitiveType | float | int | MatrixType | StructType, in declaration order
     methods: dict[str, Any]  # name -> a qd.func (of a @qd.dataclass)
+    python_methods: dict[str, Any]  # name -> a plain Python method of a @qd.dataclass (on Python-scope values)
     name: str
 
-    def __init__(self, members: dict[str, Any], methods: dict[str, Any] | None = None, name: str = "") -> None:
+    def __init__(self, members: dict[str, Any], methods: dict[str, Any] | None = None, name: str = "",
+                 python_methods: dict[str, Any] | None = None) -> None:  # fmt: skip
         checked: dict[str, Any] = {}
         groups: dict[str, tuple[int, Any, tuple[str, ...]]] = {}  # unpacked vector -> (count, dtype, members)
         for k, t in members.items():
@@ -51,6 +53,7 @@ class StructType:
         object.__setattr__(self, "members", checked)
         object.__setattr__(self, "_unpacked_groups", groups)
         object.__setattr__(self, "methods", dict(methods or {}))
+        object.__setattr__(self, "python_methods", dict(python_methods or {}))
         object.__setattr__(self, "name", name)
 
     def __setattr__(self, key: str, value: Any) -> None:
@@ -89,7 +92,7 @@ class StructType:
                 out[k] = MatrixType(t.shape, t.resolve(default_ip, default_fp))
             else:
                 out[k] = to_dtype(t, default_ip, default_fp)
-        resolved = StructType(out, self.methods, self.name)
+        resolved = StructType(out, self.methods, self.name, self.python_methods)
         object.__setattr__(resolved, "_unpacked_groups", {g: (n, out[names[0]], names)
                                                           for g, (n, _, names) in self._unpacked_groups.items()})  # fmt: skip
         return resolved

@@ -308,3 +308,33 @@ def test_qd_struct_from_a_dict_expression_in_a_kernel() -> None:
         return a.a * 100 + b.a * 10 + b.b
 
     assert k(7) == 753
+
+
+def test_python_methods_of_a_dataclass_work_on_its_python_scope_values() -> None:
+    @qd.dataclass
+    class Pair:
+        x: qd.f32
+        y: qd.f32
+
+        @qd.func
+        def doubled(self):  # type: ignore[no-untyped-def]
+            return Pair(self.x * 2, self.y * 2)
+
+        def total(self):  # type: ignore[no-untyped-def]
+            return self.x + self.y
+
+    @qd.kernel
+    def k(p: Pair) -> Pair:
+        return p.doubled()
+
+    out = k(Pair(1, 2))  # a value the kernel returned
+    assert out.total() == 6.0 and Pair(0.5, 0.25).total() == 0.75
+
+
+def test_a_dataclass_member_with_a_default_is_refused_in_quadrants_words() -> None:
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Default value in @dataclass is not supported"):
+
+        @qd.dataclass
+        class Bad:
+            a: int
+            b: float = 3.14
