@@ -619,3 +619,29 @@ def test_fill_of_a_python_scope_vector_or_a_field_element_writes_in_place() -> N
     m = qd.Matrix([[1, 2], [3, 4]])
     m.fill(7)
     assert m.to_list() == [[7, 7], [7, 7]]
+
+
+def test_numpy_and_matrix_members_are_guarded_by_shape_and_value() -> None:
+    @qd.data_oriented
+    class S:
+        def __init__(self) -> None:
+            self.res = np.array([2, 3])
+            self.m = qd.Matrix([[1.0, 2.0], [3.0, 4.0]])
+            self.out = qd.ndarray(qd.f32, (2,))
+
+        @qd.kernel
+        def k(self):
+            self.out[0] = self.res[0] * 10 + self.res[1]
+            self.out[1] = self.m[1, 0]
+
+    s = S()
+    for _ in range(2):  # the second call takes the fast path
+        s.k()
+    assert s.out.to_numpy().tolist() == [23.0, 3.0]
+    s.res[1] = 7  # in place
+    s.m[1, 0] = -1.0
+    s.k()
+    assert s.out.to_numpy().tolist() == [27.0, -1.0]
+    s.m = qd.Matrix([[1.0, 2.0, 0.0], [5.0, 4.0, 0.0]])  # another shape, same leading elements
+    s.k()
+    assert s.out.to_numpy().tolist() == [27.0, 5.0]
