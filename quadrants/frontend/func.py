@@ -5,6 +5,7 @@ Consumes a Python function; produces a `Func` whose parsed source is read once, 
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import contextvars
 import functools
@@ -55,6 +56,20 @@ class Func:
             f"qd.func {self.fn.__qualname__!r} can only be called from a kernel or another qd.func"
         )
 
+    def reads_self(self) -> bool:
+        """Whether running the function as Python may read its first parameter's object: it names the parameter
+        (or calls what sees a frame's names: `locals`, `vars`, `eval`, `exec`, `super`, `getattr` of a string
+        built at run time counts as naming it). `def stencil_range(self): return qd.ndrange(3, 3, 3)` does not,
+        so calling it inside `qd.static` leaves the object's compiled-in members unguarded (nothing read them)."""
+        cached = self.__dict__.get("_reads_self")
+        if cached is None:
+            try:
+                cached = _names_first_param(self.source.tree)
+            except Exception:  # noqa: BLE001 - no source: assume it reads
+                cached = True
+            self.__dict__["_reads_self"] = cached
+        return bool(cached)
+
     def __copy__(self) -> Func:
         made = object.__new__(Func)
         made.__dict__.update(self.__dict__)
@@ -76,6 +91,23 @@ class Func:
         return f"<qd.func {self.fn.__qualname__}>"
 
 
+_FRAME_READERS = frozenset({"locals", "vars", "eval", "exec", "super", "globals"})
+
+
+def _names_first_param(tree: ast.FunctionDef) -> bool:
+    params = tree.args.posonlyargs + tree.args.args
+    if not params:
+        return True
+    first = params[0].arg
+    for node in ast.walk(tree):
+        if node is tree:
+            continue
+        if isinstance(node, ast.Name) and (node.id == first or node.id in _FRAME_READERS):
+            return True
+    # decorators and defaults are evaluated where the function is defined, not when it runs
+    return False
+
+
 class BoundFunc:
     __slots__ = ("func", "obj", "on_python")
 
@@ -86,7 +118,7 @@ class BoundFunc:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _AS_PYTHON.get() or python_backend.active():
-            if self.on_python is not None:
+            if self.on_python is not None and self.func.reads_self():
                 self.on_python()
             return self.func(self.obj, *args, **kwargs)
         return self.func(*args, **kwargs)

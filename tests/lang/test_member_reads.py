@@ -153,3 +153,48 @@ def _config():  # type: ignore[no-untyped-def]
     from quadrants.lang import program
 
     return program.get().config
+
+
+@qd.data_oriented
+class Stencil:
+    def __init__(self) -> None:
+        self.w = 2.0
+        self.t = 0.0
+        self.x = qd.field(qd.f32, shape=())
+
+    @qd.func
+    def offsets(self):  # never names `self`: running it as Python reads nothing of the object
+        return qd.ndrange(3)
+
+    @qd.func
+    def weighted(self):  # names `self`: running it may read anything
+        return qd.ndrange(int(self.w))
+
+    @qd.kernel
+    def blind(self):
+        for o in qd.static(qd.grouped(self.offsets())):
+            self.x[None] += o[0]
+
+    @qd.kernel
+    def seeing(self):
+        for o in qd.static(qd.grouped(self.weighted())):
+            self.x[None] += o[0] + 1
+
+
+def test_a_func_run_as_python_that_never_names_self_reads_no_member(compiles: list[str]) -> None:
+    qd.init(arch=qd.cpu)
+    s = Stencil()
+    for step in range(3):
+        s.t = step * 0.5  # a float member: compiled in and guarded if read
+        s.x[None] = 0.0
+        s.blind()
+        assert s.x[None] == 0 + 1 + 2
+        s.x[None] = 0.0
+        s.seeing()
+        assert s.x[None] == 1 + 2
+    assert compiles.count("blind") == 1  # `t` unread: no recompile
+    assert compiles.count("seeing") == 3  # the whole object counts as read: every new `t` recompiles
+    s.w = 3.0
+    s.x[None] = 0.0
+    s.seeing()
+    assert s.x[None] == 1 + 2 + 3
