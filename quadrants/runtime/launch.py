@@ -38,6 +38,7 @@ from quadrants.runtime.abi import CTYPES, KernelABI, SiteABI, packs_args
 from quadrants.runtime.context import ERROR_BOUNDS, ERROR_POOL, RESULT_SLOT_BYTES, RuntimeContext
 from quadrants.runtime.leaves import (
     ElementLeaf,
+    ExternalLeaf,
     Guard,
     GuardKind,
     Leaf,
@@ -284,7 +285,23 @@ class Launcher:
                 pre += [f"d{k} = NPDESC({acc}, {ndim}, {spec.writes})", f"if d{k} is None: return MISS"]
                 call.append(f"d{k}")
                 continue
-            else:  # another array type (torch): the general path marshals it
+            elif isinstance(leaf, ExternalLeaf) and "torch" in sys.modules and leaf.path[-1:] != ("grad",):
+                # a CPU torch tensor without a gradient to pass: a numpy view of it, as the general path takes
+                torch = sys.modules["torch"]
+                ndim, elem_shape = leaf.nd.ndim, leaf.nd.elem_shape
+                env["TT"], env["TNP"] = torch.Tensor, _torch_numpy
+                env[f"TD{k}"] = torch.from_numpy(np.zeros(0, leaf.dtype.np_dtype)).dtype
+                checks.append(f"isinstance({acc}, TT) and {acc}.dtype is TD{k} and {acc}.dim() == "
+                              f"{ndim + len(elem_shape)} and {acc}.device.type == 'cpu'")  # fmt: skip
+                if leaf.dtype.is_float:  # a tensor that needs its gradient passed takes the general path
+                    checks.append(f"not {acc}.requires_grad")
+                if elem_shape:
+                    env[f"E{k}"] = elem_shape
+                    checks.append(f"tuple({acc}.shape[{ndim}:]) == E{k}")
+                pre += [f"d{k} = NPDESC(TNP({acc}), {ndim}, {spec.writes})", f"if d{k} is None: return MISS"]
+                call.append(f"d{k}")
+                continue
+            else:  # another array type, or a tensor with a gradient: the general path marshals it
                 return None
             call.append(value)
             lo_hi = int_range(spec.prim)
@@ -336,6 +353,11 @@ _GUARD_CHECKS: dict[GuardKind, Callable[[str, int], str]] = {
     GuardKind.MATRIX: lambda acc, k: f"{acc}.__class__ is GT{k} and ELEMS({acc}) == GL{k}",  # a snapshot: elements
     GuardKind.VALUE: lambda acc, k: f"{acc}.__class__ is GT{k} and {acc} == G{k}",
 }
+
+
+def _torch_numpy(t: Any) -> np.ndarray:
+    """A CPU torch tensor's numpy view (torch's own detach: a subclass may override it with a copy)."""
+    return sys.modules["torch"].Tensor.detach(t).numpy()  # type: ignore[no-any-return]
 
 
 def _elements(a: Any) -> list[Any]:
