@@ -37,8 +37,7 @@ def _check_key_value(dtype: object) -> object:
 def select(arr, flags, out, num_out, scratch, n, log256_max_n: template()):
     static(check_depth(log256_max_n))
     count = cast(n, dtypes.i32)
-    st.upsweep(flags, scratch, count, 0, dtypes.u32, "add", "value", log256_max_n)
-    st.downsweep(scratch, count, 0, dtypes.u32, "add", log256_max_n)
+    st.scan_counts(flags, scratch, count, "value", log256_max_n)
     for b in range(st.level_count(count, 1)):
         dst = cast(st.block_prefix(scratch, count, 0, b, dtypes.u32, "add", log256_max_n), dtypes.i32)
         for j in range(b * st.BLOCK, min(b * st.BLOCK + st.BLOCK, count)):
@@ -54,8 +53,7 @@ def reduce_by_key_add(keys_in, values_in, keys_out, values_out, num_runs, scratc
     static(check_depth(log256_max_n))
     static(_check_key_value(value_dtype))
     count = cast(n, dtypes.i32)
-    st.upsweep(keys_in, scratch, count, 0, dtypes.u32, "add", "head", log256_max_n)
-    st.downsweep(scratch, count, 0, dtypes.u32, "add", log256_max_n)
+    st.scan_counts(keys_in, scratch, count, "head", log256_max_n)
     # each run's key and a zero, written by the block holding its first element ...
     for b in range(st.level_count(count, 1)):
         run = cast(st.block_prefix(scratch, count, 0, b, dtypes.u32, "add", log256_max_n), dtypes.i32)

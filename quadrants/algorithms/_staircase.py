@@ -136,6 +136,13 @@ def downsweep(scratch, n, base, dtype: template(), op: template(), depth: templa
                 run = combine(run, v, op)
 
 
+@func(requires_top_level=True)
+def scan_counts(arr, scratch, n, kind: template(), depth: template()):
+    """The staircase of u32 counts of level 0 (`arr` read as `kind`), summed up and turned into block prefixes."""
+    upsweep(arr, scratch, n, 0, dtypes.u32, "add", kind, depth)
+    downsweep(scratch, n, 0, dtypes.u32, "add", depth)
+
+
 @func
 def total(scratch, n, base, dtype: template(), op: template(), depth: template()):
     """The `op` of all n inputs after `upsweep` (the identity for n = 0)."""

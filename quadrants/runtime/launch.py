@@ -279,11 +279,7 @@ class Launcher:
                 ndim, elem_shape = leaf.ndim, leaf.nd.elem_shape
                 env[f"D{k}"] = leaf.np_dtype
                 checks.append(f"{acc}.__class__ is NP and {acc}.dtype == D{k} and {acc}.ndim == {ndim + len(elem_shape)}")
-                if elem_shape:
-                    env[f"E{k}"] = elem_shape
-                    checks.append(f"{acc}.shape[{ndim}:] == E{k}")
-                pre += [f"d{k} = NPDESC({acc}, {ndim}, {spec.writes})", f"if d{k} is None: return MISS"]
-                call.append(f"d{k}")
+                _array_leaf(k, acc, acc, ndim, elem_shape, spec.writes, env, checks, pre, call)
                 continue
             elif isinstance(leaf, ExternalLeaf) and "torch" in sys.modules and leaf.path[-1:] != ("grad",):
                 # a CPU torch tensor without a gradient to pass: a numpy view of it, as the general path takes
@@ -295,11 +291,7 @@ class Launcher:
                               f"{ndim + len(elem_shape)} and {acc}.device.type == 'cpu'")  # fmt: skip
                 if leaf.dtype.is_float:  # a tensor that needs its gradient passed takes the general path
                     checks.append(f"not {acc}.requires_grad")
-                if elem_shape:
-                    env[f"E{k}"] = elem_shape
-                    checks.append(f"tuple({acc}.shape[{ndim}:]) == E{k}")
-                pre += [f"d{k} = NPDESC(TNP({acc}), {ndim}, {spec.writes})", f"if d{k} is None: return MISS"]
-                call.append(f"d{k}")
+                _array_leaf(k, acc, f"TNP({acc})", ndim, elem_shape, spec.writes, env, checks, pre, call)
                 continue
             else:  # another array type, or a tensor with a gradient: the general path marshals it
                 return None
@@ -353,6 +345,17 @@ _GUARD_CHECKS: dict[GuardKind, Callable[[str, int], str]] = {
     GuardKind.MATRIX: lambda acc, k: f"{acc}.__class__ is GT{k} and ELEMS({acc}) == GL{k}",  # a snapshot: elements
     GuardKind.VALUE: lambda acc, k: f"{acc}.__class__ is GT{k} and {acc} == G{k}",
 }
+
+
+def _array_leaf(k: int, acc: str, as_numpy: str, ndim: int, elem_shape: tuple[int, ...], writes: bool,
+                env: dict[str, Any], checks: list[str], pre: list[str], call: list[str]) -> None:  # fmt: skip
+    """A fast path's external array argument `k` (at `acc`; `as_numpy` its numpy view): its element shape checked,
+    its descriptor made before the call (a miss where the general path must copy it)."""
+    if elem_shape:
+        env[f"E{k}"] = elem_shape
+        checks.append(f"tuple({acc}.shape[{ndim}:]) == E{k}")
+    pre += [f"d{k} = NPDESC({as_numpy}, {ndim}, {writes})", f"if d{k} is None: return MISS"]
+    call.append(f"d{k}")
 
 
 def _torch_numpy(t: Any) -> np.ndarray:
