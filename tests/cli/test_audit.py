@@ -66,7 +66,7 @@ def via_func(x: qd.types.NDArray[qd.f32, 1]):
 @qd.kernel(fastcache=True)
 def static_helper(x: qd.types.NDArray[qd.f32, 1]):
     for i in range(x.shape[0]):
-        x[i] = qd.static(helper())
+        x[i] = 1.0 * qd.static(helper())  # (`x[i] = qd.static(...)` is a static element assignment: an error)
 
 
 @qd.kernel(fastcache=True)
