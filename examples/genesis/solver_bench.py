@@ -29,8 +29,9 @@ DEFAULT = (
 )
 
 
-# as tests/examples/test_genesis_solvers.py runs them: the differentiable push's coupler loops over the rigid geoms
-# carry a local, which reverse mode takes only with the adstack here (ARCHITECTURE.md, "Deliberate semantics")
+# this package's runs as tests/examples/test_genesis_solvers.py makes them: the differentiable push's coupler loops
+# over the rigid geoms carry a local, which reverse mode takes only with the adstack here (ARCHITECTURE.md,
+# "Deliberate semantics"); 0.5.2 runs it without (and fails with it)
 SCENE_ENV = {"diff_push": {"QD_AD_STACK_EXPERIMENTAL_ENABLED": "1"}}
 
 
@@ -38,7 +39,7 @@ def run(venv: str, scene: str, steps: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="qd-solver-bench-") as cache:
         env = {k: v for k, v in os.environ.items() if not k.startswith("QD_")}
         env.update(HOME=cache, XDG_CACHE_HOME=os.path.join(cache, ".cache"), QD_CACHE_DIR=os.path.join(cache, "qd"),
-                   **SCENE_ENV.get(scene, {}))  # fmt: skip
+                   **(SCENE_ENV.get(scene, {}) if venv == OURS else {}))  # fmt: skip
         proc = subprocess.run([os.path.join(venv, "bin", "python"), os.path.join(HERE, "solvers.py"), scene,
                                "--steps", str(steps)], cwd="/tmp", env=env, capture_output=True, text=True,
                               timeout=1800)  # fmt: skip
