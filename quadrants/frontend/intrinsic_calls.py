@@ -54,9 +54,11 @@ def _static(fb: FrontendBuilder, node: ast.Call) -> Any:
 def _static_assert(fb: FrontendBuilder, node: ast.Call) -> Any:
     if not node.args:
         raise fb.error(node, "qd.static_assert takes a condition and an optional message")
-    if is_runtime(fb.expr(node.args[0])):  # Quadrants' words
-        raise fb.error(node.args[0], "Static assert with non-static condition", QuadrantsTypeError)
-    cond = static_eval(fb, node.args[0])
+    try:
+        cond = static_eval(fb, node.args[0])
+    except QuadrantsTypeError as e:  # a run-time value in the condition: Quadrants' words first
+        raise fb.error(node.args[0], f"Static assert with non-static condition ({e.message.strip()})",
+                       QuadrantsTypeError) from None  # fmt: skip
     if not cond:
         msg = static_eval(fb, node.args[1]) if len(node.args) > 1 else "static assertion failed"
         raise fb.error(node, str(msg), QuadrantsCompilationError)
