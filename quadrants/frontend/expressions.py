@@ -316,10 +316,9 @@ def struct_attribute(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -
             return BoundFunc(member, s)
         if getattr(member, "__qd_kernel__", False):
             raise fb.error(node, "a kernel cannot be called from a kernel or qd.func; make it a qd.func")
-        if not callable(member) or isinstance(member, type):
-            # a class attribute, a nested class included (`self.MATERIAL.CLOTH`, an IntEnum): compile-time constant
-            return s.class_attribute(attr)
-        if inspect.isfunction(member) and s.obj is not None:  # a plain Python method, bound to the object
+        if not callable(member) or isinstance(member, type) or (inspect.isfunction(member) and s.obj is not None):
+            # a class attribute, a nested class included (`self.MATERIAL.CLOTH`, an IntEnum): compile-time constant;
+            # or a plain Python method of a data_oriented object, bound to it
             return s.class_attribute(attr)
     raise fb.error(node, f"{type_name(s.cls)} has no member {attr!r} usable in kernels")
 

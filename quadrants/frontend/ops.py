@@ -66,8 +66,8 @@ class TypedOps:
             if not isinstance(v.type, PrimitiveType):
                 raise QuadrantsTypeError(f"an {v.type!r} cannot be used as a scalar value", loc)
             return v
+        v = v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
         t = self.literal_type(v, loc)
-        v = v[()] if isinstance(v, np.ndarray) else v
         py = bool(v) if t is u1 else (float(v) if t.is_float else int(v))
         with self.b.at(loc):
             return self.b.const(py, t)

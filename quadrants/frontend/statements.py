@@ -111,23 +111,18 @@ def transform_assert(fb: FrontendBuilder, node: ast.Assert) -> None:
     if not isinstance(cond, ir.Value):
         cond = fb.b.const(0, u1)
     formatted = runtime_message(fb, node.msg) if node.msg is not None else None
+    kind, values = "assert", ()  # type: tuple[str, tuple[ir.Value, ...]]
+    if isinstance(formatted, tuple):  # the message carries run-time values
+        (detail, values), kind = formatted, "message"
+    elif isinstance(formatted, str):  # run-time values it cannot carry: the message's source text
+        detail = formatted
+    else:
+        m = fb.expr(node.msg) if node.msg is not None else ""
+        detail = (m if isinstance(m, str) else ast.unparse(node.msg)) or ast.unparse(node.test)  # type: ignore[arg-type]
     site = len(fb.kernel.sites)
-    if isinstance(formatted, str):  # run-time values it cannot carry: the message's source text
-        fb.kernel.sites.append(fb.site("assert", loc, formatted))
-        fb.b.emit(ir.Assert(cond=fb.ops.cond(cond, loc), site=site))
-        return
-    if formatted is not None:
-        detail, values = formatted
-        fb.kernel.sites.append(fb.site("message", loc, detail))
-        index, *extra = values
-        fb.b.emit(ir.Assert(cond=fb.ops.cond(cond, loc), site=site, index=index, extra=tuple(extra)))
-        return
-    msg = ""
-    if node.msg is not None:
-        m = fb.expr(node.msg)
-        msg = m if isinstance(m, str) else ast.unparse(node.msg)
-    fb.kernel.sites.append(fb.site("assert", loc, msg or ast.unparse(node.test)))
-    fb.b.emit(ir.Assert(cond=fb.ops.cond(cond, loc), site=site))
+    fb.kernel.sites.append(fb.site(kind, loc, detail))
+    fb.b.emit(ir.Assert(cond=fb.ops.cond(cond, loc), site=site, index=values[0] if values else None,
+                        extra=values[1:]))  # fmt: skip
 
 
 # ---- assignment ---------------------------------------------------------------------------------------

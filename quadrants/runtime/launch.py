@@ -255,9 +255,6 @@ class Launcher:
             env[f"G{k}"], env[f"GT{k}"] = g.value, type(g.value)
             if g.kind is GuardKind.MATRIX:  # its elements as Python numbers, listed once
                 env[f"GL{k}"] = _elements(g.value)
-                if isinstance(getattr(g.value, "_arr", None), np.ndarray):  # a qd.Vector/Matrix (its class is checked
-                    checks.append(f"{acc}.__class__ is GT{k} and {acc}._arr.tolist() == GL{k}")  # first): inline
-                    continue
             checks.append(_GUARD_CHECKS[g.kind](acc, k))
         for k, (leaf, spec) in enumerate(zip(leaves, self.abi.args)):
             acc = _accessor(leaf.path)
