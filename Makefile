@@ -50,9 +50,12 @@ lint: $(STAMP)
 ## through numba: no compiler module of quadrants), the cold run's output. Prints both stages' image sizes and the
 ## start-up time (tools/docker_check.py; needs root). `make docker-check DOCKER_EXAMPLES=examples/genesis`: the
 ## Genesis image (examples/genesis/README.md; torch from the CPU wheel in TORCH_WHEELS, mounted into the build).
+## A GPU image: `make docker-check DOCKER_EXAMPLES=examples/genesis/Dockerfile.cuda DOCKER_BUILD_ARGS=TORCH=cpu`
+## builds it without a GPU and checks its baked cache for every architecture (its command needs a GPU).
 DOCKER_EXAMPLES ?= examples/cloth
+DOCKER_BUILD_ARGS ?=
 docker-check:
-	@for ex in $(DOCKER_EXAMPLES); do $(PYTHON) tools/docker_check.py $$ex || exit 1; done
+	@for ex in $(DOCKER_EXAMPLES); do $(PYTHON) tools/docker_check.py $$ex $(DOCKER_BUILD_ARGS:%=--build-arg %) || exit 1; done
 
 clean:
 	rm -rf $(VENV) .venv-* build dist *.egg-info .pytest_cache qd_dump
@@ -67,7 +70,7 @@ GENESIS_REAL_VENV ?= .venv-genesis-real
 GENESIS_SCENE ?= franka
 GENESIS_CACHE := build/genesis-cache
 
-.PHONY: genesis genesis-record genesis-bench genesis-test
+.PHONY: genesis genesis-record genesis-record-cuda genesis-bench genesis-test
 
 # this package installed as users install it (not editable: setuptools' editable finder costs ~15 ms at import),
 # so it is reinstalled when its sources change
@@ -99,6 +102,14 @@ genesis-record: $(GENESIS_VENV)/.quadrants
 	for scene in "box --steps 20" "bodies --steps 100" "franka --steps 120"; do \
 		(cd /tmp && $(CURDIR)/$(GENESIS_VENV)/bin/qd record -o $(CURDIR)/examples/genesis/qd.toml -- \
 			$(CURDIR)/$(GENESIS_VENV)/bin/python $(CURDIR)/examples/genesis/scenes.py $$scene) || exit 1; \
+	done
+
+## The CUDA manifest: the same scenes under gs.init(backend=gs.gpu) on the CUDA emulator (the kernels and static
+## configuration a GPU process has), merged into qd-cuda.toml, whose first module is genesis_emulated_gpu.
+genesis-record-cuda: $(GENESIS_VENV)/.quadrants
+	for scene in "box --steps 60" "bodies --steps 100" "franka --steps 30"; do \
+		(cd /tmp && GS_ENABLE_NDARRAY=1 $(CURDIR)/$(GENESIS_VENV)/bin/qd record -o $(CURDIR)/examples/genesis/qd-cuda.toml -- \
+			$(CURDIR)/$(GENESIS_VENV)/bin/python $(CURDIR)/examples/genesis/scenes.py $$scene --backend gpu-emulated) || exit 1; \
 	done
 
 genesis-bench: $(GENESIS_VENV)/.quadrants $(GENESIS_REAL_VENV)/.installed

@@ -33,6 +33,8 @@ class Stats:
             "compiles": self.compiles,
             "stage_seconds": dict(self.stage_seconds),
             "cache": {k: self.cache.get(k, 0) for k in keys},
+            # kernels also compiled for the GPU and assembled by ptxas (the `ptx_check` option; 0 without it)
+            "ptx_checked": self.cache.get("ptx_checked", 0),
         }
 
 

@@ -98,6 +98,7 @@ class Report:
     warm_one_thread: dict = field(default_factory=dict)
     ready_ms: float = 0.0
     run_wall_ms: float = 0.0
+    gpu_cache: dict[str, dict] = field(default_factory=dict)  # a GPU image: `qd precompile --check` per target
     failures: list[str] = field(default_factory=list)
 
 
@@ -245,11 +246,23 @@ def precompile_target(dockerfile_text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def build(dockerfile: Path, tag: str, stages: list[Stage]) -> dict[str, str]:
+def cuda_targets(dockerfile_text: str) -> list[str]:
+    """The GPU architectures a GPU image bakes: every `cuda:sm_XX` its Dockerfile names (its CUDA_TARGETS)."""
+    return sorted(set(re.findall(r"\bcuda:sm_\d+[a-z]?\b", dockerfile_text)), key=lambda t: int(re.sub(r"\D", "", t)))
+
+
+def precompile_manifest(dockerfile_text: str) -> str:
+    """The manifest the Dockerfile's `qd precompile -m FILE` compiles (qd.toml where it names none)."""
+    m = re.search(r"qd precompile\b[^\n]*?(?:-m|--manifest)[= ](\S+)", dockerfile_text)
+    return m.group(1) if m else "qd.toml"
+
+
+def build(dockerfile: Path, tag: str, stages: list[Stage], build_args: list[str]) -> dict[str, str]:
     """Build every named stage and the last one; {stage: image name}."""
     tmp = Path(tempfile.mkdtemp(prefix="qd-docker-build-"))
     common = ["buildah", "bud", "--isolation", "chroot", "--pull=never", "--layers", "--force-rm",
-              *pip_cert_mounts(tmp), *wheel_mounts(dockerfile.read_text()), "-f", str(dockerfile)]  # fmt: skip
+              *pip_cert_mounts(tmp), *wheel_mounts(dockerfile.read_text()),
+              *(a for kv in build_args for a in ("--build-arg", kv)), "-f", str(dockerfile)]  # fmt: skip
     images: dict[str, str] = {}
     last = stages[-1].name or "final"
     images[last] = f"{tag}:{last}"
@@ -359,29 +372,72 @@ def judge(cold: dict, warm_one_thread: dict, warm: list[dict]) -> list[str]:
     return failures
 
 
-def check_runtime(image: str, runs: int, target: str | None, report: Report) -> None:
-    """Run the runtime image's command as its user: warm runs on the baked cache, then a cold run (compiling for
-    `target`, the CPU the cache was precompiled for, so that both run the same code)."""
-    config = image_config(image)
+def runtime_user_and_cache(config: dict, report: Report) -> bool:
+    """The runtime image's user and QD_CACHE_DIR into the report; False (a failure noted) where it sets no cache."""
     report.user = config.get("User") or "root"
-    cmd = [*(config.get("Entrypoint") or []), *(config.get("Cmd") or []), "--json"]
     env = dict(e.split("=", 1) for e in config.get("Env") or [])
     report.cache_dir = env.get("QD_CACHE_DIR", "")
     if not report.cache_dir:
         report.failures.append("the runtime image sets no QD_CACHE_DIR")
-        return
+        return False
     if report.user in ("root", "0", ""):
         report.failures.append("the runtime image runs as root: its cache would be writable")
+    return True
+
+
+def check_baked_cache(ctr: str, report: Report) -> tuple[Path, dict]:
+    """The image's cache holds entries and its user cannot write there; (the cache folder, a snapshot of it)."""
+    rootfs = Path(sh(["buildah", "mount", ctr]).stdout.strip())
+    cache = rootfs / report.cache_dir.lstrip("/")
+    if not cache.is_dir() or not any(cache.rglob("*.qd*")):
+        report.failures.append(f"{report.cache_dir} in the image holds no cache entries")
+    before = snapshot(cache) if cache.is_dir() else {}
+    rc, out, err, _ = run_in(ctr, report.user, ["python", "-c", WRITE_PROBE, report.cache_dir])
+    if rc != 0 or "read-only" not in out:
+        report.failures.append(f"{report.cache_dir} is writable by user {report.user}: {out.strip()} {err.strip()}")
+    return cache, before
+
+
+def check_gpu_cache(image: str, targets: list[str], manifest: str, report: Report) -> None:
+    """A GPU image (its command needs a GPU, which this machine has not): as the runtime user, on the read-only
+    baked cache, `qd precompile -m MANIFEST --check --target T` for every architecture T it bakes must find every
+    signature of the manifest cached, and change nothing."""
+    if not runtime_user_and_cache(image_config(image), report):
+        return
     ctr = sh(["buildah", "from", "--pull=never", image]).stdout.strip()
     try:
-        rootfs = Path(sh(["buildah", "mount", ctr]).stdout.strip())
-        cache = rootfs / report.cache_dir.lstrip("/")
-        if not cache.is_dir() or not any(cache.rglob("*.qd*")):
-            report.failures.append(f"{report.cache_dir} in the image holds no cache entries")
-        before = snapshot(cache)
-        rc, out, err, _ = run_in(ctr, report.user, ["python", "-c", WRITE_PROBE, report.cache_dir])
-        if rc != 0 or "read-only" not in out:
-            report.failures.append(f"{report.cache_dir} is writable by user {report.user}: {out.strip()} {err.strip()}")
+        cache, before = check_baked_cache(ctr, report)
+        for target in targets:
+            rc, out, err, wall = run_in(ctr, report.user, ["qd", "precompile", "-m", manifest, "--check", "--json",
+                                                           "--target", target])  # fmt: skip
+            try:
+                got = json.loads(out)
+            except ValueError:
+                report.failures.append(f"qd precompile --check --target {target} exited {rc}: {err.strip()[-2000:]}")
+                continue
+            report.gpu_cache[target] = {k: got.get(k) for k in ("signatures", "cached", "missing", "failed")}
+            report.gpu_cache[target]["wall_ms"] = wall
+            if rc != 0 or got.get("missing") or got.get("failed") or not got.get("signatures") \
+                    or got.get("cached") != got.get("signatures"):
+                report.failures.append(f"{target}: {got.get('cached')} of {got.get('signatures')} signatures cached "
+                                       f"(missing {got.get('missing')}, failed {got.get('failed')}, exit {rc})")
+        if snapshot(cache) != before:
+            report.failures.append(f"the checks changed files in {report.cache_dir}")
+    finally:
+        sh(["buildah", "umount", ctr], check=False)
+        sh(["buildah", "rm", ctr], check=False)
+
+
+def check_runtime(image: str, runs: int, target: str | None, report: Report) -> None:
+    """Run the runtime image's command as its user: warm runs on the baked cache, then a cold run (compiling for
+    `target`, the CPU the cache was precompiled for, so that both run the same code)."""
+    config = image_config(image)
+    cmd = [*(config.get("Entrypoint") or []), *(config.get("Cmd") or []), "--json"]
+    if not runtime_user_and_cache(config, report):
+        return
+    ctr = sh(["buildah", "from", "--pull=never", image]).stdout.strip()
+    try:
+        cache, before = check_baked_cache(ctr, report)
         for i in range(runs):
             rc, out, err, wall = run_in(ctr, report.user, cmd)
             if rc != 0:
@@ -418,13 +474,15 @@ def check_runtime(image: str, runs: int, target: str | None, report: Report) -> 
 # --- the whole check --------------------------------------------------------------------------------------------
 
 
-def docker_check(example: Path, tag: str, runs: int, keep: bool) -> Report:
-    dockerfile = example / "Dockerfile"
+def docker_check(example: Path, tag: str, runs: int, keep: bool, build_args: list[str] | None = None) -> Report:
+    """`example`: a folder (its Dockerfile) or a Dockerfile. A Dockerfile that names `cuda:sm_XX` architectures
+    builds a GPU image: its cache is checked for every one of them (check_gpu_cache), its command not run."""
+    dockerfile = example if example.is_file() else example / "Dockerfile"
     text = dockerfile.read_text()
     stages = dockerfile_stages(text)
     if not stages:
         raise CheckError(f"{dockerfile} has no FROM")
-    report = Report(str(example.relative_to(ROOT)))
+    report = Report(str(dockerfile.relative_to(ROOT)))
     t0 = time.perf_counter()
     ensure_tools()
     report.tools_seconds = time.perf_counter() - t0
@@ -436,11 +494,14 @@ def docker_check(example: Path, tag: str, runs: int, keep: bool) -> Report:
     t0 = time.perf_counter()
     images: dict[str, str] = {}
     try:
-        images = build(dockerfile, tag, stages)
+        images = build(dockerfile, tag, stages, build_args or [])
         report.build_seconds = time.perf_counter() - t0
         report.sizes_mb = {stage: image_size_mb(name) for stage, name in images.items()}
         final = images[stages[-1].name or "final"]
-        check_runtime(final, runs, precompile_target(text), report)
+        if cuda_targets(text):
+            check_gpu_cache(final, cuda_targets(text), precompile_manifest(text), report)
+        else:
+            check_runtime(final, runs, precompile_target(text), report)
     finally:
         if not keep:
             for name in images.values():
@@ -467,22 +528,30 @@ def summary(report: Report) -> str:
                      f"first {w['ready_ms']:.0f} ms), the container command {report.run_wall_ms:.0f} ms")  # fmt: skip
         same = program_output(report.warm_one_thread) == program_output(report.cold)
         lines.append(f"  output (one thread) equals the cold run's: {same} {program_output(report.cold)}")
+    for target, got in report.gpu_cache.items():
+        lines.append(f"  {target}: {got['cached']} of {got['signatures']} signatures cached, as user {report.user} "
+                     f"on the read-only {report.cache_dir} (`qd precompile --check`, {got['wall_ms']:.0f} ms)")  # fmt: skip
+    if report.gpu_cache:
+        lines.append("  the image's command needs a GPU: not run here")
     lines += [f"  FAILED: {f}" for f in report.failures] or ["  all checks passed"]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("example", type=Path, help="the example folder: its Dockerfile, built from the repository root")
+    ap.add_argument("example", type=Path, help="the example folder (its Dockerfile) or a Dockerfile, built from the "
+                    "repository root")  # fmt: skip
+    ap.add_argument("--build-arg", action="append", default=[], metavar="NAME=VALUE", help="passed to the build")
     ap.add_argument("--tag", help="the built images' name (default qd-check/EXAMPLE)")
     ap.add_argument("--runs", type=int, default=3, help="warm runs of the runtime image (default 3)")
     ap.add_argument("--keep", action="store_true", help="keep the built images (the base is always kept)")
     ap.add_argument("--json", type=Path, help="write the report here as JSON")
     args = ap.parse_args(argv)
     example = args.example.resolve()
-    tag = args.tag or f"localhost/qd-check/{example.name}"
+    name = example.parent.name + example.suffix.replace(".", "-") if example.is_file() else example.name
+    tag = args.tag or f"localhost/qd-check/{name}"
     try:
-        report = docker_check(example, tag, max(1, args.runs), args.keep)
+        report = docker_check(example, tag, max(1, args.runs), args.keep, args.build_arg)
     except CheckError as e:
         print(f"docker-check: {e}", file=sys.stderr)
         return 2

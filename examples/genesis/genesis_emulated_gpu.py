@@ -1,27 +1,13 @@
 """Genesis on the CUDA backend emulated on the CPU: `gs.init(backend=gs.gpu)` on a machine without a GPU.
 
-Importing this module calls `gs.init` once, as genesis_cpu.py does for the CPU. Genesis asks torch for a CUDA
-device before it picks the CUDA backend; here torch's device is the CPU (Genesis' own `GS_TORCH_FORCE_CPU_DEVICE`
-mode, which it otherwise enters only after finding a GPU), and quadrants runs the CUDA backend's code on the
-CPU emulator (QD_CUDA_EMULATE=1): the tiled solver kernels, `qd.simt` shared memory and barriers,
-`qd.graph_do_while`, all as Genesis runs them on a GPU.
+Importing this module calls `gs.init` once, as genesis_cpu.py does for the CPU, after emulated_gpu.install()
+(torch on the CPU, quadrants' CUDA backend on its emulator). It is the first module of qd-cuda.toml, so that
+`qd precompile` imports Genesis' kernel modules under the static configuration a GPU process has.
 """
 
-import os
+import emulated_gpu
+import genesis as gs
 
-os.environ.setdefault("QD_CUDA_EMULATE", "1")
-import genesis as gs  # noqa: E402
-
-_get_device = gs.get_device
-
-
-def _emulated_gpu(backend, device_idx=None):
-    if backend in (gs.gpu, gs.cuda):
-        device, _name, total_mem, _ = _get_device(gs.cpu)
-        return device, "CUDA emulated on the CPU", total_mem, gs.cuda
-    return _get_device(backend, device_idx)
-
-
-gs.get_device = _emulated_gpu
+emulated_gpu.install()
 if not gs._initialized:
     gs.init(backend=gs.gpu, logging_level="warning", seed=0)

@@ -1,6 +1,6 @@
 """The Genesis image's command: a scene of scenes.py (the Franka arm by default) for N steps, then what it cost.
 
-    python run.py [--scene franka] [--steps 200] [--json]
+    python run.py [--scene franka] [--steps 200] [--backend cpu|gpu|gpu-emulated] [--json]
 
 With `--json` the last line is one JSON object in the form `make docker-check` (tools/docker_check.py) reads:
 `compiles`, `fastcache_hits`, `offline_hits` (this package's `qd.stats()`), `llvmlite_imported` (true in every
@@ -34,12 +34,13 @@ def main() -> dict:
     ap.add_argument("--scene", default="franka")
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--backend", default="cpu", help="cpu, gpu (an NVIDIA GPU) or gpu-emulated (scenes.py)")
     args = ap.parse_args()
 
     import scenes
 
     dt = scenes.SCENES[args.scene][2]
-    entities, t_built, t_first, t_end, _ = scenes.run_scene(args.scene, args.steps)
+    entities, t_built, t_first, t_end, _ = scenes.run_scene(args.scene, args.steps, backend=args.backend)
 
     import quadrants as qd
 

@@ -60,6 +60,9 @@ SCENES = {"box": (build_box, None, 0.01), "bodies": (build_bodies, None, 0.01),
           "franka": (build_franka, control_franka, 0.01)}  # fmt: skip
 
 
+BACKENDS = ("cpu", "gpu", "gpu-emulated")
+
+
 def _quadrants_seconds():
     """Seconds spent inside quadrants so far (this package only): importing its own modules (not numpy, which
     Genesis imports too), qd.init, and the kernels' first calls up to their runs (specializing, cache lookups,
@@ -75,10 +78,13 @@ def _quadrants_seconds():
 def run_scene(name: str, steps: int, envs: int = 0, backend: str = "cpu"):
     """Build the scene `name` (`envs` batched environments) and step it `steps` times: its entities, the
     perf_counter times when it was built, when the first step was done and at the end, and the seconds inside
-    quadrants up to the first step. `backend`: "cpu", or "gpu-emulated" (gs.gpu on the emulated CUDA backend)."""
+    quadrants up to the first step. `backend`: one of BACKENDS: "cpu", "gpu" (gs.gpu: an NVIDIA GPU) or
+    "gpu-emulated" (gs.gpu on the emulated CUDA backend)."""
     build, control, dt = SCENES[name]
     if backend == "gpu-emulated":
         import genesis_emulated_gpu  # noqa: F401  (gs.init(backend=gs.gpu) on the CUDA emulator)
+    elif backend == "gpu":
+        import genesis_gpu  # noqa: F401  (gs.init(backend=gs.gpu): an NVIDIA GPU)
     else:
         import genesis_cpu  # noqa: F401  (gs.init, as the manifest's first module does it)
 
@@ -103,8 +109,9 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--envs", type=int, default=0, help="build B parallel environments (batched state)")
     ap.add_argument("--summary", action="store_true", help="a readable summary after the JSON line")
-    ap.add_argument("--backend", choices=("cpu", "gpu-emulated"), default="cpu",
-                    help="gpu-emulated: gs.gpu, Genesis' CUDA code paths on quadrants' CUDA emulator")  # fmt: skip
+    ap.add_argument("--backend", choices=BACKENDS, default="cpu",
+                    help="gpu: gs.gpu on an NVIDIA GPU; gpu-emulated: gs.gpu, Genesis' CUDA code paths on quadrants' "
+                         "CUDA emulator")  # fmt: skip
     args = ap.parse_args()
     entities, t_built, t_first, t_end, first = run_scene(args.scene, args.steps, args.envs, args.backend)
     out = {name: {"pos": e.get_pos().tolist(), "quat": e.get_quat().tolist()} for name, e in entities.items()}
@@ -119,6 +126,7 @@ def main() -> None:
 
         st = qd.stats()
         out["quadrants"] = {"compiles": st.get("compiles"), "cache": st.get("cache"),
+                            "ptx_checked": st.get("ptx_checked"),  # QD_PTX_CHECK: also assembled by ptxas
                             "stage_seconds": {k: round(v, 3) for k, v in st.get("stage_seconds", {}).items()},
                             # llvmlite is in every Genesis process (Genesis imports numba, which imports it);
                             # quadrants' own compiler modules are loaded only where something compiled

@@ -312,12 +312,18 @@ def _perturb(eps):
     gs.options.morphs.Morph.__init__ = shifted
 
 
-def run(name, steps, perturb=0.0):
+def run(name, steps, perturb=0.0, backend="cpu"):
+    """`backend`: "cpu", or "gpu-emulated" (gs.gpu: Genesis' CUDA code paths on quadrants' CUDA emulator)."""
     build, default_steps = SCENES[name]
     if perturb:
         _perturb(perturb)
+    if backend == "gpu-emulated":
+        import emulated_gpu
+
+        emulated_gpu.install()
     # the SAP coupler refuses 32-bit precision; every other scene runs in Genesis' default (32)
-    gs.init(backend=gs.cpu, logging_level="warning", seed=0, precision="64" if name == "fem_sap" else "32")
+    gs.init(backend=gs.gpu if backend == "gpu-emulated" else gs.cpu, logging_level="warning", seed=0,
+            precision="64" if name == "fem_sap" else "32")  # fmt: skip
     scene, entities = build()
     n_envs, runner = DIFFERENTIABLE.get(name, (0, None))
     scene.build(n_envs=n_envs)
@@ -342,6 +348,7 @@ def run(name, steps, perturb=0.0):
 
     if hasattr(qd, "stats"):
         out["compiles"] = qd.stats().get("compiles")
+        out["ptx_checked"] = qd.stats().get("ptx_checked")  # with QD_PTX_CHECK: kernels also assembled by ptxas
     return out
 
 
@@ -353,11 +360,12 @@ def main():
     ap.add_argument("--perturb", type=float, default=0.0, help="start every body this many metres off on each axis")
     ap.add_argument("--record", type=Path, help="also store the summary as this scene's entry of a reference JSON "
                     "file (with --perturb: as one of the scene's perturbed runs)")  # fmt: skip
+    ap.add_argument("--backend", choices=("cpu", "gpu-emulated"), default="cpu")
     args = ap.parse_args()
     if args.list or args.scene is None:
         print("\n".join(SCENES))
         return
-    out = run(args.scene, args.steps, args.perturb)
+    out = run(args.scene, args.steps, args.perturb, args.backend)
     print(json.dumps(out))
     if args.record is not None:
         ref = json.loads(args.record.read_text()) if args.record.exists() else {}

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -72,20 +73,25 @@ def data_layout(arch: str = DEFAULT_ARCH) -> str:
 
 
 def libdevice_path() -> str | None:
-    """libdevice.10.bc: QD_LIBDEVICE, the CUDA toolkit (CUDA_HOME, /usr/local/cuda*), or the nvidia-cuda-nvcc
-    wheel."""
+    """libdevice.10.bc: QD_LIBDEVICE, the CUDA toolkit (CUDA_HOME, /usr/local/cuda*), or NVIDIA's pip wheels
+    (`nvidia-cuda-nvcc` of CUDA 12, `nvidia-nvvm` of CUDA 13)."""
     candidates = [libdevice_override()]
-    for home in cuda_toolkit_homes():
+    for home in cuda_toolkit_homes() + sorted(glob.glob("/usr/local/cuda-*"), reverse=True) + _wheel_homes():
         candidates.append(os.path.join(home, "nvvm", "libdevice", "libdevice.10.bc"))
-    candidates += sorted(glob.glob("/usr/local/cuda-*/nvvm/libdevice/libdevice.10.bc"), reverse=True)
-    try:
-        import nvidia.cuda_nvcc  # type: ignore[import-not-found]
-
-        for base in nvidia.cuda_nvcc.__path__:
-            candidates.append(os.path.join(base, "nvvm", "libdevice", "libdevice.10.bc"))
-    except ImportError:
-        pass
     return next((c for c in candidates if c and os.path.isfile(c)), None)
+
+
+def _wheel_homes() -> list[str]:
+    """The toolkit folders NVIDIA's pip wheels install: `nvidia/cuda_nvcc/` (CUDA 12: ptxas and libdevice in one
+    wheel) and `nvidia/cu13/` (CUDA 13: `nvidia-cuda-nvcc` brings ptxas, `nvidia-nvvm` libdevice), newest first.
+    Found without importing `nvidia` (a namespace package: its portions are the `nvidia/` folders on sys.path)."""
+    homes: list[str] = []
+    for entry in sys.path:
+        base = os.path.join(entry or ".", "nvidia")
+        if os.path.isdir(base):
+            homes += sorted(glob.glob(os.path.join(base, "cu[0-9]*")), reverse=True)
+            homes.append(os.path.join(base, "cuda_nvcc"))
+    return homes
 
 
 @functools.cache
@@ -141,10 +147,12 @@ def emit_ptx(llvm_ir: str, arch: str = DEFAULT_ARCH, opt_level: int = 1, kernels
 
 
 def ptxas_path() -> str | None:
+    """`ptxas`: on PATH, in the CUDA toolkit (CUDA_HOME, CUDA_PATH, /usr/local/cuda), or from NVIDIA's
+    `nvidia-cuda-nvcc` pip wheel (what an image that only builds cubins installs: no toolkit)."""
     found = shutil.which("ptxas")
     if found:
         return found
-    for home in cuda_toolkit_homes():
+    for home in cuda_toolkit_homes() + _wheel_homes():
         if os.access(os.path.join(home, "bin", "ptxas"), os.X_OK):
             return os.path.join(home, "bin", "ptxas")
     return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from quadrants.types.compound import AnyShape, MatrixType
 from quadrants.types.dtypes import PrimitiveType, to_dtype
 
 
@@ -30,6 +31,10 @@ class NdarrayType:
         adjoint treats the argument as data without a gradient even if it has one."""
         if field_dim is not None:
             raise ValueError("The field_dim argument for ndarray type is already deprecated. Please use ndim instead.")
+        if isinstance(dtype, AnyShape):  # `NDArray[qd.types.vector(), 1]`: vectors of any size
+            if element_dim is not None and element_dim != dtype.element_dim:
+                raise ValueError(f"{dtype!r} elements have element_dim={dtype.element_dim}, not {element_dim}")
+            dtype, element_dim = dtype.dtype, dtype.element_dim
         if element_dim is not None:
             if element_dim not in (0, 1, 2):
                 raise ValueError(f"Only scalars, vectors, and matrices are allowed as elements of ndarray, "
@@ -42,8 +47,6 @@ class NdarrayType:
         if element_dim is not None and hasattr(dtype, "element_dtype"):
             raise TypeError("give either a vector/matrix dtype or element_dim, not both")
         if element_shape is not None and tuple(element_shape):
-            from quadrants.types.compound import MatrixType
-
             if hasattr(dtype, "element_dtype"):
                 raise TypeError("give either a vector/matrix dtype or element_shape, not both")
             dtype = MatrixType(tuple(element_shape), float if dtype is None else dtype)

@@ -86,10 +86,41 @@ class MatrixType(Shaped):
         return python_values.construct_matrix(self, args)
 
 
-def vector(n: int, dtype: Any = float, unpacked: bool = False) -> MatrixType:
+def vector(n: int | None = None, dtype: Any = float, unpacked: bool = False) -> Any:
     """`qd.types.vector(3, qd.f32)`; `unpacked=True`: only as a `@qd.dataclass` member, stored as `n` scalar
-    members `_name0 ..` (types/struct.py) that `obj.name[i]` (i known at compile time) reads and writes."""
+    members `_name0 ..` (types/struct.py) that `obj.name[i]` (i known at compile time) reads and writes.
+    `qd.types.vector()` (no size): vectors of any size, as an ndarray annotation's element (`AnyShape`)."""
+    if n is None:
+        return AnyShape(1, None if dtype is float else dtype)
     return UnpackedVectorType((n,), dtype) if unpacked else MatrixType((n,), dtype)
+
+
+class AnyShape:
+    """`qd.types.vector()` / `qd.types.matrix()`: the element of `NDArray[qd.types.vector(), 1]`, vectors
+    (`element_dim` 1) or matrices (2) of whatever size and dtype (if `dtype` is None) the array has; the kernel
+    specializes on them, as `qd.types.ndarray(element_dim=...)` does."""
+
+    __slots__ = ("element_dim", "dtype")
+
+    def __init__(self, element_dim: int, dtype: Any = None) -> None:
+        object.__setattr__(self, "element_dim", element_dim)
+        object.__setattr__(self, "dtype", None if dtype is None else to_dtype(dtype))
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("types are immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AnyShape) and (self.element_dim, self.dtype) == (other.element_dim, other.dtype)
+
+    def __hash__(self) -> int:
+        return hash(("any-shape", self.element_dim, self.dtype))
+
+    def __repr__(self) -> str:
+        dt = "" if self.dtype is None else f"dtype={self.dtype}"
+        return f"{'vector' if self.element_dim == 1 else 'matrix'}({dt})"
+
+    def __call__(self, *args: Any) -> Any:
+        raise TypeError(f"qd.types.{self!r} has no size: it builds no value (it is an ndarray element annotation)")
 
 
 class UnpackedVectorType(MatrixType):
@@ -116,8 +147,12 @@ class UnpackedVectorType(MatrixType):
         return super().__repr__()[:-1] + ", unpacked=True)"
 
 
-def matrix(n: int, m: int, dtype: Any = float) -> MatrixType:
-    """`qd.types.matrix(3, 3, qd.f32)`"""
+def matrix(n: int | None = None, m: int | None = None, dtype: Any = float) -> Any:
+    """`qd.types.matrix(3, 3, qd.f32)`; `qd.types.matrix()` (no size): matrices of any size (`AnyShape`)."""
+    if n is None or m is None:
+        if (n, m) != (None, None):
+            raise TypeError("qd.types.matrix takes both sizes (n, m) or neither")
+        return AnyShape(2, None if dtype is float else dtype)
     return MatrixType((n, m), dtype)
 
 

@@ -231,3 +231,32 @@ def test_random_draws_assemble_with_32_bit_multiplies_and_add_no_task() -> None:
     # 2, less what LLVM folds (the first round's multiplies of constant counters, the index's shared by the draws)
     assert ptx.count("mul.hi.u32") >= 60
     assert ptx.count("mul.lo.s64") <= 8  # the launch key's mixing only
+
+
+@pytest.mark.parametrize("layout", ["cu13", "cuda_nvcc"])
+def test_ptxas_and_libdevice_are_found_in_nvidias_pip_wheels(tmp_path, monkeypatch, layout) -> None:
+    """With no toolkit (no ptxas on PATH, no CUDA_HOME), the wheels an image installs to build cubins are found:
+    CUDA 13's `nvidia/cu13/{bin/ptxas,nvvm/libdevice}` and CUDA 12's `nvidia/cuda_nvcc/...`."""
+    home = tmp_path / "site" / "nvidia" / layout
+    (home / "bin").mkdir(parents=True)
+    (home / "nvvm" / "libdevice").mkdir(parents=True)
+    ptxas = home / "bin" / "ptxas"
+    ptxas.write_text("#!/bin/sh\n")
+    ptxas.chmod(0o755)
+    (home / "nvvm" / "libdevice" / "libdevice.10.bc").write_bytes(b"BC")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    for var in ("CUDA_HOME", "CUDA_PATH", "QD_LIBDEVICE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr("quadrants._config.cuda_toolkit_homes", lambda environ=None: [])
+    monkeypatch.setattr(nvptx, "cuda_toolkit_homes", lambda environ=None: [])
+    monkeypatch.setattr(nvptx.glob, "glob", _only_under(tmp_path, nvptx.glob.glob))
+    monkeypatch.setattr("sys.path", [str(tmp_path / "site")])
+    assert nvptx.ptxas_path() == str(ptxas)
+    assert nvptx.libdevice_path() == str(home / "nvvm" / "libdevice" / "libdevice.10.bc")
+    ptxas.chmod(0o644)  # not executable: not a ptxas
+    assert nvptx.ptxas_path() is None
+
+
+def _only_under(root, glob_fn):
+    """glob that sees nothing outside `root` (this machine's own /usr/local/cuda-* must not answer)."""
+    return lambda pattern: [p for p in glob_fn(pattern) if p.startswith(str(root))]

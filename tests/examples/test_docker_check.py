@@ -120,3 +120,20 @@ def test_without_compiler_loaded_llvmlite_stays_judged() -> None:
     assert dc.judge(cold, _run(0, 19), [{**_run(0, 19), "offline_hits": 0}]) == []
     assert dc.cache_hits({"fastcache_hits": 3, "offline_hits": 2}) == 5
     assert dc.cache_hits({"fastcache_hits": True}) is None and dc.cache_hits({}) is None
+
+
+def test_the_genesis_gpu_dockerfile() -> None:
+    """Dockerfile.cuda is a GPU image: docker_check checks its cache for every architecture it bakes (its command
+    needs a GPU), with the manifest its build precompiled; the CPU Dockerfiles name none and run their command."""
+    text = (ROOT / "examples" / "genesis" / "Dockerfile.cuda").read_text()
+    assert [(s.image, s.name) for s in dc.dockerfile_stages(text)] == [("python:3.11-slim", "build"),
+                                                                       ("python:3.11-slim", "runtime")]  # fmt: skip
+    assert dc.cuda_targets(text) == ["cuda:sm_80", "cuda:sm_90", "cuda:sm_120"]
+    assert dc.precompile_manifest(text) == "qd-cuda.toml"
+    assert (ROOT / "examples" / "genesis" / "qd-cuda.toml").is_file()
+    for cpu in ("cloth", "genesis"):
+        cpu_text = (ROOT / "examples" / cpu / "Dockerfile").read_text()
+        assert dc.cuda_targets(cpu_text) == []
+        assert dc.precompile_manifest(cpu_text) == "qd.toml"
+    assert dc.cuda_targets("RUN qd precompile --target cuda:sm_90a --target=cuda:sm_100\n") == ["cuda:sm_90a",
+                                                                                                "cuda:sm_100"]  # fmt: skip

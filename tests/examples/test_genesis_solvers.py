@@ -31,10 +31,17 @@ ENV = {"diff_push": {"QD_AD_STACK_EXPERIMENTAL_ENABLED": "1"}}
 BLOCKED: dict[str, str] = {}
 
 
+# GENESIS_SOLVERS_EMULATED=1 also runs each scene under gs.init(backend=gs.gpu) on the CUDA emulator (Genesis' CUDA
+# code paths), every kernel also compiled for these GPUs and assembled by ptxas, against the same reference
+BACKENDS = ["cpu"] + (["gpu-emulated"] if os.environ.get("GENESIS_SOLVERS_EMULATED") else [])
+PTX_ARCHS = "sm_80,sm_90,sm_120"
+
+
 def _scenes() -> list[object]:
     names = sorted(REFERENCE) if os.environ.get("GENESIS_SOLVERS") == "all" else [s for s in QUICK if s in REFERENCE]
-    return [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=BLOCKED[s])) if s in BLOCKED else s
-            for s in names]  # fmt: skip
+    return [pytest.param(s, b, id=s if b == "cpu" else f"{s}-{b}",
+                         marks=[pytest.mark.xfail(strict=True, reason=BLOCKED[s])] if s in BLOCKED else [])
+            for s in names for b in BACKENDS]  # fmt: skip
 
 
 def _leaves(x: object, at: str = "") -> dict[str, float]:
@@ -45,18 +52,23 @@ def _leaves(x: object, at: str = "") -> dict[str, float]:
     return {at: float(x)} if isinstance(x, (int, float)) else {}
 
 
-@pytest.mark.parametrize("scene", _scenes())
-def test_a_solver_scene_runs_and_matches_real_quadrants(scene: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("scene", "backend"), _scenes())
+def test_a_solver_scene_runs_and_matches_real_quadrants(scene: str, backend: str, tmp_path: Path) -> None:
     python = _python_or_skip()
     env = {**os.environ, "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT),
            "QD_CACHE_DIR": str(tmp_path / "qd-cache"), **ENV.get(scene, {})}  # fmt: skip
     env.pop("QD_PTX_CHECK", None)
+    if backend == "gpu-emulated":
+        env["QD_PTX_CHECK"] = PTX_ARCHS
     ref = REFERENCE[scene]
-    run = subprocess.run([python, str(SOLVERS), scene, "--steps", str(ref["steps"])], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=1200)  # fmt: skip
+    run = subprocess.run([python, str(SOLVERS), scene, "--steps", str(ref["steps"]), "--backend", backend],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=2400)  # fmt: skip
     assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
     line = [ln for ln in run.stdout.splitlines() if ln.startswith('{"scene"')][-1]
-    ours, theirs = _leaves(json.loads(line)["state"]), _leaves(ref["state"])
+    result = json.loads(line)
+    if backend == "gpu-emulated":  # every kernel it compiled also went through NVPTX and ptxas
+        assert result["ptx_checked"] == result["compiles"] > 0, result
+    ours, theirs = _leaves(result["state"]), _leaves(ref["state"])
     assert ours.keys() == theirs.keys()
     spread = _spread(ref)
     far = {k: (ours[k], v) for k, v in theirs.items()

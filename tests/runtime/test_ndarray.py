@@ -232,3 +232,37 @@ def test_numpy_dimension_mismatches_use_quadrants_words() -> None:
         scalar(np.zeros((2, 2, 3, 3), np.float32))
     with pytest.raises(ValueError, match=r"required element_shape=\(3, 3\), array with element shape of \(2, 3\)"):
         mat(np.zeros((2, 2, 2, 3), np.float32))
+
+
+def test_sizeless_vector_and_matrix_annotations_take_any_size_of_their_kind() -> None:
+    """`NDArray[qd.types.vector(), 1]` takes vectors of any size (one compile each), refuses matrices; and
+    `qd.types.matrix()` the other way round; a sizeless type builds no value."""
+    from quadrants.lang import impl
+
+    @qd.kernel
+    def fill_v(x: qd.types.NDArray[qd.types.vector(), 1]):
+        for I in qd.grouped(x):
+            x[I] = 1.0
+
+    @qd.kernel
+    def fill_m(x: qd.types.NDArray[qd.types.matrix(), 1]):
+        for I in qd.grouped(x):
+            x[I] = 2.0
+
+    v3, v2, m2 = qd.ndarray(qd.math.vec3, (3,)), qd.ndarray(qd.math.vec2, (4,)), qd.ndarray(qd.math.mat2, (2,))
+    before = impl.get_runtime().get_num_compiled_functions()
+    fill_v(v3)
+    fill_v(v2)
+    fill_m(m2)
+    assert impl.get_runtime().get_num_compiled_functions() == before + 3
+    np.testing.assert_array_equal(v3.to_numpy(), np.ones((3, 3)))
+    np.testing.assert_array_equal(v2.to_numpy(), np.ones((4, 2)))
+    np.testing.assert_array_equal(m2.to_numpy(), np.full((2, 2, 2), 2.0))
+    with pytest.raises(ValueError, match=r"Invalid value for argument x - required element_dim=1"):
+        fill_v(m2)
+    with pytest.raises(ValueError, match=r"Invalid value for argument x - required element_dim=2"):
+        fill_m(v3)
+    with pytest.raises(TypeError, match="has no size"):
+        qd.types.vector()(1.0, 2.0)
+    with pytest.raises(TypeError, match="both sizes"):
+        qd.types.matrix(2)
