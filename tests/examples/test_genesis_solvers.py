@@ -37,11 +37,23 @@ BACKENDS = ["cpu"] + (["gpu-emulated"] if os.environ.get("GENESIS_SOLVERS_EMULAT
 PTX_ARCHS = "sm_80,sm_90,sm_120"
 
 
+# scenes whose CUDA run differs from the CPU reference, with why (strict: a pass then says to remove the entry)
+DIFFERENT_ON_CUDA = {
+    "tool": "the CUDA backend fuses a*b+c into FMAs, as NVPTX does for 0.5.2 on a GPU (the CPU backends do not); "
+            "the tool's SDF normals are finite differences of rounding noise in its flat interior, so the block "
+            "settles 2.7e-5 m higher, 1.7 % slower. With contraction off the emulated run matches the CPU "
+            "reference to 1e-8 (2026-12-06)",
+}
+
+
 def _scenes() -> list[object]:
     names = sorted(REFERENCE) if os.environ.get("GENESIS_SOLVERS") == "all" else [s for s in QUICK if s in REFERENCE]
-    return [pytest.param(s, b, id=s if b == "cpu" else f"{s}-{b}",
-                         marks=[pytest.mark.xfail(strict=True, reason=BLOCKED[s])] if s in BLOCKED else [])
-            for s in names for b in BACKENDS]  # fmt: skip
+
+    def marks(scene: str, backend: str) -> list[object]:
+        why = BLOCKED.get(scene) or (DIFFERENT_ON_CUDA.get(scene) if backend == "gpu-emulated" else None)
+        return [pytest.mark.xfail(strict=True, reason=why)] if why else []
+
+    return [pytest.param(s, b, id=s if b == "cpu" else f"{s}-{b}", marks=marks(s, b)) for s in names for b in BACKENDS]
 
 
 def _leaves(x: object, at: str = "") -> dict[str, float]:
