@@ -102,6 +102,9 @@ class AnyShape:
 
     __slots__ = ("element_dim", "dtype")
 
+    element_dim: int
+    dtype: Any  # a PrimitiveType, or None: the array's own
+
     def __init__(self, element_dim: int, dtype: Any = None) -> None:
         object.__setattr__(self, "element_dim", element_dim)
         object.__setattr__(self, "dtype", None if dtype is None else to_dtype(dtype))
