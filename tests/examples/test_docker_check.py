@@ -137,3 +137,12 @@ def test_the_genesis_gpu_dockerfile() -> None:
         assert dc.precompile_manifest(cpu_text) == "qd.toml"
     assert dc.cuda_targets("RUN qd precompile --target cuda:sm_90a --target=cuda:sm_100\n") == ["cuda:sm_90a",
                                                                                                 "cuda:sm_100"]  # fmt: skip
+
+
+def test_the_verdict_on_a_gpu_images_cache() -> None:
+    full = {"signatures": 126, "cached": 126, "missing": 0, "failed": 0}
+    assert dc.judge_gpu_check("cuda:sm_90", 0, full) == []
+    assert dc.judge_gpu_check("cuda:sm_90", 1, {**full, "cached": 120, "missing": 6}) == [
+        "cuda:sm_90: 120 of 126 signatures cached (missing 6, failed 0, exit 1)"]
+    assert dc.judge_gpu_check("cuda:sm_80", 0, {**full, "signatures": 0, "cached": 0}) != []  # an empty manifest
+    assert dc.judge_gpu_check("cuda:sm_80", 2, full) != []
