@@ -8,6 +8,7 @@ returns a `qd.Vector` / `qd.Matrix` object.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from quadrants.types import python_values
@@ -95,28 +96,18 @@ def vector(n: int | None = None, dtype: Any = float, unpacked: bool = False) -> 
     return UnpackedVectorType((n,), dtype) if unpacked else MatrixType((n,), dtype)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
 class AnyShape:
     """`qd.types.vector()` / `qd.types.matrix()`: the element of `NDArray[qd.types.vector(), 1]`, vectors
     (`element_dim` 1) or matrices (2) of whatever size and dtype (if `dtype` is None) the array has; the kernel
     specializes on them, as `qd.types.ndarray(element_dim=...)` does."""
 
-    __slots__ = ("element_dim", "dtype")
-
     element_dim: int
-    dtype: Any  # a PrimitiveType, or None: the array's own
+    dtype: Any = None  # a PrimitiveType, or None: the array's own
 
-    def __init__(self, element_dim: int, dtype: Any = None) -> None:
-        object.__setattr__(self, "element_dim", element_dim)
-        object.__setattr__(self, "dtype", None if dtype is None else to_dtype(dtype))
-
-    def __setattr__(self, key: str, value: Any) -> None:
-        raise AttributeError("types are immutable")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, AnyShape) and (self.element_dim, self.dtype) == (other.element_dim, other.dtype)
-
-    def __hash__(self) -> int:
-        return hash(("any-shape", self.element_dim, self.dtype))
+    def __post_init__(self) -> None:
+        if self.dtype is not None:
+            object.__setattr__(self, "dtype", to_dtype(self.dtype))
 
     def __repr__(self) -> str:
         dt = "" if self.dtype is None else f"dtype={self.dtype}"
