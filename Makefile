@@ -70,7 +70,7 @@ GENESIS_REAL_VENV ?= .venv-genesis-real
 GENESIS_SCENE ?= franka
 GENESIS_CACHE := build/genesis-cache
 
-.PHONY: genesis genesis-record genesis-record-cuda genesis-bench genesis-test
+.PHONY: genesis genesis-record genesis-record-cuda genesis-record-solvers genesis-bench genesis-test
 
 # this package installed as users install it (not editable: setuptools' editable finder costs ~15 ms at import),
 # so it is reinstalled when its sources change
@@ -110,6 +110,16 @@ genesis-record-cuda: $(GENESIS_VENV)/.quadrants
 	for scene in "box --steps 60" "bodies --steps 100" "franka --steps 30"; do \
 		(cd /tmp && GS_ENABLE_NDARRAY=1 $(CURDIR)/$(GENESIS_VENV)/bin/qd record -o $(CURDIR)/examples/genesis/qd-cuda.toml -- \
 			$(CURDIR)/$(GENESIS_VENV)/bin/python $(CURDIR)/examples/genesis/scenes.py $$scene --backend gpu-emulated) || exit 1; \
+	done
+
+## The solver scenes (solvers.py): each a [[warmup]] of qd-solvers.toml (its solvers' kernels take objects only the
+## scene builds), two steps each; diff_push differentiates a loop that needs the adstack.
+SOLVER_SCENES := $(shell sed -n '/^SCENES = {/,/^}/s/^    "\([a-z_]*\)".*/\1/p' examples/genesis/solvers.py)
+genesis-record-solvers: $(GENESIS_VENV)/.quadrants
+	for scene in $(SOLVER_SCENES); do \
+		(cd /tmp && env $$( [ $$scene = diff_push ] && echo QD_AD_STACK_EXPERIMENTAL_ENABLED=1 ) \
+			$(CURDIR)/$(GENESIS_VENV)/bin/qd record -o $(CURDIR)/examples/genesis/qd-solvers.toml -- \
+			$(CURDIR)/$(GENESIS_VENV)/bin/python $(CURDIR)/examples/genesis/solvers.py $$scene --steps 2) || exit 1; \
 	done
 
 genesis-bench: $(GENESIS_VENV)/.quadrants $(GENESIS_REAL_VENV)/.installed

@@ -18,7 +18,8 @@ from quadrants_cli.common import console, default_log_level, fail, fail_usage, s
 @click.option("--target", "targets", multiple=True, help="overrides the manifest's targets (repeatable)")
 @click.option("-j", "--jobs", type=click.IntRange(1), help="worker processes (default: one per core)")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON (for CI)")
-@click.option("--check", is_flag=True, help="compile nothing; exit 1 unless every signature is already cached")
+@click.option("--check", is_flag=True, help="compile nothing; exit 1 unless every signature is already cached (the "
+              "[[warmup]] runs do run, and fail the check if they compile)")  # fmt: skip
 @click.option("--shard", "shard_text", metavar="K/N", help="only shard K of N of the signatures (stable; every "
               "signature in exactly one), pushed to the remote cache; no bundle is linked")  # fmt: skip
 def precompile(manifest_path: str | None, cache_dir: str | None, targets: tuple[str, ...], jobs: int | None,
@@ -43,7 +44,7 @@ def precompile(manifest_path: str | None, cache_dir: str | None, targets: tuple[
         opened = open_project(manifest_path, cache_dir=cache_dir, targets=list(targets) or None)
         with render.Progress(out, enabled=not as_json) as progress, stdout_to_stderr(as_json):
             report = pc.precompile(opened, jobs=jobs, check=check, progress=progress.advance, planned=progress.plan,
-                                   shard=shard)  # fmt: skip
+                                   shard=shard, warmed=progress.warmed)  # fmt: skip
     except (ManifestError, ProjectError) as e:
         fail_usage(str(e), as_json)
     except pc.BuildRefused as e:  # a cache folder that refuses writes, no linker

@@ -39,7 +39,7 @@ def record(output: str, command: tuple[str, ...]) -> None:
         except OSError as e:
             fail_usage(f"cannot run {command[0]!r}: {e.strerror}")
         try:
-            summary = merge(output, read_records(log))
+            summary = merge(output, read_records(log), command=list(command), cwd=os.getcwd())
         except RecordError as e:
             fail(str(e))
     finally:

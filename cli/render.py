@@ -57,9 +57,20 @@ class Progress:
             self.out.print(f"[{self.done}/{self.total}] {item.status} {item.kernel} (signature #{item.index + 1}, "
                            f"target {item.target}) {item.seconds:.2f} s", highlight=False, markup=False)  # fmt: skip
 
-    def __exit__(self, *exc: object) -> None:
+    def warmed(self, w: Any) -> None:
+        """A [[warmup]] run finished: one line (it may take minutes; the bar has stopped by then)."""
+        if self.enabled:
+            self.stop()
+            self.out.print(f"warm-up {w.status}: {w.command} (target {w.target}) {w.seconds:.1f} s, "
+                           f"{w.compiles} compiled, {w.hits} loaded from the cache", highlight=False, markup=False)  # fmt: skip
+
+    def stop(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+            self.bar = None
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 def precompile_report(out: Console, report: Any) -> None:
@@ -82,6 +93,16 @@ def precompile_report(out: Console, report: Any) -> None:
             word = "FAILED" if i.status == "failed" else "NOT CACHED"
             out.print(f"[red]{word}[/red] {i.kernel} (signature #{i.index + 1}, {i.where}, target {i.target}):")
             out.print("  " + i.detail.replace("\n", "\n  "), markup=False, highlight=False)
+    for w in report.warmups:
+        if w.status in ("failed", "missing"):
+            word = "FAILED" if w.status == "failed" else "NOT CACHED"
+            out.print(f"[red]{word}[/red] warm-up {escape(w.command)} ({w.where}, target {w.target}):")
+            out.print("  " + w.detail.replace("\n", "\n  "), markup=False, highlight=False)
+    if report.warmups:
+        compiled = sum(w.compiles for w in report.warmups)
+        out.print(f"{len(report.warmups)} warm-up run(s): {compiled} kernel(s) compiled, "
+                  f"{sum(w.hits for w in report.warmups)} loaded from the cache, "
+                  f"{sum(w.seconds for w in report.warmups):.1f} s", highlight=False)  # fmt: skip
     if report.not_fastcache:
         out.print("[yellow]listed but not fastcache=True[/yellow] (precompiled into the offline cache only; "
                   "the frontend still runs at start): " + ", ".join(report.not_fastcache))  # fmt: skip
@@ -131,6 +152,12 @@ def record_summary(out: Console, output: str, summary: Any, rc: int) -> None:
         out.print("modules added: " + ", ".join(summary.added_modules), highlight=False)
     if summary.cache_dir is not None:
         out.print(f"cache_dir = {summary.cache_dir!r} added (relative to {output}): qd precompile fills it", highlight=False)
+    for command, kernels in summary.warmups.items():
+        out.print(f"warm-up run = {command}: {len(kernels)} kernel(s) added whose arguments only the program "
+                  "builds (qd precompile runs it; or give each a factory)" + (":" if kernels else ""),
+                  highlight=False, markup=False)  # fmt: skip
+        for k in kernels:
+            out.print(f"  {k}: {summary.unspellable.get(k, '')}", highlight=False, markup=False)
     for msg in summary.skipped:
         out.print(f"[yellow]skipped[/yellow] {msg}", highlight=False)
     if summary.not_fastcache:

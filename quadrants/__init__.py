@@ -198,10 +198,35 @@ def _record_call(path: str, kern: object, params: list, values: list, cache_dir:
 _kernel_module.RECORDER = _record_call
 
 
+def _write_stats_at_exit() -> None:
+    """QD_STATS_FILE: this process's `stats()` written there as JSON when it exits (how `qd precompile` learns what
+    a warm-up run compiled). A file that cannot be written is a warning, never a failed exit."""
+    from quadrants._config import stats_file
+
+    path = stats_file()
+    if not path:
+        return
+    import atexit
+
+    def write() -> None:
+        import json
+
+        try:
+            with open(path, "w") as f:
+                json.dump(stats(), f)
+        except OSError as e:
+            import warnings
+
+            warnings.warn(f"QD_STATS_FILE: cannot write {path}: {e.strerror or e}", stacklevel=1)
+
+    atexit.register(write)
+
+
 def _imported() -> None:
     from quadrants._stats import STATS
 
     STATS.time("import", _time.perf_counter() - _t0)
 
 
+_write_stats_at_exit()
 _imported()

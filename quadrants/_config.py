@@ -6,7 +6,7 @@ argument wins over the environment variable (with a warning when both are set), 
 
 A few variables are not `qd.init` options: they belong to the process, not to a `Config`, and each has an
 accessor function at the end of this module (`PROCESS_VARIABLES` lists them): `QD_CACHE_DIR`, `QD_SET_BY_QD`,
-`QD_CUDA_DEVICE`, `QD_LIBDEVICE`, `QD_PERFDISPATCH_FORCE`, and the CUDA toolkit's own `CUDA_HOME` / `CUDA_PATH`.
+`QD_CUDA_DEVICE`, `QD_LIBDEVICE`, `QD_PERFDISPATCH_FORCE`, `QD_STATS_FILE`, and the CUDA toolkit's own `CUDA_HOME` / `CUDA_PATH`.
 
 Each option says whether it changes generated code (`compile=True`): exactly those options enter the
 cache keys (see `compile_relevant()`); log level, thread counts and paths do not.
@@ -399,6 +399,8 @@ PROCESS_VARIABLES = {
     "REDISCLI_AUTH": "the Redis password when the remote cache's URL has none (as redis-cli reads it)",
     "QD_PERFDISPATCH_FORCE": "comma list of dispatcher:implementation pairs: a qd.perf_dispatch always runs the "
     "named implementation instead of timing them",
+    "QD_STATS_FILE": "when the process exits, qd.stats() is written to this file as JSON (qd precompile's warm-up "
+    "runs count what a program compiled)",
 }
 
 
@@ -425,6 +427,11 @@ def cuda_toolkit_homes(environ: Mapping[str, str] | None = None) -> list[str]:
 def perf_dispatch_force(environ: Mapping[str, str] | None = None) -> str:
     """QD_PERFDISPATCH_FORCE, "disp1:impl1,disp2:impl2" (parsed by quadrants.lang._perf_dispatch)."""
     return _env(environ).get("QD_PERFDISPATCH_FORCE", "")
+
+
+def stats_file(environ: Mapping[str, str] | None = None) -> str:
+    """QD_STATS_FILE: where the process writes qd.stats() as JSON when it exits ("" when unset)."""
+    return _env(environ).get("QD_STATS_FILE", "")
 
 
 def log_level_for_project(environ: Mapping[str, str] | None = None) -> str:

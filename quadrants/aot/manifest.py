@@ -26,6 +26,11 @@
     class = "sim.state:State"
     members = { x = "ndarray[f32, 2]", dt = 0.01 }
 
+    [[warmup]]                                 # kernels only the program can build the arguments of (see warmup.py)
+    run = ["python", "app.py", "--steps", "2"] # run in this file's folder; "python" is qd's own interpreter
+    kernels = ["sim.solver:Solver.substep"]    # what it must call (qd record writes both)
+    env = { QD_AD_STACK_EXPERIMENTAL_ENABLED = "1" }   # optional; timeout = 1800 (seconds) by default
+
 Parameters whose annotation fixes the type (`qd.types.NDArray[qd.f32, 1]`, `qd.f32`, `qd.math.vec3`) may be
 left out of a signature; a kernel whose parameters are all fixed needs no `signatures` at all.
 
@@ -49,9 +54,11 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-TOP_KEYS = {"modules", "python_path", "cache_dir", "targets", "init", "kernel", "remote_cache", "objects"}
+TOP_KEYS = {"modules", "python_path", "cache_dir", "targets", "init", "kernel", "remote_cache", "objects", "warmup"}
 REMOTE_SCHEMES = ("redis://", "rediss://", "unix://", "s3://")
 KERNEL_KEYS = {"name", "signatures", "factory"}
+WARMUP_KEYS = {"run", "kernels", "env", "timeout"}
+DEFAULT_WARMUP_TIMEOUT = 1800.0
 _REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
@@ -107,6 +114,18 @@ class KernelEntry:
         return self.name.split(":", 1)[1]
 
 
+@dataclass(frozen=True)
+class WarmupEntry:
+    """`[[warmup]]`: a command whose run compiles the kernels listed (their arguments are objects only the
+    program builds); `qd precompile` runs it against the cache (quadrants/aot/warmup.py)."""
+
+    run: tuple[str, ...]
+    kernels: tuple[str, ...]
+    env: tuple[tuple[str, str], ...]
+    timeout: float
+    path: Path
+
+
 @dataclass
 class Manifest:
     file: str
@@ -121,6 +140,7 @@ class Manifest:
     targets_overridden: bool = False  # the targets come from `--target`, not the file
     remote_cache: str | None = None  # the remote cache's URL (cache/remote.py)
     objects: dict[str, ObjectSpec] = field(default_factory=dict)  # [objects]: see aot/objects.py
+    warmups: list[WarmupEntry] = field(default_factory=list)  # [[warmup]]: see aot/warmup.py
 
     @property
     def root(self) -> str:
@@ -224,6 +244,10 @@ def _validate(m: Manifest, data: dict[str, Any]) -> None:
         raise m.error('"kernel" must be an array of tables: write each as [[kernel]]', ("kernel",))
     for i, k in enumerate(kernels):
         m.kernels.append(_kernel(m, k, ("kernel", i)))
+    warmups = data.get("warmup", [])
+    if not isinstance(warmups, list):
+        raise m.error('"warmup" must be an array of tables: write each as [[warmup]]', ("warmup",))
+    m.warmups = [_warmup(m, w, ("warmup", i)) for i, w in enumerate(warmups)]
     seen: dict[str, int] = {}
     for i, k in enumerate(m.kernels):
         if k.name in seen:
@@ -304,6 +328,30 @@ def _kernel(m: Manifest, k: Any, path: Path) -> KernelEntry:
                 raise m.error(f"no [objects.{ref.raw.name}] entry", spath + (pname,))
         sigs.append(Signature(params, spath))
     return KernelEntry(name, sigs, factory, path)
+
+
+def _warmup(m: Manifest, w: Any, path: Path) -> WarmupEntry:
+    if not isinstance(w, dict):
+        raise m.error("each [[warmup]] must be a table", path)
+    for key in w:
+        if key not in WARMUP_KEYS:
+            raise m.error(f"unknown key {key!r} in [[warmup]]; expected one of {', '.join(sorted(WARMUP_KEYS))}",
+                          path + (key,))  # fmt: skip
+    run = w.get("run")
+    if not isinstance(run, list) or not run or not all(isinstance(x, str) and x for x in run):
+        raise m.error('[[warmup]] needs run = ["python", "app.py", ...]: the command, as a list of strings',
+                      path + ("run",))  # fmt: skip
+    kernels = w.get("kernels", [])
+    if not isinstance(kernels, list) or not all(isinstance(x, str) and _REF.match(x) for x in kernels):
+        raise m.error('kernels must be a list of "module:kernel" names (the kernels the run must call)',
+                      path + ("kernels",))  # fmt: skip
+    env = w.get("env", {})
+    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+        raise m.error('env must be a table of strings, e.g. env = { QD_LOG_LEVEL = "warn" }', path + ("env",))
+    timeout = w.get("timeout", DEFAULT_WARMUP_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise m.error("timeout must be a positive number of seconds", path + ("timeout",))
+    return WarmupEntry(tuple(run), tuple(kernels), tuple(env.items()), float(timeout), path)
 
 
 def _param_value(m: Manifest, v: Any, path: Path) -> Factory | Value:

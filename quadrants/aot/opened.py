@@ -107,7 +107,8 @@ def import_kernels(opened: OpenedProject) -> dict[str, project.Found]:
     opened.modules = project.import_modules(opened.manifest) if opened.manifest is not None else []
     opened.kernels = project.discover(opened.modules)
     if opened.manifest is not None:
-        project.add_differentiated(opened.kernels, [k.name for k in opened.manifest.kernels])
+        m = opened.manifest
+        project.add_differentiated(opened.kernels, [k.name for k in m.kernels] + [k for w in m.warmups for k in w.kernels])
     return opened.kernels
 
 

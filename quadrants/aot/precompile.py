@@ -30,6 +30,7 @@ from quadrants._config import with_target
 from quadrants.aot import project
 from quadrants.aot.manifest import Manifest, ManifestError
 from quadrants.aot.opened import OpenedProject, environment, import_kernels, open_project, running
+from quadrants.aot.warmup import WarmupResult
 from quadrants.targets import KINDS, Target
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -72,6 +73,7 @@ class Report:
     targets: list[str]
     kernels: list[str] = field(default_factory=list)  # manifest kernels
     items: list[Item] = field(default_factory=list)
+    warmups: list[WarmupResult] = field(default_factory=list)  # the [[warmup]] runs, per target they ran for
     not_in_manifest: list[str] = field(default_factory=list)  # fastcache kernels found, not listed
     not_fastcache: list[str] = field(default_factory=list)  # listed, not fastcache=True
     bundles: dict[str, str] = field(default_factory=dict)  # target -> bundle path
@@ -88,7 +90,8 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        failed = self.errors or any(i.status in ("failed", "missing") for i in self.items)
+        statuses = [i.status for i in self.items] + [w.status for w in self.warmups]
+        failed = self.errors or any(s in ("failed", "missing") for s in statuses)
         return EXIT_FAILED if failed else EXIT_OK
 
     def to_json(self) -> dict[str, Any]:
@@ -114,6 +117,7 @@ class Report:
             "notes": self.notes,
             "errors": self.errors,
             "items": [dataclasses.asdict(i) for i in self.items],
+            "warmups": [dataclasses.asdict(w) for w in self.warmups],
             "exit_code": self.exit_code,
         }
 
@@ -125,9 +129,11 @@ def precompile(
     progress: Callable[[Item], None] | None = None,
     planned: Callable[[int], None] | None = None,
     shard: tuple[int, int] | None = None,
+    warmed: Callable[[WarmupResult], None] | None = None,
 ) -> Report:
     """Precompile (or with `check`, only probe) every signature of the project's manifest, or with `shard`
-    (K, N) those of shard K (1-based) of N. Raises ManifestError or project.ProjectError for problems that stop
+    (K, N) those of shard K (1-based) of N; then run the manifest's warm-ups (aot/warmup.py), reporting each to
+    `warmed`. Raises ManifestError or project.ProjectError for problems that stop
     everything (exit code 2)."""
     t0 = time.perf_counter()
     m = opened.require_manifest()
@@ -199,6 +205,7 @@ def precompile(
         for item in tasks:  # a damaged entry written again counts as compiled, even when its code was intact
             if item.damaged and item.status == "cached":
                 item.status = "compiled"
+        _run_warmups(m, report, check, shard, warmed)
         report.pushed = sum(i.pushed for i in report.items)
         if not check and shard is None:  # a shard links nothing: the run without --shard links everything
             for target in m.targets:
@@ -216,6 +223,29 @@ def precompile(
             report.pushed += _push()
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _run_warmups(m: Manifest, report: Report, check: bool, shard: tuple[int, int] | None,
+                 warmed: Callable[[WarmupResult], None] | None) -> None:
+    """Each [[warmup]] for the host target, after the signatures (so it finds them cached). They execute the
+    program: other targets' code cannot run here (a note says so). With --shard, each runs in one shard."""
+    from quadrants.aot import warmup
+
+    if not m.warmups:
+        return
+    hosts = [t for t in m.targets if Target.parse(t).is_host]
+    if len(hosts) < len(m.targets):
+        others = ", ".join(t for t in m.targets if t not in hosts)
+        report.notes.append(f"the {len(m.warmups)} warm-up run(s) execute the program, so they ran for the host "
+                            f"target only, not for {others}: those targets lack the kernels they cover")  # fmt: skip
+    for target in hosts:
+        for index, entry in enumerate(m.warmups):
+            if shard is not None and shard_of(f"warmup:{' '.join(entry.run)}", index, target, shard[1]) != shard[0]:
+                continue
+            result = warmup.run(m, entry, target, environment(m, target), check)
+            report.warmups.append(result)
+            if warmed:
+                warmed(result)
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -275,7 +305,11 @@ def _reconcile(m: Manifest, found: dict[str, project.Found], report: Report) -> 
             raise m.error(f"kernel {entry.name!r} not found in the imported modules{hint}", entry.path + ("name",))
         if not found[entry.name].kernel.fastcache:
             report.not_fastcache.append(entry.name)
-    listed = {k.name for k in m.kernels}
+    for w in m.warmups:
+        for i, name in enumerate(w.kernels):
+            if name not in found:
+                raise m.error(f"warm-up kernel {name!r} not found in the imported modules", w.path + ("kernels", i))
+    listed = {k.name for k in m.kernels} | {k for w in m.warmups for k in w.kernels}
     report.not_in_manifest = [n for n, f in found.items() if f.kernel.fastcache and n not in listed]
 
 

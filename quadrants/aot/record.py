@@ -4,7 +4,8 @@ While recording (`QD_RECORD=<file>`, set by `qd record`), the first call of each
 process appends one JSON line: the kernel, and each parameter as the manifest writes it (`typespec` text, a
 template value, an enum member name). Parameters whose annotation fixes their type are left out, as a manifest
 would. Values a manifest cannot spell (dataclass and data_oriented instances, fields, arbitrary objects) are
-marked; `merge` skips those signatures and says which factory to add.
+marked; `merge` writes those kernels into a `[[warmup]]` of the recorded command (aot/warmup.py), or without a command
+skips them and says which factory to add.
 
 `merge` edits the manifest with tomlkit, so comments and layout survive. A manifest without `cache_dir` gets one,
 so that `qd precompile` fills a cache that travels with the project (a Docker or CI step that copies the folder):
@@ -40,9 +41,8 @@ def record_call(path: str, kernel: Any, params: list[Any], values: list[Any], ca
     """Append this call's signature to `path` (one JSON line; appends of one line are atomic enough for a few
     processes writing at once). `cache_dir`: the cache folder the program chose, None for the user cache."""
     sig = {}
-    adjoint = kernel.mode == "reverse"  # its specialization depends on which arrays have a .grad
     for p, v in zip(params, values):
-        described = describe(p, v, adjoint)
+        described = describe(p, v)
         if described is not None:
             sig[p.name] = described
     module = stable_module(kernel.fn.__module__)  # a script: the manifest imports it by its file's module name
@@ -53,14 +53,15 @@ def record_call(path: str, kernel: Any, params: list[Any], values: list[Any], ca
         f.write(json.dumps(line) + "\n")
 
 
-def describe(p: Any, v: Any, adjoint: bool = False) -> Any:
-    """A parameter's value as a manifest writes it; None when the annotation already fixes it. `adjoint`: the
-    call is a `kernel.grad` call, whose arrays say whether they have a `.grad`."""
+def describe(p: Any, v: Any) -> Any:
+    """A parameter's value as a manifest writes it; None when the annotation already fixes it. Arrays say whether
+    they have a `.grad`: an adjoint's (`kernel.grad`) specialization depends on it, and a primal kernel may read
+    `.grad` itself (Genesis' `kernel_get_state_grad`), which an example without one cannot compile."""
     kind, a = p.kind, p.annotation
     if kind in (ParamKind.SCALAR, ParamKind.MATRIX, ParamKind.STRUCT):
         return None
     if kind in (ParamKind.NDARRAY, ParamKind.TENSOR):
-        t = typespec.of_value(v, with_grad=adjoint and getattr(a, "needs_grad", None) is not False)
+        t = typespec.of_value(v, with_grad=getattr(a, "needs_grad", None) is not False)
         if t is None:
             return {UNRECORDABLE: f"a {type(v).__name__}" + (" (a field)" if hasattr(v, "__qd_field__") else "")}
         if t.grad:
@@ -73,7 +74,7 @@ def describe(p: Any, v: Any, adjoint: bool = False) -> Any:
     if kind in (ParamKind.DATACLASS, ParamKind.SELF) or (kind == ParamKind.TEMPLATE and objects.is_object(v)):
         if not objects.is_object(v):
             return {UNRECORDABLE: f"a {type(v).__name__} ({kind})"}
-        return objects.describe(v, UNRECORDABLE, with_grad=adjoint)
+        return objects.describe(v, UNRECORDABLE, with_grad=True)
     if kind == ParamKind.TEMPLATE:
         return _template_value(v)
     return {UNRECORDABLE: f"a {type(v).__name__} ({kind})"}
@@ -106,6 +107,8 @@ class MergeSummary:
     skipped: list[str] = field(default_factory=list)  # why a signature was not written
     not_fastcache: list[str] = field(default_factory=list)
     cache_dir: str | None = None  # the cache_dir written into a manifest that had none
+    warmups: dict[str, list[str]] = field(default_factory=dict)  # a [[warmup]]'s command -> the kernels added to it
+    unspellable: dict[str, str] = field(default_factory=dict)  # kernel -> what of its arguments no manifest spells
 
 
 def read_records(path: str) -> list[dict[str, Any]]:
@@ -125,10 +128,14 @@ class RecordError(Exception):
     """The manifest cannot be updated (it would not be valid); nothing was written."""
 
 
-def merge(manifest_path: str, records: list[dict[str, Any]]) -> MergeSummary:
+def merge(manifest_path: str, records: list[dict[str, Any]], command: list[str] | None = None,
+          cwd: str | None = None, environ: dict[str, str] | None = None) -> MergeSummary:
     """Add the recorded kernels, signatures and modules to the manifest at `manifest_path` (created if missing and
     anything was recorded), keeping what is there. Kernels not marked fastcache=True are added too (precompiled
-    into the offline cache, they still skip LLVM at start) and listed in the summary. The new text is checked
+    into the offline cache, they still skip LLVM at start) and listed in the summary. A kernel whose arguments
+    a manifest cannot spell, and that has no factory, goes into a [[warmup]] of `command` (the program recorded,
+    run from `cwd`, with the compile-relevant QD_* variables of `environ`), when given: `qd precompile` runs
+    the program for it (aot/warmup.py). The new text is checked
     (TOML, then the manifest's rules) before it replaces the file atomically: a failed check raises RecordError
     and the file is left as it was."""
     import tomlkit
@@ -148,10 +155,14 @@ def merge(manifest_path: str, records: list[dict[str, Any]]) -> MergeSummary:
     if pyproject:
         tool = doc.setdefault("tool", tomlkit.table(is_super_table=True))
         root = tool.setdefault("quadrants", tomlkit.table())
+    warm: list[str] = []
     for rec in records:
-        _merge_one(root, rec, summary)
+        _merge_one(root, rec, summary, warm if command else None)
     if not records:
         return summary
+    if warm:
+        _add_warmup(root, manifest_path, list(command or ()), cwd or os.getcwd(),
+                    os.environ if environ is None else environ, warm, summary)  # fmt: skip
     if "cache_dir" not in root:
         summary.cache_dir = root["cache_dir"] = _cache_dir_for(manifest_path, records)
     text = tomlkit.dumps(doc)
@@ -172,7 +183,43 @@ def _cache_dir_for(manifest_path: str, records: list[dict[str, Any]]) -> str:
     return used if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
 
 
-def _merge_one(root: Any, rec: dict[str, Any], summary: MergeSummary) -> None:
+def _add_warmup(root: Any, manifest_path: str, command: list[str], cwd: str, environ: Any, kernels: list[str],
+                summary: MergeSummary) -> None:
+    """The [[warmup]] of `command` (the one already there with the same `run`, else a new one) gains `kernels`."""
+    import tomlkit
+
+    from quadrants._config import FIELDS, env_name
+    from quadrants.aot.warmup import as_written
+
+    run = as_written(command, cwd, os.path.dirname(os.path.abspath(manifest_path)))
+    # the variables that change the code it compiles; the arch and CPU are the manifest's targets
+    env = {env_name(n): environ[env_name(n)] for n, f in FIELDS.items()
+           if f.metadata["compile"] and n not in ("arch", "cpu_target") and environ.get(env_name(n))}  # fmt: skip
+    warmups = root.get("warmup")
+    if warmups is None:
+        root["warmup"] = tomlkit.aot()
+        warmups = root["warmup"]
+    entry = next((w for w in warmups if [str(x) for x in w.get("run", [])] == run), None)
+    if entry is None:
+        entry = tomlkit.table()
+        entry["run"] = run
+        entry["kernels"] = tomlkit.array()
+        entry["kernels"].multiline(True)
+        if env:
+            entry["env"] = tomlkit.inline_table()
+            entry["env"].update(env)
+        warmups.append(entry)
+        entry = warmups[-1]
+    listed = entry.setdefault("kernels", tomlkit.array())
+    added = [k for k in dict.fromkeys(kernels) if k not in [str(x) for x in listed]]
+    for k in added:
+        listed.append(k)
+    summary.warmups[" ".join(run)] = added
+
+
+def _merge_one(root: Any, rec: dict[str, Any], summary: MergeSummary, warm: list[str] | None = None) -> None:
+    """One record line into the manifest; a signature it cannot write goes to `warm` (the kernels of the
+    program's warm-up) when given, else into the summary's skipped list."""
     import tomlkit
 
     name = rec["kernel"]
@@ -196,8 +243,11 @@ def _merge_one(root: Any, rec: dict[str, Any], summary: MergeSummary) -> None:
     bad = {k: v[UNRECORDABLE] for k, v in rec["params"].items() if isinstance(v, dict) and UNRECORDABLE in v}
     if bad:
         missing = {k: v for k, v in bad.items() if not _has_factory(entry, k)}
-        if missing:
-            why = ", ".join(f"{k} is {v}" for k, v in missing.items())
+        why = ", ".join(f"{k} is {v}" for k, v in missing.items())
+        if missing and warm is not None:
+            warm.append(name)
+            summary.unspellable.setdefault(name, why)
+        elif missing:
             msg = f"{name}: {why}; give it a factory (factory = \"module:function\" or {{ factory = ... }})"
             if msg not in summary.skipped:
                 summary.skipped.append(msg)

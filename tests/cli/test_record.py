@@ -154,12 +154,14 @@ def test_factory_advice_for_what_a_manifest_cannot_spell_unless_it_has_one(proj:
     (proj.root / "qd.toml").write_text('cache_dir = "build/cache"\nmodules = []\n')
     env = {"QD_CACHE_DIR": str(proj.root / "c0")}
     cmd = proj.qd("record", "-o", "qd.toml", "--", sys.executable, "holder.py", env=env)
-    assert cmd.returncode == 0 and "skipped holder:bump: h is a Holder whose member 'f' is a field" in cmd.stdout
-    assert "factory" in cmd.stdout
+    # a field member: no manifest spells it, so the run itself becomes the kernel's warm-up (tests/cli/test_warmup.py)
+    assert cmd.returncode == 0 and "warm-up run = python holder.py: 1 kernel(s) added" in cmd.stdout, cmd.stdout
+    assert "  holder:bump: h is a Holder whose member 'f' is a field" in cmd.stdout and "factory" in cmd.stdout
+    assert [w.kernels for w in manifest.load(str(proj.root / "qd.toml")).warmups] == [("holder:bump",)]
     (proj.root / "qd.toml").write_text('cache_dir = "build/cache"\nmodules = ["holder"]\n\n[[kernel]]\nname = '
                                        '"holder:bump"\nsignatures = [{ h = { factory = "holder:example" } }]\n')  # fmt: skip
     again = proj.qd("record", "-o", "qd.toml", "--", sys.executable, "holder.py", env=env)
-    assert again.returncode == 0 and "skipped" not in again.stdout, again.stdout
+    assert again.returncode == 0 and "skipped" not in again.stdout and "warm-up" not in again.stdout, again.stdout
 
 
 def test_an_update_that_would_be_invalid_is_not_written(proj: Proj) -> None:  # noqa: F811
