@@ -117,7 +117,8 @@ from quadrants.lang.compat import Extension as extension  # noqa: F401
 from quadrants.lang.compat import Layout, is_extension_supported, pure, real_func  # noqa: F401
 from quadrants.lang.data_oriented import data_oriented  # noqa: F401
 from quadrants.lang.field import Field, MatrixField, ScalarField, field  # noqa: F401
-from quadrants.lang.graph import graph_parallel, graph_parallel_context  # noqa: F401  - deprecated flat names
+from quadrants.lang.graph import parallel as graph_parallel  # noqa: F401  - deprecated flat names, as in Quadrants
+from quadrants.lang.graph import parallel_context as graph_parallel_context  # noqa: F401
 from quadrants.lang.kernel import kernel  # noqa: F401
 from quadrants.lang.matrix import Matrix, Vector  # noqa: F401
 from quadrants.lang.misc import clock_freq_hz, dump_compile_config, is_extension_enabled  # noqa: F401
@@ -174,13 +175,13 @@ def stats() -> dict:  # type: ignore[type-arg]
 
 
 def __getattr__(name: str) -> object:
-    """`qd.cfg`: the active program's settings (None before the first qd.init), as in Quadrants; `qd.algorithms`
-    and `qd.sparse` are imported on first use (their kernels are not on the start-up path)."""
+    """`qd.cfg`: the active program's settings (None before the first qd.init), as in Quadrants; `qd.algorithms`,
+    `qd.sparse` and `qd.interop` are imported on first use (their kernels are not on the start-up path)."""
     if name == "cfg":
         from quadrants.lang.program import current_config
 
         return current_config()
-    if name in ("algorithms", "sparse"):  # libraries written in the language: above this package's namespace
+    if name in ("algorithms", "sparse", "interop"):  # libraries above this package's namespace, imported on use
         import importlib
 
         return importlib.import_module(f"quadrants.{name}")

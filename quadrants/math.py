@@ -4,16 +4,15 @@ The elementary functions are the same intrinsic objects as `qd.sin` etc.; the he
 kernel language itself (`@qd.func`) and are inlined like user funcs.
 """
 
-from __future__ import annotations
-
+# Exactly Quadrants' names in `dir(qd.math)`: no `from __future__ import annotations`; helpers imported under
+# leading underscores.
 import math as _m
 
-from quadrants.frontend.func import func
+from quadrants.frontend.func import func as _func
 from quadrants.frontend.intrinsics import abs as _abs
 from quadrants.frontend.intrinsics import (  # noqa: F401
     acos,
     asin,
-    atan,
     atan2,
     ceil,
     clz,
@@ -27,15 +26,15 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     popcnt,
     pow,
     round,
-    select,
     sin,
     sqrt,
     tan,
     tanh,
 )  # fmt: skip
+from quadrants.frontend.intrinsics import select as _select
 from quadrants.frontend.intrinsics import static as _static
 from quadrants.lang.matrix import Matrix as _Matrix
-from quadrants.types.annotations import template
+from quadrants.types.annotations import template as _template
 from quadrants.types.compound import matrix as _matrix
 from quadrants.types.compound import vector as _vector
 from quadrants.types.dtypes import default_uint as _uint
@@ -53,104 +52,104 @@ inf = _m.inf
 nan = _m.nan
 
 
-@func
+@_func
 def clamp(x, xmin, xmax):  # type: ignore[no-untyped-def]
     return min(max(x, xmin), xmax)
 
 
-@func
+@_func
 def sign(x):  # type: ignore[no-untyped-def]
     one = x * 0 + 1  # 1 in the type of x
-    return select(x > 0, one, select(x < 0, -one, one - one))
+    return _select(x > 0, one, _select(x < 0, -one, one - one))
 
 
-@func
+@_func
 def log2(x):  # type: ignore[no-untyped-def]
     return log(x) * 1.4426950408889634
 
 
-@func
+@_func
 def fract(x):  # type: ignore[no-untyped-def]
     return x - floor(x)
 
 
-@func
+@_func
 def mix(x, y, a):  # type: ignore[no-untyped-def]
     return x * (1.0 - a) + y * a
 
 
-@func
+@_func
 def step(edge, x):  # type: ignore[no-untyped-def]
     return 0.0 if x < edge else 1.0
 
 
-@func
+@_func
 def smoothstep(edge0, edge1, x):  # type: ignore[no-untyped-def]
     t = clamp((x - edge0) / (edge1 - edge0), 0.0, 1.0)
     return t * t * (3.0 - 2.0 * t)
 
 
-@func
+@_func
 def radians(x):  # type: ignore[no-untyped-def]
     return x * 0.017453292519943295
 
 
-@func
+@_func
 def degrees(x):  # type: ignore[no-untyped-def]
     return x * 57.29577951308232
 
 
-@func
+@_func
 def isnan(x):  # type: ignore[no-untyped-def]
     return x != x
 
 
-@func
+@_func
 def isinf(x):  # type: ignore[no-untyped-def]
     return _abs(x) == inf
 
 
-@func
+@_func
 def mod(x, y):  # type: ignore[no-untyped-def]
     return x - y * floor(x / y)
 
 
-@func
+@_func
 def dot(a, b):  # type: ignore[no-untyped-def]
     return a.dot(b)
 
 
-@func
+@_func
 def cross(a, b):  # type: ignore[no-untyped-def]
     return a.cross(b)
 
 
-@func
+@_func
 def normalize(v):  # type: ignore[no-untyped-def]
     return v.normalized()
 
 
-@func
+@_func
 def length(v):  # type: ignore[no-untyped-def]
     return v.norm()
 
 
-@func
+@_func
 def distance(a, b):  # type: ignore[no-untyped-def]
     return (a - b).norm()
 
 
-@func
+@_func
 def reflect(i, n):  # type: ignore[no-untyped-def]
     return i - 2.0 * n.dot(i) * n
 
 
-@func
+@_func
 def determinant(m):  # type: ignore[no-untyped-def]
     return m.determinant()
 
 
-@func
+@_func
 def inverse(m):  # type: ignore[no-untyped-def]
     return m.inverse()
 
@@ -158,30 +157,30 @@ def inverse(m):  # type: ignore[no-untyped-def]
 # ---- transforms (4x4 homogeneous unless said otherwise) ---------------------------------------------------------
 
 
-@func
+@_func
 def vdir(ang):  # type: ignore[no-untyped-def]
     """The 2d unit vector at angle `ang` (radians)."""
     return vec2(cos(ang), sin(ang))
 
 
-@func
+@_func
 def rotation2d(ang):  # type: ignore[no-untyped-def]
     """The 2x2 counter-clockwise rotation by `ang`."""
     c, s = cos(ang), sin(ang)
     return mat2([[c, -s], [s, c]])
 
 
-@func
+@_func
 def translate(dx, dy, dz):  # type: ignore[no-untyped-def]
     return mat4([[1.0, 0.0, 0.0, dx], [0.0, 1.0, 0.0, dy], [0.0, 0.0, 1.0, dz], [0.0, 0.0, 0.0, 1.0]])
 
 
-@func
+@_func
 def scale(sx, sy, sz):  # type: ignore[no-untyped-def]
     return mat4([[sx, 0.0, 0.0, 0.0], [0.0, sy, 0.0, 0.0], [0.0, 0.0, sz, 0.0], [0.0, 0.0, 0.0, 1.0]])
 
 
-@func
+@_func
 def rot_by_axis(axis, ang):  # type: ignore[no-untyped-def]
     """Rotation by `ang` about `axis` (normalized here), as Quadrants lays it out: the transpose of the
     right-handed rotation matrix (it rotates row vectors)."""
@@ -198,7 +197,7 @@ def rot_by_axis(axis, ang):  # type: ignore[no-untyped-def]
     )
 
 
-@func
+@_func
 def rot_yaw_pitch_roll(yaw, pitch, roll):  # type: ignore[no-untyped-def]
     """Rotation by Euler angles: about Y by `yaw`, then X by `pitch`, then Z by `roll`."""
     cy, sy = cos(yaw), sin(yaw)
@@ -214,75 +213,75 @@ def rot_yaw_pitch_roll(yaw, pitch, roll):  # type: ignore[no-untyped-def]
     )
 
 
-@func
+@_func
 def rotation3d(ang_x, ang_y, ang_z):  # type: ignore[no-untyped-def]
     """Rotation by angles about X, Y and Z (Y first, then X, then Z): `rot_yaw_pitch_roll(ang_z, ang_x, ang_y)`,
     argument order as in Quadrants."""
     return rot_yaw_pitch_roll(ang_z, ang_x, ang_y)
 
 
-@func
+@_func
 def refract(x, n, eta):  # type: ignore[no-untyped-def]
     """GLSL refract: the refraction of incident `x` at normal `n` with index ratio `eta` (zero on total internal
     reflection)."""
     d = x.dot(n)
     k = 1.0 - eta * eta * (1.0 - d * d)
-    return select(k >= 0.0, eta * x - (eta * d + sqrt(max(k, 0.0))) * n, x * 0.0 + 0.0)  # +0, not -0
+    return _select(k >= 0.0, eta * x - (eta * d + sqrt(max(k, 0.0))) * n, x * 0.0 + 0.0)  # +0, not -0
 
 
 # ---- complex numbers as vec2 (re, im) ---------------------------------------------------------------------------
 
 
-@func
+@_func
 def cmul(z1, z2):  # type: ignore[no-untyped-def]
     return vec2(z1[0] * z2[0] - z1[1] * z2[1], z1[0] * z2[1] + z1[1] * z2[0])
 
 
-@func
+@_func
 def cconj(z):  # type: ignore[no-untyped-def]
     return vec2(z[0], -z[1])
 
 
-@func
+@_func
 def cdiv(z1, z2):  # type: ignore[no-untyped-def]
     return vec2(z1[0] * z2[0] + z1[1] * z2[1], z1[1] * z2[0] - z1[0] * z2[1]) / z2.dot(z2)
 
 
-@func
+@_func
 def cinv(z):  # type: ignore[no-untyped-def]
     return vec2(z[0], -z[1]) / z.dot(z)
 
 
-@func
+@_func
 def cexp(z):  # type: ignore[no-untyped-def]
     r = exp(z[0])
     return vec2(r * cos(z[1]), r * sin(z[1]))
 
 
-@func
+@_func
 def clog(z):  # type: ignore[no-untyped-def]
     """The principal logarithm: argument in (-pi, pi]."""
     return vec2(log(z.dot(z)) / 2.0, atan2(z[1], z[0]))
 
 
-@func
+@_func
 def cpow(z, n):  # type: ignore[no-untyped-def]
     """`z ** n` through polar form; 0 for z = 0."""
     r2 = z.dot(z)
     a = atan2(z[1], z[0]) * n
-    return select(r2 > 0.0, pow(max(r2, 1e-38), n / 2.0) * vec2(cos(a), sin(a)), z * 0.0 + 0.0)
+    return _select(r2 > 0.0, pow(max(r2, 1e-38), n / 2.0) * vec2(cos(a), sin(a)), z * 0.0 + 0.0)
 
 
-@func
+@_func
 def csqrt(z):  # type: ignore[no-untyped-def]
     """The square root with a positive real part (non-negative imaginary part when that is 0); 0 for z = 0."""
     r = sqrt(z.norm())
     a = atan2(z[1], z[0]) / 2.0
-    return select(z.dot(z) > 0.0, r * vec2(cos(a), sin(a)), z * 0.0 + 0.0)
+    return _select(z.dot(z) > 0.0, r * vec2(cos(a), sin(a)), z * 0.0 + 0.0)
 
 
-@func
-def eye(n: template()):  # type: ignore[no-untyped-def,valid-type]
+@_func
+def eye(n: _template()):  # type: ignore[no-untyped-def,valid-type]
     """The n x n identity matrix (of the default float type)."""
     return _Matrix.identity(float, n)
 
@@ -290,7 +289,7 @@ def eye(n: template()):  # type: ignore[no-untyped-def,valid-type]
 _NOT_FOUND = 0xFFFFFFFF
 
 
-@func
+@_func
 def fns(mask, base, offset):  # type: ignore[no-untyped-def]
     """The position of the |offset|-th set bit of the 32-bit `mask`, counting from bit `base` (included) upward
     for offset > 0 and downward for offset < 0; for offset == 0, `base` itself when that bit is set. 0xFFFFFFFF
@@ -302,9 +301,9 @@ def fns(mask, base, offset):  # type: ignore[no-untyped-def]
     n = _abs(o)
     found = _u32(_NOT_FOUND)
     for i in _static(range(32)):
-        pos = select(up, _u32(i), _u32(31 - i))
-        wanted = select(up, pos >= b, pos <= b) & (((m >> pos) & _u32(1)) != _u32(0))
-        n -= select(wanted, 1, 0)
-        found = select(wanted & (n == 0) & (found == _u32(_NOT_FOUND)), pos, found)
+        pos = _select(up, _u32(i), _u32(31 - i))
+        wanted = _select(up, pos >= b, pos <= b) & (((m >> pos) & _u32(1)) != _u32(0))
+        n -= _select(wanted, 1, 0)
+        found = _select(wanted & (n == 0) & (found == _u32(_NOT_FOUND)), pos, found)
     at_base = (b < _u32(32)) & (((m >> b) & _u32(1)) != _u32(0))
-    return select(o == 0, select(at_base, b, _u32(_NOT_FOUND)), found)
+    return _select(o == 0, _select(at_base, b, _u32(_NOT_FOUND)), found)

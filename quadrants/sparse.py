@@ -2,15 +2,14 @@
 `usage` (the fraction of its cells that are active)."""
 
 # mypy: disable-error-code="valid-type"
-# (the kernel's annotations are Quadrants types)
-from __future__ import annotations
+# (the kernel's annotations are Quadrants types). No names beyond grid and usage (`dir(qd.sparse)`, as in
+# Quadrants): no `from __future__ import annotations`, the imports under leading underscores.
+from functools import cache as _cache
+from math import prod as _prod
+from typing import Any as _Any
 
-from functools import cache
-from math import prod
-from typing import Any
 
-
-def grid(members: dict[str, Any], shape: Any) -> Any:
+def grid(members: dict[str, _Any], shape: _Any) -> _Any:
     """A 2-d or 3-d struct field of `members` placed on one bitmasked level of `shape` (cells activate when
     written)."""
     import quadrants as qd
@@ -23,8 +22,8 @@ def grid(members: dict[str, Any], shape: Any) -> Any:
     return x
 
 
-@cache
-def _count() -> Any:
+@_cache
+def _count() -> _Any:
     import quadrants as qd
 
     @qd.kernel
@@ -37,6 +36,6 @@ def _count() -> Any:
     return count
 
 
-def usage(x: Any) -> float:
+def usage(x: _Any) -> float:
     """Active cells of the grid `x` over all its cells, in [0, 1]."""
-    return float(_count()(x.parent())) / prod(x.shape)
+    return float(_count()(x.parent())) / _prod(x.shape)

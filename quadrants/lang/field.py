@@ -95,6 +95,24 @@ class Field:
             return made
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The index space (the element shape apart), as in Quadrants."""
+        return self._shape
+
+    @shape.setter
+    def shape(self, value: tuple[int, ...]) -> None:
+        self._shape = value
+
+    def has_grad(self) -> bool:
+        """Whether the gradient companion is allocated: `needs_grad=True`, `qd.root.lazy_grad()`, or `x.grad`
+        placed by hand (a companion still waiting for its place is not)."""
+        return self.__dict__.get("grad") is not None
+
+    def has_dual(self) -> bool:
+        """Whether the dual (forward-mode) companion is allocated, as `has_grad` for the gradient."""
+        return self.__dict__.get("dual") is not None
+
     def _bind(self, tree: Any, region: int, offset: int, placement: Any, place_offset: Any) -> None:
         """Its SNode tree was finalized: the field lives at `offset` of `region`, addressed by `placement`."""
         self._tree, self._region, self._offset, self._placement = tree, region, offset, placement
@@ -347,11 +365,14 @@ class ScalarField(Field):
 
 
 class MatrixField(Field):
-    @property
-    def ndim(self) -> int:
-        """The element's dimensions (1: vector, 2: matrix), as Quadrants reports them; ndarrays and scalar and
-        struct fields have no `ndim` there (Genesis tells them apart with `getattr(x, "ndim", ...)`)."""
-        return len(self.element_shape)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # instance attributes, as Quadrants' MatrixField sets them: `ndim` is the element's dimensions (1: vector,
+        # 2: matrix); ndarrays and scalar and struct fields have no `ndim` there (Genesis tells them apart with
+        # `getattr(x, "ndim", ...)`); `n` rows, `m` columns (1 for a vector)
+        self.ndim = len(self.element_shape)
+        self.n = self.element_shape[0]
+        self.m = self.element_shape[1] if len(self.element_shape) == 2 else 1
 
     def to_numpy(self, dtype: Any = None, keep_dims: bool = False, *, copy: bool | None = True) -> np.ndarray:
         """The elements as `shape + (n, m)`; a one-column matrix field gives `shape + (n,)` unless
@@ -379,20 +400,12 @@ class MatrixField(Field):
             a = a.reshape(self.shape + self.element_shape)
         super().from_numpy(a)
 
-    @property
-    def n(self) -> int:
-        return self.element_shape[0]
-
     def get_scalar_field(self, *indices: int) -> Any:
         """Component `indices` as a scalar field of its own, to place apart (lang/component_fields.py); the
         field is declared without shape= and its components are then placed one by one."""
         from quadrants.lang import component_fields
 
         return component_fields.split(self).get_scalar_field(*indices)
-
-    @property
-    def m(self) -> int:
-        return self.element_shape[1] if len(self.element_shape) == 2 else 1
 
 
 def field(dtype: Any, shape: Any = None, order: Any = None, name: str = "", offset: Any = None,

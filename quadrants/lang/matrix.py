@@ -23,6 +23,14 @@ def _intrinsic(name: str) -> Any:
     return mark
 
 
+def _generate_swizzle_patterns(key_group: str, required_length: int = 4) -> list[str]:
+    """Every swizzle spelled with the letters of `key_group` ("xyzw", "rgba" or "stpq"), of 1 to `required_length`
+    letters, repeats allowed, shortest first (what Quadrants' helper of that name lists: 340 for four letters)."""
+    from itertools import product
+
+    return ["".join(p) for k in range(1, required_length + 1) for p in product(key_group, repeat=k)]
+
+
 def _np_dtype(dt: Any) -> Any:
     if dt is None:
         return None
@@ -213,6 +221,40 @@ class Matrix:
 
     def norm_sqr(self) -> Any:
         return (self._arr * self._arr).sum().item()
+
+    def norm_inv(self, eps: float = 0.0) -> float:
+        """1 / sqrt(norm_sqr + eps)."""
+        return float(1.0 / np.sqrt(self.norm_sqr() + eps))
+
+    def sum(self) -> Any:
+        """The sum of every element."""
+        return self._arr.sum().item()
+
+    def max(self) -> Any:
+        """The largest element."""
+        return self._arr.max().item()
+
+    def min(self) -> Any:
+        """The smallest element."""
+        return self._arr.min().item()
+
+    def outer_product(self, o: Any) -> Matrix:
+        """`self` (a vector) times `o` (a vector) transposed: a len(self) x len(o) matrix."""
+        a, b = self._arr, np.asarray(o)
+        if a.ndim != 1 or b.ndim != 1:
+            raise ValueError("outer_product takes two vectors")
+        return Matrix._wrap(np.outer(a, b))
+
+    def frobenius_inner(self, o: Any) -> Any:
+        """The sum of the element-wise products (two matrices or vectors of one shape)."""
+        b = np.asarray(o)
+        if b.shape != self._arr.shape:
+            raise ValueError(f"frobenius_inner: shapes {self._arr.shape} and {b.shape} differ")
+        return (self._arr * b).sum().item()
+
+    def cast(self, dtype: Any) -> Matrix:
+        """Every element converted to `dtype` (toward zero for an integer type, as a kernel's cast)."""
+        return Matrix._wrap(self._arr.astype(_np_dtype(dtype)))
 
     def normalized(self) -> Matrix:
         return Matrix._wrap(self._arr / np.linalg.norm(self._arr))

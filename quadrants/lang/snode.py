@@ -74,11 +74,7 @@ class SNode:
         builder._nodes.append(self)
         self.id = self._id = FieldsBuilder._ids  # unique across the process's trees, as Quadrants numbers them
         FieldsBuilder._ids += 1
-
-    @property
-    def ptr(self) -> PlaceInfo:
-        """What Quadrants' `snode.ptr` answers about a field's place: its gradient kind and companions."""
-        return PlaceInfo(self.field)
+        self.ptr = PlaceInfo(self)  # what Quadrants' `snode.ptr` answers about a place: gradient kind, companions
 
     def dense(self, indices: Any, dimensions: Any) -> SNode:
         """A dense level under this node: `dimensions` cells per axis of `indices` (one int for all)."""
@@ -338,8 +334,18 @@ class FieldsBuilder:
                 getattr(f, kind)._lazy_companion = True  # finalize() places it beside f
                 _link(f, getattr(f, kind))
 
+    def lazy_dual(self) -> None:
+        self._lazy("dual")
+
+    def quant_array(self, indices: Any, dimensions: Any, max_num_bits: int) -> SNode:
+        return self.root.quant_array(indices, dimensions, max_num_bits)
+
+    def deactivate_all(self) -> None:
+        """Deactivate every cell of the finalized tree (SNode.deactivate_all of its root)."""
+        self.root.deactivate_all()
+
     @property
-    def empty(self) -> bool:
+    def _empty(self) -> bool:
         return len(self._nodes) == 1
 
     def finalize(self) -> SNodeTree:
@@ -476,8 +482,12 @@ class PlaceInfo:
     """`snode.ptr` of a place: `get_snode_grad_type()` (the field is a primal, some field's `.grad` / `.dual`,
     or a validating tape's check bits), `has_adjoint()`, `has_dual()`, `has_adjoint_checkbit()`."""
 
-    def __init__(self, field: Any) -> None:
-        self.field = field
+    def __init__(self, node: SNode) -> None:
+        self._node = node
+
+    @property
+    def field(self) -> Any:
+        return self._node.field
 
     def _own(self, kind: str) -> bool:
         return self.field is not None and self.field.__dict__.get(kind) is not None
@@ -511,7 +521,7 @@ def materialize() -> None:
     prog = program.get()
     b = _Root._builder
     number = None
-    if b is not None and b.tree is None and not b.empty and b._generation == prog.generation:
+    if b is not None and b.tree is None and not b._empty and b._generation == prog.generation:
         number = b.finalize().number
     start, prog.checked_fields = prog.checked_fields, len(prog.made_fields)
     new = [f for f in (r() for r in prog.made_fields[start:]) if f is not None]

@@ -73,15 +73,31 @@ class Struct:
     def __getitem__(self, name: str) -> Any:
         return self._members[name]
 
+    # `keys`, `items`, `entries` and `methods` are properties, as in Quadrants (`for k, v in s.items:`)
+    @property
     def keys(self) -> list[str]:
+        """The member names."""
         return list(self._members)
 
-    def items(self) -> list[tuple[str, Any]]:
-        return [(k, getattr(self, k)) for k in self._members]
+    @property
+    def items(self) -> Any:
+        """The members' (name, value) pairs (a dict's items view)."""
+        return self._members.items()
+
+    @property
+    def entries(self) -> dict[str, Any]:
+        """The members by name (the struct's own dict: assigning `s.x = v` is seen here)."""
+        return self._members
+
+    @property
+    def methods(self) -> dict[str, Any]:
+        """The Python methods of its `@qd.dataclass` type (none for a plain `qd.Struct(...)`)."""
+        t = object.__getattribute__(self, "_type")
+        return dict(t.python_methods) if t is not None else {}
 
     def to_dict(self) -> dict[str, Any]:
         """Members as a dict: vectors/matrices as numpy arrays, nested structs as dicts."""
-        return {k: _dict_value(v) for k, v in self.items()}
+        return {k: _dict_value(v) for k, v in self.items}
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Struct):
@@ -89,12 +105,12 @@ class Struct:
         if not isinstance(other, dict) or set(other) != set(self._members):
             return NotImplemented
         return all(np.array_equal(np.asarray(_dict_value(v)), np.asarray(_dict_value(other[k])))
-                   for k, v in self.items())  # fmt: skip
+                   for k, v in self.items)  # fmt: skip
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return repr({k: _repr_value(v) for k, v in self.items()})
+        return repr({k: _repr_value(v) for k, v in self.items})
 
 
 def _python_value(v: Any) -> Any:
@@ -117,7 +133,7 @@ def _dict_value(v: Any) -> Any:
 
 def _repr_value(v: Any) -> Any:
     if isinstance(v, Struct):
-        return {k: _repr_value(x) for k, x in v.items()}
+        return {k: _repr_value(x) for k, x in v.items}
     if hasattr(v, "to_numpy"):
         return v.to_numpy().tolist()
     return v

@@ -11,7 +11,8 @@ array, so `to_numpy`/`from_numpy` are single copies.
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -78,6 +79,16 @@ class TensorElement:
         return f"[Tensor ({', '.join(map(str, self._shape))}) {self._dtype}]"
 
 
+@dataclass(frozen=True)
+class NdarrayTypeMetadata:
+    """`x.get_type()`: an ndarray's element type, physical shape and whether it has a `.grad` (Quadrants'
+    quadrants.types.ndarray_type.NdarrayTypeMetadata, by its attribute names)."""
+
+    element_type: Any
+    shape: tuple[int, ...]
+    needs_grad: bool
+
+
 class NativeArray:
     """`ndarray.arr`: the memory behind an ndarray, as Quadrants' native Ndarray object reports it."""
 
@@ -96,7 +107,9 @@ class Ndarray:
     As in Quadrants, an ndarray is a `ScalarNdarray`, a `VectorNdarray` or a `MatrixNdarray` (constructing an
     `Ndarray` gives the one its element type asks for)."""
 
-    __slots__ = ("_arr", "_view", "_desc_buf", "_desc", "_spec", "_mem", "_elem", "dtype", "shape", "__weakref__")
+    # `dtype`, `element_type`, `n`, `m` and `arr` are instance attributes (in the subclasses' __dict__), as in
+    # Quadrants, so that `dir(qd.Ndarray)` and its subclasses list what Quadrants' do
+    __slots__ = ("_arr", "_view", "_desc_buf", "_desc", "_spec", "_mem", "_elem", "shape", "__weakref__")
 
     def __new__(cls, dtype: Any, shape: Any, element_type: Any = None, layout: Any = None) -> Ndarray:
         if cls is Ndarray:
@@ -110,7 +123,6 @@ class Ndarray:
         self._elem = element_type
         prim: PrimitiveType = element_type.dtype if element_type is not None else dtypes.to_dtype(dtype)
         elem_shape: tuple[int, ...] = element_type.shape if element_type is not None else ()
-        self.dtype = prim  # the scalar type, also of a vector/matrix ndarray (as in Quadrants): see element_type
         self.shape = _shape(shape)
         lay = host_views.check_layout(layout, len(self.shape))
         self._mem = device.current()  # host memory on the CPU, managed memory on a GPU
@@ -122,6 +134,36 @@ class Ndarray:
         self._desc_buf = descriptor(self._arr.ctypes.data, phys)
         self._desc = ctypes.addressof(self._desc_buf)
         self._spec = nd_type(prim, len(self.shape), elem_shape, lay)
+        # instance attributes in the subclass's __dict__ (declared for type checkers below): the scalar type, also
+        # of a vector/matrix ndarray; the element type (the scalar type, else a `TensorElement`); rows and columns
+        # of an element (a vector: m = 1); Quadrants' handle of the native array (`nd.arr.device_allocation_ptr()`)
+        self.__dict__.update(dtype=prim, element_type=prim if element_type is None else TensorElement(prim, elem_shape),
+                             n=elem_shape[0] if elem_shape else 1, m=elem_shape[1] if len(elem_shape) == 2 else 1,
+                             arr=NativeArray(int(self._arr.ctypes.data)))  # fmt: skip
+
+    if TYPE_CHECKING:  # every ndarray is one of the three subclasses, which add the host I/O (_HostIO below)
+        dtype: PrimitiveType
+        element_type: Any
+        n: int
+        m: int
+        arr: NativeArray
+
+        def to_numpy(self, dtype: Any = None, *, copy: bool | None = True) -> np.ndarray: ...
+        def to_torch(self, device: Any = None, *, copy: bool | None = True) -> Any: ...
+        def from_numpy(self, arr: Any) -> None: ...
+        def from_torch(self, arr: Any) -> None: ...
+
+    def get_type(self) -> NdarrayTypeMetadata:
+        """Its element type, physical shape and whether it has a `.grad`, as Quadrants' `get_type()` reports."""
+        return NdarrayTypeMetadata(self.element_type, self._physical_shape, self.has_grad())
+
+    def has_grad(self) -> bool:
+        """Whether it was allocated with `needs_grad=True` (it has a `.grad` companion)."""
+        return getattr(self, "grad", None) is not None
+
+    def has_dual(self) -> bool:
+        """Ndarrays have no dual storage (forward mode runs on fields): always False, as in Quadrants."""
+        return False
 
     def _set_layout(self, layout: Any) -> None:
         """Re-read this ndarray's memory as stored in `layout` order: its current shape becomes the physical
@@ -132,11 +174,6 @@ class Ndarray:
         self.shape = tuple(phys[inv[k]] for k in range(len(phys)))
         self._view = host_views.canonical_view(self._arr, lay)
         self._spec = nd_type(self._spec.dtype, self._spec.ndim, self._spec.elem_shape, lay)
-
-    @property
-    def arr(self) -> NativeArray:
-        """Quadrants' handle of the native array (`nd.arr.device_allocation_ptr()`: where its data is)."""
-        return NativeArray(int(self._arr.ctypes.data))
 
     @property
     def layout(self) -> tuple[int, ...] | None:
@@ -156,50 +193,14 @@ class Ndarray:
         return host_views.physical_shape(self.shape, self._spec.layout)
 
     @property
-    def element_type(self) -> Any:
-        """The scalar type of a scalar ndarray, else a `TensorElement` (as Quadrants reports it)."""
-        if self._elem is None:
-            return self.dtype
-        return TensorElement(self.dtype, self._spec.elem_shape)
-
-    @property
     def element_shape(self) -> tuple[int, ...]:
         return self._spec.elem_shape
-
-    @property
-    def n(self) -> int:
-        """Rows of a vector/matrix element (a vector's size)."""
-        return self._spec.elem_shape[0] if self._spec.elem_shape else 1
-
-    @property
-    def m(self) -> int:
-        """Columns of a matrix element (1 for a vector)."""
-        return self._spec.elem_shape[1] if len(self._spec.elem_shape) == 2 else 1
-
-    def to_numpy(self, dtype: Any = None, *, copy: bool | None = True) -> np.ndarray:
-        """The canonical view as numpy: a copy, or with `copy=False` / `None` the memory itself
-        (runtime/host_views.py); `dtype` converts."""
-        return host_views.to_numpy(self._view, self._mem, dtype, copy)
-
-    def to_torch(self, device: Any = None, *, copy: bool | None = True) -> Any:
-        """The canonical view as a torch tensor: a copy (on `device`), or over the memory itself (`copy=`)."""
-        return host_views.to_torch(self._view, self._mem, device, copy)
-
-    def from_torch(self, arr: Any) -> None:
-        self.from_numpy(host_views.torch_to_numpy(arr))
 
     def to_dlpack(self, versioned: bool = False) -> Any:
         """A DLPack capsule over the ndarray's memory, canonical shape with the layout's strides:
         `torch.from_dlpack(x.to_dlpack())` shares it (no copy), as in Quadrants. CPU backend only: a GPU's
         managed memory is not offered as device memory yet."""
         return host_views.to_dlpack(self._view, self._mem, versioned)
-
-    def from_numpy(self, arr: Any) -> None:
-        a = np.asarray(arr)
-        if a.dtype != self._arr.dtype:
-            if not np.can_cast(a.dtype, self._arr.dtype, casting="safe"):
-                warn(f"from_numpy: converting {a.dtype} data to {self._arr.dtype}", tag="runtime")
-        host_views.from_numpy(self._view, self._mem, a)
 
     def copy_from(self, other: Ndarray) -> None:
         other._mem.host_access()
@@ -266,15 +267,39 @@ class Ndarray:
 # attributes on them (Genesis caches its torch views as `x._tc`).
 
 
-class ScalarNdarray(Ndarray):
+class _HostIO:
+    """numpy and torch copies in and out: methods of the three ndarray classes, not of `qd.Ndarray` itself (whose
+    `dir()` is Quadrants' base class's)."""
+
+    def to_numpy(self: Any, dtype: Any = None, *, copy: bool | None = True) -> np.ndarray:
+        """The canonical view as numpy: a copy, or with `copy=False` / `None` the memory itself
+        (runtime/host_views.py); `dtype` converts."""
+        return host_views.to_numpy(self._view, self._mem, dtype, copy)
+
+    def to_torch(self: Any, device: Any = None, *, copy: bool | None = True) -> Any:
+        """The canonical view as a torch tensor: a copy (on `device`), or over the memory itself (`copy=`)."""
+        return host_views.to_torch(self._view, self._mem, device, copy)
+
+    def from_torch(self: Any, arr: Any) -> None:
+        self.from_numpy(host_views.torch_to_numpy(arr))
+
+    def from_numpy(self: Any, arr: Any) -> None:
+        a = np.asarray(arr)
+        if a.dtype != self._arr.dtype:
+            if not np.can_cast(a.dtype, self._arr.dtype, casting="safe"):
+                warn(f"from_numpy: converting {a.dtype} data to {self._arr.dtype}", tag="runtime")
+        host_views.from_numpy(self._view, self._mem, a)
+
+
+class ScalarNdarray(_HostIO, Ndarray):
     pass
 
 
-class VectorNdarray(Ndarray):
+class VectorNdarray(_HostIO, Ndarray):
     pass
 
 
-class MatrixNdarray(Ndarray):
+class MatrixNdarray(_HostIO, Ndarray):
     pass
 
 
