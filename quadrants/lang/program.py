@@ -99,6 +99,14 @@ def _init(arch: Any, default_fp: Any, default_ip: Any, **kwargs: Any) -> None:
     _logging.set_level(config.log_level)
     for note in notes:
         _logging.warn(note, tag="init")
+    if (config.print_ir or config.dump_ir or "ir" in config.dump.split(",")) and config.offline_cache:
+        import warnings
+
+        # a Python warning (Quadrants' code, which programs filter on): what hits a cache is never compiled, so
+        # it prints and dumps nothing
+        warnings.warn("print_ir / dump_ir show the IR of the kernels this process compiles: those loaded from the "
+                      "cache (fastcache or offline) show none; qd.init(offline_cache=False) to see every kernel's. "
+                      "[warning_code=DUMP_IR_CACHE_MISMATCH]", UserWarning, stacklevel=3)  # fmt: skip
     from quadrants.backends import open_device
 
     config, dev = open_device(config)

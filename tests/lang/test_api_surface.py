@@ -116,3 +116,15 @@ def test_namespaces_hold_their_api_and_no_helper_imports(module: str) -> None:
     helpers = {"annotations", "Any", "Iterator", "contextlib", "cache", "prod", "func", "template", "GradChecker"}
     assert not helpers & set(names), sorted(helpers & set(names))
     assert all(callable(getattr(getattr(qd, module), n)) or module == "math" for n in names)
+
+
+@pytest.mark.parametrize("option", [{"print_ir": True}, {"dump_ir": True}, {"dump": "llvm,ir"}])
+def test_asking_for_ir_with_the_cache_on_warns_that_cached_kernels_show_none(option: dict) -> None:
+    with pytest.warns(UserWarning, match=r"\[warning_code=DUMP_IR_CACHE_MISMATCH\]"):
+        qd_init(offline_cache=True, **option)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        qd_init(offline_cache=False, **option)  # nothing is cached: every kernel shows its IR
+        qd_init(offline_cache=True, dump="llvm")  # no IR asked for
