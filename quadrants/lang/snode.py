@@ -152,7 +152,7 @@ class SNode:
             members = getattr(f, "_members", None)
             if members is not None:  # a struct field: each member in the cell
                 self.place(*members.values(), offset=offset)
-                f.__dict__.update(shape=self.shape, offset=next(iter(members.values())).offset)
+                f.shape, f.offset = self.shape, next(iter(members.values())).offset
                 continue
             if getattr(f, "_unplaced", None) is not True:
                 raise QuadrantsRuntimeError(f"{f!r} cannot be placed: only a field declared without shape= can be")

@@ -191,7 +191,8 @@ class StructField:
             domain_offset(offset, 0, None)  # Quadrants' error when an offset comes without a shape
             members: dict[str, Any] = {k: StructField(mt, None) if isinstance(mt, StructType) else field(mt)
                                        for k, mt in t.members.items()}  # fmt: skip
-            self.__dict__.update(_type=t, _members=members, shape=(), name=name, offset=())
+            self.__dict__.update(_type=t, _members=members, _shape=(), name=name, offset=(), struct_type=t,
+                                 field_dict=members)  # fmt: skip
             return
         shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
         off = domain_offset(offset, len(shape_t), shape)
@@ -201,21 +202,47 @@ class StructField:
         if layout is not Layout.SOA:  # Quadrants' default, AoS: its members interleave in memory, so it shares none
             for leaf in _leaves(members):
                 leaf._interleaved = True
-        self.__dict__.update(_type=t, _members=members, shape=shape_t, name=name, offset=off)
+        # `struct_type` and `field_dict` are instance attributes, as Quadrants' StructField keeps them
+        self.__dict__.update(_type=t, _members=members, _shape=shape_t, name=name, offset=off, struct_type=t,
+                             field_dict=members)  # fmt: skip
 
     def __qd_struct_field__(self) -> StructType:
-        return self._type  # type: ignore[no-any-return]
-
-    @property
-    def struct_type(self) -> StructType:
         return self._type  # type: ignore[no-any-return]
 
     def keys(self) -> list[str]:
         return list(self._members)
 
+    # What Quadrants' StructField inherits from its Field base: shape, the first member's snode and dtype, the
+    # layout, whether gradient / dual companions exist; a DLPack export is refused (no single array).
     @property
-    def field_dict(self) -> dict[str, Any]:
-        return dict(self._members)
+    def shape(self) -> tuple[int, ...]:
+        return self.__dict__["_shape"]  # type: ignore[no-any-return]
+
+    @shape.setter
+    def shape(self, value: tuple[int, ...]) -> None:
+        self.__dict__["_shape"] = value
+
+    @property
+    def snode(self) -> Any:
+        return next(iter(self._leaf_fields())).snode
+
+    @property
+    def dtype(self) -> Any:
+        return next(iter(self._leaf_fields())).dtype
+
+    @property
+    def layout(self) -> Any:
+        return next(iter(self._leaf_fields())).layout
+
+    def has_grad(self) -> bool:
+        return self.__dict__.get("grad") is not None
+
+    def has_dual(self) -> bool:
+        return self.__dict__.get("dual") is not None
+
+    def to_dlpack(self, versioned: bool = False) -> Any:
+        raise NotImplementedError("a struct field is one field per member, not one array: export a member's "
+                                  "(`f.member.to_dlpack()`)")  # fmt: skip
 
     def get_member_field(self, name: str) -> Any:
         return self._members[name]

@@ -128,3 +128,15 @@ def test_asking_for_ir_with_the_cache_on_warns_that_cached_kernels_show_none(opt
         warnings.simplefilter("error")
         qd_init(offline_cache=False, **option)  # nothing is cached: every kernel shows its IR
         qd_init(offline_cache=True, dump="llvm")  # no IR asked for
+
+
+def test_a_struct_field_answers_as_a_field_does() -> None:
+    qd_init()
+    f = qd.Struct.field({"pos": qd.math.vec3, "m": qd.f32}, shape=(4, 2), needs_grad=True)
+    assert f.shape == (4, 2) and f.dtype == qd.f32 and f.layout is None
+    assert f.snode.parent() is f.pos.snode.parent() and f.has_grad() and not f.has_dual()
+    assert f.struct_type.members.keys() == {"pos", "m"} and f.field_dict["m"] is f.m
+    with pytest.raises(NotImplementedError, match="member"):
+        f.to_dlpack()
+    g = qd.Struct.field({"a": qd.i32}, shape=3)
+    assert not g.has_grad()
