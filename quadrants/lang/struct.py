@@ -209,7 +209,9 @@ class StructField:
     def __qd_struct_field__(self) -> StructType:
         return self._type  # type: ignore[no-any-return]
 
+    @property
     def keys(self) -> list[str]:
+        """The member names (a property, as Quadrants' `f.keys`)."""
         return list(self._members)
 
     # What Quadrants' StructField inherits from its Field base: shape, the first member's snode and dtype, the

@@ -95,7 +95,7 @@ def test_struct_field_in_python_scope() -> None:
     d = f.to_numpy()
     assert d["a"].tolist() == [3, 5, 7] and d["a"].dtype == np.int16
     assert d["b"][1].tolist() == [40, 5, 6]
-    assert f.a.to_numpy().tolist() == [3, 5, 7] and f.keys() == ["a", "b"] and f.shape == (3,)
+    assert f.a.to_numpy().tolist() == [3, 5, 7] and f.keys == ["a", "b"] and f.shape == (3,)
     f.from_numpy({"a": np.array([1, 2, 3], np.int16), "b": np.ones((3, 3), np.float32)})
     assert f[2].a == 3 and f[0].b.to_numpy().tolist() == [1, 1, 1]
     torch = pytest.importorskip("torch")  # Genesis' path planner reads its RRT nodes so
