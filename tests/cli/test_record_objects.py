@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from quadrants.aot import manifest, objects
+from tests.cli.test_manifest import error_of
 from tests.cli.test_precompile import Proj
 from tests.cli.test_precompile import proj as proj  # noqa: F401 - the fixture
 
@@ -168,11 +169,8 @@ BAD = [
 
 @pytest.mark.parametrize("text,line,message", BAD)
 def test_malformed_objects_name_their_line(tmp_path, text: str, line: int, message: str) -> None:
-    path = tmp_path / "qd.toml"
-    path.write_text('modules = ["sim"]\n\n' + text)
-    with pytest.raises(manifest.ManifestError) as e:
-        manifest.load(str(path))
-    assert e.value.line == line and message in e.value.message, (e.value.line, e.value.message)
+    e = error_of(tmp_path, 'modules = ["sim"]\n\n' + text)
+    assert e.line == line and message in e.message, (e.line, e.message)
 
 
 def test_a_signature_naming_a_missing_object_names_its_line(tmp_path) -> None:

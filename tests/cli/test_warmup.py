@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from quadrants.aot import manifest
+from tests.cli.test_manifest import error_of
 from tests.cli.test_precompile import Proj
 from tests.cli.test_precompile import proj as proj  # noqa: F401 - the fixture
 
@@ -197,11 +198,8 @@ BAD = [
 
 @pytest.mark.parametrize("text,line,message", BAD)
 def test_malformed_warm_ups_name_their_line(tmp_path, text: str, line: int, message: str) -> None:
-    path = tmp_path / "qd.toml"
-    path.write_text('modules = ["scene"]\n\n' + text)
-    with pytest.raises(manifest.ManifestError) as e:
-        manifest.load(str(path))
-    assert e.value.line == line and message in e.value.message, (e.value.line, e.value.message)
+    e = error_of(tmp_path, 'modules = ["scene"]\n\n' + text)
+    assert e.line == line and message in e.message, (e.line, e.message)
 
 
 @pytest.mark.slow
