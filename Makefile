@@ -113,13 +113,14 @@ genesis-record-cuda: $(GENESIS_VENV)/.quadrants
 	done
 
 ## The solver scenes (solvers.py): each a [[warmup]] of qd-solvers.toml (its solvers' kernels take objects only the
-## scene builds), two steps each; diff_push differentiates a loop that needs the adstack.
+## scene builds), as many steps as each runs by default (later steps reach kernels the first do not: contacts);
+## diff_push differentiates a loop that needs the adstack.
 SOLVER_SCENES := $(shell sed -n '/^SCENES = {/,/^}/s/^    "\([a-z_]*\)".*/\1/p' examples/genesis/solvers.py)
 genesis-record-solvers: $(GENESIS_VENV)/.quadrants
 	for scene in $(SOLVER_SCENES); do \
 		(cd /tmp && env $$( [ $$scene = diff_push ] && echo QD_AD_STACK_EXPERIMENTAL_ENABLED=1 ) \
 			$(CURDIR)/$(GENESIS_VENV)/bin/qd record -o $(CURDIR)/examples/genesis/qd-solvers.toml -- \
-			$(CURDIR)/$(GENESIS_VENV)/bin/python $(CURDIR)/examples/genesis/solvers.py $$scene --steps 2) || exit 1; \
+			$(CURDIR)/$(GENESIS_VENV)/bin/python $(CURDIR)/examples/genesis/solvers.py $$scene) || exit 1; \
 	done
 
 genesis-bench: $(GENESIS_VENV)/.quadrants $(GENESIS_REAL_VENV)/.installed

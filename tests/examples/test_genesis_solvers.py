@@ -46,8 +46,12 @@ DIFFERENT_ON_CUDA = {
 }
 
 
+def _scenes_of_this_run() -> list[str]:
+    return sorted(REFERENCE) if os.environ.get("GENESIS_SOLVERS") == "all" else [s for s in QUICK if s in REFERENCE]
+
+
 def _scenes() -> list[object]:
-    names = sorted(REFERENCE) if os.environ.get("GENESIS_SOLVERS") == "all" else [s for s in QUICK if s in REFERENCE]
+    names = _scenes_of_this_run()
 
     def marks(scene: str, backend: str) -> list[object]:
         why = BLOCKED.get(scene) or (DIFFERENT_ON_CUDA.get(scene) if backend == "gpu-emulated" else None)
@@ -80,12 +84,67 @@ def test_a_solver_scene_runs_and_matches_real_quadrants(scene: str, backend: str
     result = json.loads(line)
     if backend == "gpu-emulated":  # every kernel it compiled also went through NVPTX and ptxas
         assert result["ptx_checked"] == result["compiles"] > 0, result
+    _assert_matches(result, ref)
+
+
+def _assert_matches(result: dict, ref: dict) -> None:
+    """A run's state summary equals the reference's to float32 tolerance (or within twice its perturbed spread)."""
     ours, theirs = _leaves(result["state"]), _leaves(ref["state"])
     assert ours.keys() == theirs.keys()
     spread = _spread(ref)
     far = {k: (ours[k], v) for k, v in theirs.items()
            if not math.isclose(ours[k], v, rel_tol=1e-4, abs_tol=max(2e-5, 2 * spread.get(k, 0.0)))}  # fmt: skip
     assert not far, far
+
+
+def _solver_manifest(folder: Path, scenes: list[str]) -> Path:
+    """examples/genesis/qd-solvers.toml with only the warm-ups of `scenes`, written into `folder` beside the two
+    files its warm-ups and modules need (a warm-up runs in its manifest's folder)."""
+    import shutil
+
+    import tomlkit
+
+    doc = tomlkit.parse((SOLVERS.parent / "qd-solvers.toml").read_text())
+    kept = tomlkit.aot()
+    for w in doc["warmup"]:
+        if w["run"][2] in scenes:
+            kept.append(w)
+    assert len(kept) == len(scenes), f"qd-solvers.toml lacks a warm-up of some of {scenes}: make genesis-record-solvers"
+    doc["warmup"] = kept
+    for name in ("solvers.py", "genesis_cpu.py"):
+        shutil.copy(SOLVERS.parent / name, folder / name)
+    (folder / "qd-solvers.toml").write_text(tomlkit.dumps(doc))
+    return folder / "qd-solvers.toml"
+
+
+def test_the_recorded_solver_manifest_precompiles_the_scenes_so_that_they_compile_nothing(tmp_path: Path) -> None:
+    """Item 4 of Genesis on the CPU: `qd precompile` of qd-solvers.toml (qd record's output: the rigid kernels'
+    signatures, and a [[warmup]] run per scene for the solvers' kernels) fills a fresh cache; each scene then
+    starts, runs as many steps as its reference and matches 0.5.2 without compiling a kernel."""
+    python = _python_or_skip()
+    names = [s for s in _scenes_of_this_run() if s in REFERENCE]
+    project = tmp_path / "project"
+    project.mkdir()
+    manifest = _solver_manifest(project, names)
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    env = {k: v for k, v in env.items() if not k.startswith("QD_")}
+    cache = tmp_path / "qd-cache"
+    pre = subprocess.run([python, "-m", "quadrants_cli.main", "precompile", "-m", str(manifest), "--cache-dir",
+                          str(cache), "--json"], env=env, capture_output=True, text=True, timeout=3600)  # fmt: skip
+    assert pre.returncode == 0, (pre.stdout + pre.stderr)[-4000:]
+    report = json.loads(pre.stdout)
+    assert [w["status"] for w in report["warmups"]] == ["compiled"] * len(names), report["warmups"]
+    compiled = {}
+    for scene in names:
+        ref = REFERENCE[scene]
+        run = subprocess.run([python, str(SOLVERS), scene, "--steps", str(ref["steps"])], cwd=tmp_path,
+                             env={**env, "QD_CACHE_DIR": str(cache), **ENV.get(scene, {})}, capture_output=True,
+                             text=True, timeout=1200)  # fmt: skip
+        assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+        result = json.loads([ln for ln in run.stdout.splitlines() if ln.startswith('{"scene"')][-1])
+        compiled[scene] = result["compiles"]
+        _assert_matches(result, ref)
+    assert compiled == dict.fromkeys(names, 0), compiled
 
 
 def _spread(ref: dict) -> dict[str, float]:
