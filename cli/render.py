@@ -89,15 +89,9 @@ def precompile_report(out: Console, report: Any) -> None:
                   f"[red]{bad}[/red]" if bad else "0", f"{sum(i.seconds for i in items):.2f} s")  # fmt: skip
     out.print(t)
     for i in report.items:
-        if i.status in ("failed", "missing"):
-            word = "FAILED" if i.status == "failed" else "NOT CACHED"
-            out.print(f"[red]{word}[/red] {i.kernel} (signature #{i.index + 1}, {i.where}, target {i.target}):")
-            out.print("  " + i.detail.replace("\n", "\n  "), markup=False, highlight=False)
+        _failure(out, i, f"{i.kernel} (signature #{i.index + 1}, {i.where}, target {i.target})")
     for w in report.warmups:
-        if w.status in ("failed", "missing"):
-            word = "FAILED" if w.status == "failed" else "NOT CACHED"
-            out.print(f"[red]{word}[/red] warm-up {escape(w.command)} ({w.where}, target {w.target}):")
-            out.print("  " + w.detail.replace("\n", "\n  "), markup=False, highlight=False)
+        _failure(out, w, f"warm-up {escape(w.command)} ({w.where}, target {w.target})")
     if report.warmups:
         compiled = sum(w.compiles for w in report.warmups)
         out.print(f"{len(report.warmups)} warm-up run(s): {compiled} kernel(s) compiled, "
@@ -126,6 +120,14 @@ def precompile_report(out: Console, report: Any) -> None:
         out.print(f"[red]error[/red]: {error}")
     out.print(f"done in {report.seconds:.2f} s; the cache is {report.cache_dir} (start the program with "
               f"QD_CACHE_DIR={report.cache_dir})", highlight=False)  # fmt: skip
+
+
+def _failure(out: Console, result: Any, what: str) -> None:
+    """A signature or warm-up that failed (or with --check, missed): what it is, then its detail indented."""
+    if result.status not in ("failed", "missing"):
+        return
+    out.print(f"[red]{'FAILED' if result.status == 'failed' else 'NOT CACHED'}[/red] {what}:")
+    out.print("  " + result.detail.replace("\n", "\n  "), markup=False, highlight=False)
 
 
 # ---- qd audit ---------------------------------------------------------------------------------------------

@@ -150,8 +150,25 @@ class Manifest:
         """An error about the item at `path` (relative to the manifest's table)."""
         return ManifestError(message, self.file, line_of(self.lines, self.prefix + path))
 
+    def where(self, path: Path) -> str:
+        """`file:line` of the item at `path`, for reports (the file alone where no line is known)."""
+        line = line_of(self.lines, self.prefix + path)
+        return f"{self.file}:{line}" if line else self.file
+
     def kernel(self, name: str) -> KernelEntry | None:
         return next((k for k in self.kernels if k.name == name), None)
+
+    @property
+    def kernel_names(self) -> list[str]:
+        """Every kernel the manifest names: its [[kernel]] entries, then the kernels its warm-ups must call."""
+        return [k.name for k in self.kernels] + [k for w in self.warmups for k in w.kernels]
+
+
+def relative_inside(path: str, folder: str) -> str:
+    """`path` relative to `folder` when it lies inside it, else absolute: how a manifest writes a path (a copied
+    project keeps the paths inside it, never one of the recording machine's elsewhere)."""
+    rel = os.path.relpath(os.path.abspath(path), folder)
+    return os.path.abspath(path) if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
 
 
 def find(start: str | None = None) -> str | None:

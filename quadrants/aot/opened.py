@@ -107,8 +107,7 @@ def import_kernels(opened: OpenedProject) -> dict[str, project.Found]:
     opened.modules = project.import_modules(opened.manifest) if opened.manifest is not None else []
     opened.kernels = project.discover(opened.modules)
     if opened.manifest is not None:
-        m = opened.manifest
-        project.add_differentiated(opened.kernels, [k.name for k in m.kernels] + [k for w in m.warmups for k in w.kernels])
+        project.add_differentiated(opened.kernels, opened.manifest.kernel_names)
     return opened.kernels
 
 

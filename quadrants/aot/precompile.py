@@ -173,7 +173,7 @@ def precompile(
                     if shard is not None and shard_of(entry.name, index, target, shard[1]) != shard[0]:
                         report.other_shards += 1
                         continue
-                    item = Item(entry.name, index, target, _where(m, path), fastcache=kernel.fastcache)
+                    item = Item(entry.name, index, target, m.where(path), fastcache=kernel.fastcache)
                     report.items.append(item)
                     pulled_before = STATS.cache.get("remote_hits", 0)
                     corrupt_before = STATS.cache.get("corrupt_entries", 0)
@@ -292,11 +292,6 @@ def check_cpu_targets(m: Manifest) -> None:
             raise ManifestError(message, "--target") if m.targets_overridden else m.error(message, ("targets",))
 
 
-def _where(m: Manifest, path: tuple[Any, ...]) -> str:
-    line = m.error("", path).line
-    return f"{m.file}:{line}" if line else m.file
-
-
 def _reconcile(m: Manifest, found: dict[str, project.Found], report: Report) -> None:
     for entry in m.kernels:
         if entry.name not in found:
@@ -309,7 +304,7 @@ def _reconcile(m: Manifest, found: dict[str, project.Found], report: Report) -> 
         for i, name in enumerate(w.kernels):
             if name not in found:
                 raise m.error(f"warm-up kernel {name!r} not found in the imported modules", w.path + ("kernels", i))
-    listed = {k.name for k in m.kernels} | {k for w in m.warmups for k in w.kernels}
+    listed = set(m.kernel_names)
     report.not_in_manifest = [n for n, f in found.items() if f.kernel.fastcache and n not in listed]
 
 

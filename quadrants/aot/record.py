@@ -178,9 +178,9 @@ def _cache_dir_for(manifest_path: str, records: list[dict[str, Any]]) -> str:
     used = next((r["cache_dir"] for r in records if r.get("cache_dir")), None)
     if used is None:
         return DEFAULT_CACHE_DIR
-    folder = os.path.dirname(os.path.abspath(manifest_path))
-    rel = os.path.relpath(used, folder)
-    return used if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
+    from quadrants.aot.manifest import relative_inside
+
+    return relative_inside(used, os.path.dirname(os.path.abspath(manifest_path)))
 
 
 def _add_warmup(root: Any, manifest_path: str, command: list[str], cwd: str, environ: Any, kernels: list[str],

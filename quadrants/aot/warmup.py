@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -27,10 +28,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from quadrants.aot.manifest import Manifest, WarmupEntry
+from quadrants.aot.manifest import Manifest, WarmupEntry, relative_inside
 
 TAIL = 3000  # characters of a failed run's output kept in the report
 PYTHONS = ("python", "python3")  # a command's first word that means the interpreter running qd
+_PYTHON = re.compile(r"python(\d+(\.\d+)?)?")  # an interpreter qd record saw (written as `python`)
 
 
 @dataclass
@@ -60,7 +62,7 @@ def run(m: Manifest, entry: WarmupEntry, target: str, env: dict[str, str], check
     """Run one warm-up for `target` under `env` (the target's QD_* environment) and say what it compiled."""
     from quadrants.aot.record import read_records
 
-    result = WarmupResult(" ".join(entry.run), _where(m, entry), target)
+    result = WarmupResult(" ".join(entry.run), m.where(entry.path), target)
     with tempfile.TemporaryDirectory(prefix="qd-warmup-") as tmp:
         stats_path, log = os.path.join(tmp, "stats.json"), os.path.join(tmp, "record.jsonl")
         child = {**os.environ, **env, **dict(entry.env), "QD_STATS_FILE": stats_path, "QD_RECORD": log}
@@ -97,11 +99,6 @@ def run(m: Manifest, entry: WarmupEntry, target: str, env: dict[str, str], check
     return result
 
 
-def _where(m: Manifest, entry: WarmupEntry) -> str:
-    line = m.error("", entry.path).line
-    return f"{m.file}:{line}" if line else m.file
-
-
 def _read_json(path: str) -> dict[str, Any] | None:
     try:
         with open(path) as f:
@@ -129,15 +126,9 @@ def as_written(command: list[str], cwd: str, manifest_dir: str) -> list[str]:
             out.append("python")
             continue
         path = arg if os.path.isabs(arg) else os.path.join(cwd, arg)
-        if arg.startswith("-") or not os.path.exists(path):
-            out.append(arg)
-            continue
-        rel = os.path.relpath(os.path.abspath(path), manifest_dir)
-        out.append(os.path.abspath(path) if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel)
+        out.append(arg if arg.startswith("-") or not os.path.exists(path) else relative_inside(path, manifest_dir))
     return out
 
 
 def _is_python(arg: str) -> bool:
-    import re
-
-    return re.fullmatch(r"python(\d+(\.\d+)?)?", os.path.basename(arg)) is not None
+    return _PYTHON.fullmatch(os.path.basename(arg)) is not None

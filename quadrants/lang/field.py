@@ -53,7 +53,19 @@ def check_real(dtype: Any, needs: bool) -> None:
         raise QuadrantsRuntimeError(f"{dtype} is not supported for field with `needs_grad=True` or `needs_dual=True`.")
 
 
-class Field:
+class Companions:
+    """`has_grad()` / `has_dual()` of fields and struct fields: whether the companion is allocated
+    (`needs_grad=True`, `qd.root.lazy_grad()`, or `x.grad` placed by hand; one made on demand and still waiting for
+    its place is not, as it lives outside the instance's own attributes)."""
+
+    def has_grad(self) -> bool:
+        return self.__dict__.get("grad") is not None
+
+    def has_dual(self) -> bool:
+        return self.__dict__.get("dual") is not None
+
+
+class Field(Companions):
     def __init__(self, dtype: PrimitiveType, shape: tuple[int, ...] | None, element: MatrixType | None,
                  offset: tuple[int, ...] = (), layout: tuple[int, ...] = ()) -> None:  # fmt: skip
         prog = program.get()
@@ -103,15 +115,6 @@ class Field:
     @shape.setter
     def shape(self, value: tuple[int, ...]) -> None:
         self._shape = value
-
-    def has_grad(self) -> bool:
-        """Whether the gradient companion is allocated: `needs_grad=True`, `qd.root.lazy_grad()`, or `x.grad`
-        placed by hand (a companion still waiting for its place is not)."""
-        return self.__dict__.get("grad") is not None
-
-    def has_dual(self) -> bool:
-        """Whether the dual (forward-mode) companion is allocated, as `has_grad` for the gradient."""
-        return self.__dict__.get("dual") is not None
 
     def _bind(self, tree: Any, region: int, offset: int, placement: Any, place_offset: Any) -> None:
         """Its SNode tree was finalized: the field lives at `offset` of `region`, addressed by `placement`."""

@@ -22,6 +22,7 @@ import numpy as np
 
 from quadrants.errors import QuadrantsSyntaxError
 from quadrants.frontend.func import Func
+from quadrants.lang.field import Companions
 from quadrants.types import python_values
 from quadrants.types.compound import MatrixType
 from quadrants.types.struct import StructType
@@ -180,34 +181,36 @@ def _zeros(t: MatrixType) -> Any:
     return Matrix(np.zeros(t.shape, dtype=dt))
 
 
-class StructField:
+class StructField(Companions):
     """A field of a struct type: one field per member, each of the struct field's shape."""
 
     def __init__(self, t: StructType, shape: Any, name: str = "", offset: Any = None, layout: Any = None) -> None:
         from quadrants.lang.compat import Layout
         from quadrants.lang.field import domain_offset, field
 
+        members: dict[str, Any]
+        shape_t: tuple[int, ...]
+        off: Any
         if shape is None:  # placed later in an SNode tree, member by member (lang/snode.py)
             domain_offset(offset, 0, None)  # Quadrants' error when an offset comes without a shape
-            members: dict[str, Any] = {k: StructField(mt, None) if isinstance(mt, StructType) else field(mt)
-                                       for k, mt in t.members.items()}  # fmt: skip
-            self.__dict__.update(_type=t, _members=members, _shape=(), name=name, offset=(), struct_type=t,
-                                 field_dict=members)  # fmt: skip
-            return
-        shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
-        off = domain_offset(offset, len(shape_t), shape)
-        members = {}
-        for k, mt in t.members.items():
-            members[k] = StructField(mt, shape_t, offset=off) if isinstance(mt, StructType) else field(mt, shape_t, offset=off)
-        if layout is not Layout.SOA:  # Quadrants' default, AoS: its members interleave in memory, so it shares none
-            for leaf in _leaves(members):
-                leaf._interleaved = True
-        # `struct_type` and `field_dict` are instance attributes, as Quadrants' StructField keeps them
-        self.__dict__.update(_type=t, _members=members, _shape=shape_t, name=name, offset=off, struct_type=t,
-                             field_dict=members)  # fmt: skip
+            members = {k: StructField(mt, None) if isinstance(mt, StructType) else field(mt)
+                       for k, mt in t.members.items()}  # fmt: skip
+            shape_t, off = (), ()
+        else:
+            shape_t = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+            off = domain_offset(offset, len(shape_t), shape)
+            members = {k: StructField(mt, shape_t, offset=off) if isinstance(mt, StructType)
+                       else field(mt, shape_t, offset=off) for k, mt in t.members.items()}  # fmt: skip
+            if layout is not Layout.SOA:  # Quadrants' default, AoS: its members interleave in memory, so it shares none
+                for leaf in _leaves(members):
+                    leaf._interleaved = True
+        # `struct_type` and `field_dict` (the member fields by name: `_members`, the same dict) are instance
+        # attributes, as Quadrants' StructField keeps them
+        self.__dict__.update(struct_type=t, _members=members, field_dict=members, _shape=shape_t, name=name,
+                             offset=off)  # fmt: skip
 
     def __qd_struct_field__(self) -> StructType:
-        return self._type  # type: ignore[no-any-return]
+        return self.struct_type  # type: ignore[no-any-return]
 
     @property
     def keys(self) -> list[str]:
@@ -215,7 +218,7 @@ class StructField:
         return list(self._members)
 
     # What Quadrants' StructField inherits from its Field base: shape, the first member's snode and dtype, the
-    # layout, whether gradient / dual companions exist; a DLPack export is refused (no single array).
+    # layout (and `has_grad()` / `has_dual()`: Companions); a DLPack export is refused (no single array).
     @property
     def shape(self) -> tuple[int, ...]:
         return self.__dict__["_shape"]  # type: ignore[no-any-return]
@@ -235,12 +238,6 @@ class StructField:
     @property
     def layout(self) -> Any:
         return next(iter(self._leaf_fields())).layout
-
-    def has_grad(self) -> bool:
-        return self.__dict__.get("grad") is not None
-
-    def has_dual(self) -> bool:
-        return self.__dict__.get("dual") is not None
 
     def to_dlpack(self, versioned: bool = False) -> Any:
         raise NotImplementedError("a struct field is one field per member, not one array: export a member's "
@@ -303,7 +300,7 @@ class StructField:
         raise NotImplementedError("Struct for is only available in Quadrants scope (a Python loop over a qd.field)")
 
     def __repr__(self) -> str:
-        return f"<qd.field {self._type!r} shape={self.shape}>"
+        return f"<qd.field {self.struct_type!r} shape={self.shape}>"
 
 
 def _member_of(value: Any, k: str) -> Any:
@@ -318,7 +315,7 @@ class StructElement(Struct):
     def __init__(self, owner: StructField, key: tuple[Any, ...]) -> None:
         object.__setattr__(self, "_owner", owner)
         object.__setattr__(self, "_key", key)
-        object.__setattr__(self, "_type", owner._type)
+        object.__setattr__(self, "_type", owner.struct_type)
 
     @property
     def _members(self) -> dict[str, Any]:  # type: ignore[override]

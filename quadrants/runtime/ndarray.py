@@ -131,7 +131,8 @@ class Ndarray:
         nbytes = int(np.prod(full, dtype=np.int64)) * prim.itemsize if full else prim.itemsize
         self._arr = self._mem.zeros(nbytes)[:nbytes].view(prim.np_dtype).reshape(full)
         self._view = host_views.canonical_view(self._arr, lay)
-        self._desc_buf = descriptor(self._arr.ctypes.data, phys)
+        address = int(self._arr.ctypes.data)
+        self._desc_buf = descriptor(address, phys)
         self._desc = ctypes.addressof(self._desc_buf)
         self._spec = nd_type(prim, len(self.shape), elem_shape, lay)
         # instance attributes in the subclass's __dict__ (declared for type checkers below): the scalar type, also
@@ -139,7 +140,7 @@ class Ndarray:
         # of an element (a vector: m = 1); Quadrants' handle of the native array (`nd.arr.device_allocation_ptr()`)
         self.__dict__.update(dtype=prim, element_type=prim if element_type is None else TensorElement(prim, elem_shape),
                              n=elem_shape[0] if elem_shape else 1, m=elem_shape[1] if len(elem_shape) == 2 else 1,
-                             arr=NativeArray(int(self._arr.ctypes.data)))  # fmt: skip
+                             arr=NativeArray(address))  # fmt: skip
 
     if TYPE_CHECKING:  # every ndarray is one of the three subclasses, which add the host I/O (_HostIO below)
         dtype: PrimitiveType
