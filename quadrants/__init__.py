@@ -78,6 +78,8 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     log,
     loop_config,
     max,
+    mesh_local,
+    mesh_patch_idx,
     min,
     ndrange,
     no_activate,
@@ -176,7 +178,8 @@ def stats() -> dict:  # type: ignore[type-arg]
 
 def __getattr__(name: str) -> object:
     """`qd.cfg`: the active program's settings (None before the first qd.init), as in Quadrants; `qd.algorithms`,
-    `qd.sparse` and `qd.interop` are imported on first use (their kernels are not on the start-up path)."""
+    `qd.sparse` and `qd.interop` are imported on first use (their kernels are not on the start-up path), and so
+    are `qd.Mesh` / `qd.MeshInstance`."""
     if name == "cfg":
         from quadrants.lang.program import current_config
 
@@ -185,6 +188,10 @@ def __getattr__(name: str) -> object:
         import importlib
 
         return importlib.import_module(f"quadrants.{name}")
+    if name in ("Mesh", "MeshInstance"):  # meshes (lang/mesh.py), imported on use
+        from quadrants.lang import mesh
+
+        return getattr(mesh, name)
     raise AttributeError(f"module 'quadrants' has no attribute {name!r}")
 
 

@@ -67,6 +67,7 @@ class FrontendBuilder:
         self.loop_config: dict[str, Any] | None = None  # qd.loop_config(...) for the next loop
         self.parallel_id = 0  # id of the enclosing parallel loop (0: none)
         self.next_parallel_id = 0
+        self.mesh_patches: list[Any] = []  # the patch of each enclosing mesh-for's element (frontend/mesh.py)
         self.captures: list[Capture] = []
         self.static_calls: list[StaticCall] = []
         # paths in the specialization of the struct parameters' members the code reads (frontend/values.py Struct)

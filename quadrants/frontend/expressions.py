@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
-from quadrants.frontend import views
+from quadrants.frontend import mesh, views
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.func import BoundFunc, Func
 from quadrants.frontend.lvalues import assign
@@ -261,6 +261,10 @@ def transform_attribute(fb: FrontendBuilder, node: ast.Attribute) -> Any:
         return struct_attribute(fb, base, node.attr, node)
     if isinstance(base, views.View):
         return views.attribute(fb, base, node.attr, node)
+    if isinstance(base, mesh.Element):
+        return mesh.attribute(fb, base, node.attr, node)
+    if isinstance(base, mesh.Relation):
+        return mesh.relation_attribute(fb, base, node.attr, node)
     if is_runtime(base):
         raise fb.error(node, f"runtime values have no attribute {node.attr!r}")
     value = _static_attribute(fb, base, node)
@@ -419,6 +423,8 @@ def transform_subscript(fb: FrontendBuilder, node: ast.Subscript) -> Any:
         return loads[0] if not elem_shape else Matrix(elem_shape, loads, clamp=id(handle) in fb.clamped)
     if isinstance(base, views.View):
         return views.subscript(fb, base, node)
+    if isinstance(base, mesh.Relation):
+        return mesh.neighbour(fb, base, fb.expr(node.slice), node)
     reject_captured_array(fb, base, node)
     index = fb.expr(node.slice)
     if isinstance(base, UnpackedGroup):

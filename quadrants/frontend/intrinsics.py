@@ -282,3 +282,6 @@ get_addr = _kernel_only("get_addr")  # the address of a field element, as a u64
 loop_unique = _kernel_only("loop_unique")
 volatile_load = _kernel_only("volatile_load")  # a load LLVM keeps where it is (frontend/intrinsic_calls.py)
 assume_in_range = _kernel_only("assume_in_range")
+# meshes (frontend/mesh.py): a caching hint, and the patch of the mesh-for's element
+mesh_local = _kernel_only("mesh_local")
+mesh_patch_idx = _kernel_only("mesh_patch_idx")

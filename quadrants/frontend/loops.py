@@ -11,11 +11,12 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from quadrants._logging import warn
-from quadrants.errors import QuadrantsTypeError
-from quadrants.frontend import sparse
+from quadrants.errors import QuadrantsSyntaxError, QuadrantsTypeError
+from quadrants.frontend import mesh, sparse
 from quadrants.frontend.arguments import call_args
 from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.intrinsic_calls import Grouped
@@ -24,7 +25,7 @@ from quadrants.frontend.lvalues import assign
 from quadrants.frontend.ndarrays import index_domain, is_field, is_ndarray, ndarray_attribute, ndarray_handle
 from quadrants.frontend.operators import binary
 from quadrants.frontend.refs import read
-from quadrants.frontend.scope import Alias, Fixed, MatVar, bind_loop_index
+from quadrants.frontend.scope import Alias, Fixed, MatVar, Scope, bind_loop_index
 from quadrants.frontend.static_eval import is_static_call, static_eval
 from quadrants.frontend.structs import is_struct_field
 from quadrants.frontend.values import Matrix, is_runtime
@@ -65,6 +66,12 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
         _check_fresh_targets(fb, node.target)
     if sparse.sparse_loop_target(it):  # active cells only, level by level
         sparse.struct_for(fb, node, it, grouped)
+        return
+    if mesh.elements_of(it) is not None:
+        mesh_for(fb, node, it)
+        return
+    if isinstance(it, mesh.Relation):
+        relation_for(fb, node, it)
         return
     bounds = _domain(fb, it, it_node)
     axes = it.axes if isinstance(it, _NdRange) else None
@@ -225,9 +232,11 @@ def _flatten(fb: FrontendBuilder, it_node: ast.expr, bounds: list[tuple[Any, Any
 
 
 def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]], grouped: bool,
-               axes: tuple[int, ...] | None = None, python_range: bool = False) -> None:  # fmt: skip
+               axes: tuple[int, ...] | None = None, python_range: bool = False,
+               bind: Callable[[Scope, list[Any]], None] | None = None) -> None:  # fmt: skip
     """`bounds` in visit order (outermost first); `axes[p]`: the canonical axis of level p (None: the same);
-    `python_range`: written as `range(...)` (`ir.RangeFor.python_range`)."""
+    `python_range`: written as `range(...)` (`ir.RangeFor.python_range`); `bind(scope, coords)`: binds the
+    loop's target instead of the coordinates (a mesh-for's element), at the top of the body."""
     it_node = node.iter
     loc = fb.loc(it_node)
     flat = _flatten(fb, it_node, bounds)
@@ -271,7 +280,10 @@ def range_loop(fb: FrontendBuilder, node: ast.For, bounds: list[tuple[Any, Any]]
             coords = [loop] if len(bounds) == 1 else _coords(fb, loop, flat.begins, flat.dim_types, it_node)
             if axes is not None:
                 coords = [coords[axes.index(k)] for k in range(len(coords))]
-            bind_loop_index(scope, targets, coords, grouped)
+            if bind is not None:
+                bind(scope, coords)
+            else:
+                bind_loop_index(scope, targets, coords, grouped)
             fb.stmts(node.body)
     finally:
         fb.parallel_id = saved_pid
@@ -289,6 +301,47 @@ def _coords(
         c = fb.b.emit(ir.LoopCoord(loop=loop, dim=k, type=types[k]))
         coords.append(binary(fb, "add", c, b0, node) if (is_runtime(b0) or b0) else c)
     return coords
+
+
+# ---- mesh-fors -------------------------------------------------------------------------------------------------
+
+
+def mesh_for(fb: FrontendBuilder, node: ast.For, it: Any) -> None:
+    """`for v in mesh.verts:` a range over the element type's owned elements, patch after patch (parallel at
+    the kernel's top level), binding `v` to the element (frontend/mesh.py)."""
+    view, order = mesh.elements_of(it)  # type: ignore[misc]
+    target = _one_target(fb, node, "Mesh for")
+    if order not in view.elements:
+        raise fb.error(node.iter, f"this mesh's metadata has no {mesh.ELEMENT_NAMES[order]} to loop over")
+    mark = len(fb.mesh_patches)
+
+    def bind(scope: Scope, coords: list[Any]) -> None:
+        el = mesh.loop_element(fb, view, order, coords[0], node.iter)
+        fb.mesh_patches.append(el.patch)
+        scope.names[target] = Fixed(el, "mesh element")
+
+    try:
+        range_loop(fb, node, [(0, view.elements[order].num)], grouped=False, bind=bind)
+    finally:
+        del fb.mesh_patches[mark:]
+
+
+def relation_for(fb: FrontendBuilder, node: ast.For, rel: mesh.Relation) -> None:
+    """`for c in v.cells:` a serial loop over the relation's neighbours of one element."""
+    target = _one_target(fb, node, "Nested-mesh for")
+    size = mesh.relation_size(fb, rel, node.iter)
+
+    def bind(scope: Scope, coords: list[Any]) -> None:
+        scope.names[target] = Fixed(mesh.neighbour(fb, rel, coords[0], node.iter), "mesh element")
+
+    range_loop(fb, node, [(0, size)], grouped=False, bind=bind)
+
+
+def _one_target(fb: FrontendBuilder, node: ast.For, what: str) -> str:
+    targets = _target_names(fb, node.target)
+    if len(targets) != 1:
+        raise fb.error(node.target, f"{what} should have 1 loop target, found {len(targets)}", QuadrantsSyntaxError)
+    return targets[0]
 
 
 # ---- compile-time unrolling ----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
-from quadrants.frontend import sparse_builders, views
+from quadrants.frontend import mesh, sparse_builders, views
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.matrix_ops import check_index, index_items, is_swizzle, slice_positions, swizzle
 from quadrants.frontend.ndarrays import element_ptrs, is_ndarray, ndarray_handle, reject_captured_array
@@ -107,6 +107,10 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
         if isinstance(inner, MatrixRef) and len(inner.shape) == 1 and is_swizzle(node.attr):
             idx = swizzle(fb, node.attr, inner.shape[0], node)
             return inner.refs[idx[0]] if len(idx) == 1 else MatrixRef((len(idx),), [inner.refs[i] for i in idx])
+        if inner is None:
+            base = fb.expr(node.value)
+            if isinstance(base, mesh.Element):  # `v.x = ...`, `v.cells[j].x += ...`
+                return mesh.attribute_ref(fb, base, node.attr, node)
         raise fb.error(node, f"cannot assign to attribute {node.attr!r} in a kernel")
     raise fb.error(node, f"cannot assign to {type(node).__name__} in a kernel")
 
@@ -128,10 +132,11 @@ def _sub_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
 
 
 def _compile_time_container(fb: FrontendBuilder, node: ast.expr) -> bool:
-    """Whether `node` (a name or attribute) is a Python list, tuple or dict the kernel captured."""
+    """Whether `node` (a name or attribute) is a Python list, tuple or dict the kernel captured, or a mesh
+    relation (whose items are elements, not memory)."""
     if not isinstance(node, (ast.Name, ast.Attribute)) or _sub_ref(fb, node) is not None:
         return False
-    return isinstance(fb.expr(node), (list, tuple, dict))
+    return isinstance(fb.expr(node), (list, tuple, dict, mesh.Relation))
 
 
 def member_ref(fb: FrontendBuilder, s: Struct, attr: str, node: ast.AST) -> Ref | StructRef:

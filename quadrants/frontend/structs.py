@@ -180,17 +180,19 @@ def field_element(fb: FrontendBuilder, sf: Any, node: ast.Subscript) -> Struct:
     def element(f: Any) -> Struct:
         members: dict[str, Any] = {}
         for k, mf in f.field_dict.items():
-            if is_struct_field(mf):
-                members[k] = element(mf)
-                continue
-            handle = ndarray_handle(fb, mf)
-            ptrs = element_ptrs_at(fb, handle, indices, node)
-            refs = [ScalarRef(p, p.type.pointee, shared=True) for p in ptrs]  # type: ignore[union-attr]
-            elem_shape = handle.type.elem_shape  # type: ignore[union-attr]
-            members[k] = Alias(refs[0] if not elem_shape else MatrixRef(elem_shape, refs), node)
+            members[k] = element(mf) if is_struct_field(mf) else Alias(element_ref(fb, mf, indices, node), node)
         return Struct(cls=f.struct_type, members=members)
 
     return element(sf)
+
+
+def element_ref(fb: FrontendBuilder, field: Any, indices: list[Any], node: ast.Subscript) -> ScalarRef | MatrixRef:
+    """The memory of element `field[indices]` (evaluated indices) of a scalar or vector/matrix field."""
+    handle = ndarray_handle(fb, field)
+    refs = [ScalarRef(p, p.type.pointee, shared=True)  # type: ignore[union-attr]
+            for p in element_ptrs_at(fb, handle, indices, node)]  # fmt: skip
+    elem_shape = handle.type.elem_shape  # type: ignore[union-attr]
+    return refs[0] if not elem_shape else MatrixRef(elem_shape, refs)
 
 
 def leaf_values(fb: FrontendBuilder, s: Struct) -> list[Any]:

@@ -7,9 +7,9 @@ from quadrants.lang import (
 
 
 def __getattr__(name: str) -> object:
-    """`qd.lang.ops` and `qd.lang.kernel_impl`, imported on first use (Quadrants' module paths; the kernel
-    language needs neither)."""
-    if name in ("ops", "kernel_impl"):
+    """`qd.lang.ops`, `qd.lang.kernel_impl` and `qd.lang.mesh`, imported on first use (Quadrants' module paths;
+    the kernel language needs none of them)."""
+    if name in ("ops", "kernel_impl", "mesh"):
         import importlib
 
         return importlib.import_module(f"quadrants.lang.{name}")

@@ -2,8 +2,8 @@
 this package can give it and a stated one where it cannot.
 
 - `Extension` / `is_extension_supported`: what a backend offers. This package offers 64-bit data, assertions and
-  external functions, quantized types, sparse SNodes and the autodiff stack on both backends;
-  meshes and block-local storage it does not have, so they are reported unsupported (programs that ask skip them).
+  external functions, quantized types, sparse SNodes, meshes and the autodiff stack on both backends;
+  block-local storage it does not have, so it is reported unsupported (programs that ask skip it).
 - `pure`: the deprecated spelling of `@qd.kernel(fastcache=True)`, with Quadrants' warning.
 - `real_func`: a func compiled as a function of its own and called, as in Quadrants (frontend/real_funcs.py):
   it may recurse and return from anywhere.
@@ -33,7 +33,7 @@ class Extension(enum.Enum):
 
 
 _SUPPORTED = {Extension.data64, Extension.assertion, Extension.extfunc, Extension.adstack, Extension.quant,
-              Extension.quant_basic, Extension.sparse}  # fmt: skip
+              Extension.quant_basic, Extension.sparse, Extension.mesh}  # fmt: skip
 
 
 def is_extension_supported(arch: Any, ext: Extension) -> bool:
