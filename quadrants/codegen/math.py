@@ -76,7 +76,7 @@ class MathLowering:
         if op == "raw_mod":
             return b.frem(a, c)
         if op in ("min", "max"):
-            return self.float_call("llvm.minnum" if op == "min" else "llvm.maxnum", [a, c], t)
+            return self.float_min_max(op, a, c, t)
         if op == "pow":
             return self.float_call("llvm.pow", [a, c], t)
         if op == "atan2":
@@ -162,6 +162,16 @@ class MathLowering:
             return self.libm_call(LIBM_UNARY[op], [x], t)
         raise NotImplementedError(f"unary {op} on {t}")
 
+    def float_min_max(self, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
+        """`min(a, c)` / `max(a, c)` of floats as x86 computes `llvm.minnum` / `maxnum` (a NaN operand gives the
+        other one; of two equal values, signed zeros included, `a`), written as compares and selects: LLVM 22's loop
+        vectorizer (llvmlite 0.50, built with assertions) aborts the process on a `minnum`/`maxnum` reduction whose
+        loop it knows runs 3 times (`for w in range(1, 4): v = qd.min(v, a[w])`: tests/codegen/test_vectorizer_guards.py)."""
+        b = self.b
+        a_nan = b.fcmp_unordered("uno", a, a)
+        c_wins = b.fcmp_ordered("<" if op == "min" else ">", c, a)
+        return b.select(a_nan, c, b.select(c_wins, c, a))
+
     def float_call(self, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
         b = self.b
         if t is dtypes.f16:
@@ -199,6 +209,10 @@ class NvptxMath(MathLowering):
 
     prefix = "__nv_"  # libdevice's names are libm's with this prefix
 
+    def float_min_max(self, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
+        """The GPU's `min.f32` / `max.f32` (NaN-suppressing), through `llvm.minnum` / `maxnum`."""
+        return self.float_call("llvm.minnum" if op == "min" else "llvm.maxnum", [a, c], t)
+
     def float_call(self, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
         if name in LIBDEVICE and t.bits != 16:
             return self._device_call(LIBDEVICE[name], args, t)
@@ -221,6 +235,7 @@ class HostNvptxMath(NvptxMath):
     under the C names."""
 
     prefix = ""
+    float_min_max = MathLowering.float_min_max  # the host's vectorizer runs on this code (see MathLowering's)
 
 
 # Builds the math object of one function being lowered (a backend passes one of the classes above).
