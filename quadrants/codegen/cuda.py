@@ -503,26 +503,10 @@ def _warp_reducible(t: PrimitiveType) -> bool:
     return t.bits in (32, 64) and t.kind != "bool"
 
 
-def _shuffle_down(lw: CudaLowering, value: ll.Value, delta: int) -> ll.Value:
-    """`value` of the lane `delta` above (32-bit: one shuffle; 64-bit: two)."""
-    b = lw.b
-    name = "llvm.nvvm.shfl.sync.down.i32"
-    fn = lw.m.globals.get(name) or ll.Function(lw.m, ll.FunctionType(I32, [I32, I32, I32, I32]), name)
-    full, clamp = ll.Constant(I32, -1), ll.Constant(I32, 31)
-    width = value.type.width if isinstance(value.type, ll.IntType) else (64 if value.type == ll.DoubleType() else 32)
-    as_int = value if isinstance(value.type, ll.IntType) else b.bitcast(value, ll.IntType(width))
-    if width == 32:
-        moved = b.call(fn, [full, as_int, ll.Constant(I32, delta), clamp])
-    else:
-        lo = b.call(fn, [full, b.trunc(as_int, I32), ll.Constant(I32, delta), clamp])
-        hi = b.call(fn, [full, b.trunc(b.lshr(as_int, ll.Constant(I64, 32)), I32), ll.Constant(I32, delta), clamp])
-        moved = b.or_(b.zext(lo, I64), b.shl(b.zext(hi, I64), ll.Constant(I64, 32)))
-    return moved if isinstance(value.type, ll.IntType) else b.bitcast(moved, value.type)
-
-
 def _warp_reduce(lw: CudaLowering, op: str, value: ll.Value, t: PrimitiveType) -> ll.Value:
     for delta in (16, 8, 4, 2, 1):
-        value = lw.math.binop(op, value, _shuffle_down(lw, value, delta), t)
+        moved = simt.shuffle(lw, "shfl_down", ll.Constant(I32, -1), value, ll.Constant(I32, delta), t)
+        value = lw.math.binop(op, value, moved, t)
     return value
 
 

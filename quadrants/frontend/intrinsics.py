@@ -282,6 +282,21 @@ get_addr = _kernel_only("get_addr")  # the address of a field element, as a u64
 loop_unique = _kernel_only("loop_unique")
 volatile_load = _kernel_only("volatile_load")  # a load LLVM keeps where it is (frontend/intrinsic_calls.py)
 assume_in_range = _kernel_only("assume_in_range")
+# Quadrants' renamed qd.simt operations: old intrinsic name -> (the new one, the warning, given once per process)
+DEPRECATED = {
+    "simt.subgroup.barrier": ("simt.subgroup.sync", "qd.simt.subgroup.barrier() is deprecated: call "
+                              "qd.simt.subgroup.sync() (as block.sync() is named)"),
+    "simt.subgroup.memory_barrier": ("simt.subgroup.mem_fence", "qd.simt.subgroup.memory_barrier() is deprecated: "
+                                     "call qd.simt.subgroup.mem_fence()"),
+    "simt.subgroup.ballot_full_subgroup": ("simt.subgroup.ballot", "qd.simt.subgroup.ballot_full_subgroup() is "
+                                           "deprecated: call qd.simt.subgroup.ballot() (operations over the whole "
+                                           "subgroup have no suffix, those over tiles end in _tiled)"),
+    "simt.block.mem_sync": ("simt.block.mem_fence", "qd.simt.block.mem_sync() is deprecated; use "
+                            "qd.simt.block.mem_fence() instead."),
+    "simt.grid.memfence": ("simt.grid.mem_fence", "qd.simt.grid.memfence() is deprecated; use qd.simt.grid.mem_fence() "
+                           "instead."),
+}  # fmt: skip
+
 # meshes (frontend/mesh.py): a caching hint, and the patch of the mesh-for's element
 mesh_local = _kernel_only("mesh_local")
 mesh_patch_idx = _kernel_only("mesh_patch_idx")

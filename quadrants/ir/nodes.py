@@ -285,15 +285,37 @@ class SharedArray(Value):
 SIMT_OPS: dict[str, tuple[int, bool]] = {
     "block_sync": (0, False),  # qd.simt.block.sync(): barrier of the block's threads (and shared memory)
     "block_thread_idx": (0, True),  # qd.simt.block.thread_idx(): the thread's index in its block
+    "block_idx": (0, True),  # the block's index in the grid (global_thread_idx is block_idx * block_dim + thread_idx)
+    "block_dim": (0, True),  # threads per block
     # qd.clock_counter(): the hardware's cycle counter, an i64 (the CPU's time-stamp counter, the GPU SM's clock).
     # Not a SIMT operation, but like them a read of the hardware that no pass may merge or move, on every backend
     "clock_counter": (0, True),
     "warp_sync": (1, False),  # qd.simt.warp.sync(mask)
+    # shuffles (mask u32, value, lane or delta i32): the value of another lane of the warp, any SHUFFLE_TYPES
     "shfl_down": (3, True),  # qd.simt.warp.shfl_down_*(mask, value, delta)
     "shfl_up": (3, True),
     "shfl_xor": (3, True),
-    "shfl": (3, True),  # qd.simt.warp.shfl_sync_*(mask, value, lane)
+    "shfl": (3, True),  # qd.simt.warp.shfl_sync_*(mask, value, lane), qd.simt.subgroup.shuffle(value, lane)
+    "lane_id": (0, True),  # the thread's lane in its warp, an i32 (qd.simt.subgroup.invocation_id())
+    "active_mask": (0, True),  # the warp's lanes executing this, a u32
+    # votes (mask u32, predicate i32): ballot gives the u32 of lanes whose predicate is non-zero; all / any / uni
+    # an i32 0 or 1 (uni: every lane agrees)
+    "ballot": (2, True),
+    "vote_all": (2, True),
+    "vote_any": (2, True),
+    "vote_uni": (2, True),
+    # (mask u32, value of 32 or 64 bits) -> u32: the lanes holding the same value (match_all: all of them, or 0)
+    "match_any": (2, True),
+    "match_all": (2, True),
+    # memory fences: of the block (qd.simt.block.mem_fence, subgroup.mem_fence) and of the grid (grid.mem_fence)
+    "fence_block": (0, False),
+    "fence_grid": (0, False),
+    # a block barrier that also folds the threads' i32 predicates: all non-zero, any non-zero, how many (i32)
+    "block_sync_and": (1, True),
+    "block_sync_or": (1, True),
+    "block_sync_count": (1, True),
 }
+SHUFFLE_TYPES = frozenset({"i32", "u32", "f32", "i64", "u64", "f64"})  # the dtypes a shuffle moves (by name)
 
 
 @dataclass(eq=False, slots=True)

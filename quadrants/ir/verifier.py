@@ -150,6 +150,10 @@ class _Verifier:
                         "shared array shape and type", s)  # fmt: skip
             else:
                 _expect(s.op in ir.SIMT_OPS and len(s.args) == ir.SIMT_OPS[s.op][0], f"simt {s.op} operands", s)
+                if s.op.startswith("shfl"):
+                    _expect(str(s.type) in ir.SHUFFLE_TYPES and s.args[1].type is s.type, "shuffle value type", s)
+                elif s.op.startswith(("match", "ballot")):
+                    _expect(s.type is u32, f"{s.op} gives a u32", s)
         elif isinstance(s, ir.Reduce):
             par = [lp for lp in loops if isinstance(lp, ir.RangeFor) and lp.parallel]
             _expect(bool(par) and 0 <= s.slot < len(par[0].reductions), "reduce outside its loop", s)

@@ -40,6 +40,16 @@ def get_max_shared_memory_bytes(*, is_lowerbound_ok: bool) -> int:
     raise RuntimeError(f"get_max_shared_memory_bytes not implemented for arch {arch}")
 
 
+def get_cuda_compute_capability() -> int:
+    """The CUDA device's compute capability as Quadrants gives it (80 for sm_80; the emulator's is its target's),
+    which `qd.simt.warp.match_*` need at 70 or more. Without the CUDA backend: a RuntimeError."""
+    dev = program.get().device if current_cfg().arch is _config.cuda else None
+    arch = getattr(dev, "arch", None)
+    if not isinstance(arch, str) or not arch.startswith("sm_"):
+        raise RuntimeError("get_cuda_compute_capability needs the CUDA backend (qd.init(arch=qd.cuda))")
+    return int(arch.removeprefix("sm_").rstrip("af"))
+
+
 class _DeviceCaps:
     """`prog.get_device_caps()`: Quadrants' SPIR-V capability table. No backend here is SPIR-V, so every
     capability reads 0, as on Quadrants' CPU and CUDA backends."""

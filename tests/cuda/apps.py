@@ -1,4 +1,5 @@
-"""A program run twice in fresh processes to check fastcache on a CUDA device (the GPU or its emulator)."""
+"""Helpers of the CUDA tests: a program run twice in fresh processes to check fastcache on a CUDA device (the GPU
+or its emulator), and a kernel compiled for the fleet's GPU architectures (PTX, and cubins where ptxas is)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,21 @@ import sys
 import textwrap
 from pathlib import Path
 from typing import Any
+
+FLEET = ("sm_80", "sm_90", "sm_120")  # the GPU architectures the tests compile for
+
+
+def gpu_images(kernel: Any) -> Any:
+    """The kernel's last specialization compiled for the GPU (PTX and, with ptxas, cubins) for FLEET."""
+    import dataclasses
+
+    from quadrants.backends.cuda import compile_cuda
+    from quadrants.codegen import nvptx
+    from quadrants.lang import program
+
+    c = next(iter(kernel._launchers.values())).compiled
+    config = dataclasses.replace(program.get().config, cuda_emulate=False)
+    return compile_cuda(c.frontend, c.ir_text, c.abi.symbol, config, FLEET, cubin=nvptx.ptxas_path() is not None)
 
 FASTCACHE_APP = """
 import json, sys
@@ -30,9 +46,10 @@ print(json.dumps({{"r": r, "loaded": o.cache_loaded, "stored": o.cache_stored, "
 """
 
 
-def run_twice(folder: Path, init: str) -> list[dict[str, Any]]:
-    """Write the app with `qd.init(<init>)`, run it twice on one fresh cache, return each run's report."""
-    (folder / "app.py").write_text(textwrap.dedent(FASTCACHE_APP.format(init=init)))
+def run_twice(folder: Path, init: str, app: str = FASTCACHE_APP) -> list[dict[str, Any]]:
+    """Write the app (`FASTCACHE_APP`'s shape: its last line of output is a JSON report) with `qd.init(<init>)`,
+    run it twice on one fresh cache, return each run's report."""
+    (folder / "app.py").write_text(textwrap.dedent(app.format(init=init)))
     env = {k: v for k, v in os.environ.items() if not k.startswith("QD_")}
     env.update({"QD_CACHE_DIR": str(folder / "cache"), "QD_LOG_LEVEL": "warn"})
     runs = []

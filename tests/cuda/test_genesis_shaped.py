@@ -8,7 +8,6 @@ Cholesky and line-search kernels), and `while qd.graph_do_while(flag):` (its sol
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
@@ -17,28 +16,20 @@ import numpy as np
 import pytest
 
 import quadrants as qd
-from quadrants.backends.cuda import compile_cuda
 from quadrants.codegen import nvptx
 from quadrants.codegen.nvptx_isa import ptx_isa
 from quadrants.errors import QuadrantsCompilationError
 from quadrants.lang import program
 from quadrants.runtime import abi
+from tests.cuda.apps import FLEET, gpu_images
 
 Nd = qd.types.NDArray
-FLEET = ("sm_80", "sm_90", "sm_120")
 needs_ptxas = pytest.mark.skipif(nvptx.ptxas_path() is None, reason="ptxas is not installed")
 
 
 @pytest.fixture(autouse=True)
 def emulated() -> None:
     qd.init(arch=qd.cuda, cuda_emulate=True, offline_cache=False, log_level="warn")
-
-
-def gpu_images(kernel) -> object:  # type: ignore[no-untyped-def]
-    """The kernel's last specialization compiled for the GPU (PTX and, with ptxas, cubins) for FLEET."""
-    c = next(iter(kernel._launchers.values())).compiled
-    config = dataclasses.replace(program.get().config, cuda_emulate=False)
-    return compile_cuda(c.frontend, c.ir_text, c.abi.symbol, config, FLEET, cubin=nvptx.ptxas_path() is not None)
 
 
 def _module(tmp_path: Path, name: str, text: str):  # type: ignore[no-untyped-def]

@@ -41,7 +41,8 @@ def test_extensions() -> None:
     assert qd.is_extension_supported(qd.cpu, qd.extension.sparse)  # lang/snode.py's sparse nodes
     assert qd.is_extension_supported(qd.cpu, qd.extension.quant)  # lang/bitpacked.py, codegen/quant.py
     assert qd.is_extension_supported(qd.cuda, qd.extension.quant_basic)
-    assert not qd.is_extension_supported(qd.cpu, qd.extension.mesh)  # not implemented here: programs skip
+    assert qd.is_extension_supported(qd.cpu, qd.extension.mesh)  # lang/mesh.py, frontend/mesh.py
+    assert not qd.is_extension_supported(qd.cpu, qd.extension.bls)  # not implemented here: programs skip
     assert qd.is_extension_supported(qd.cuda, qd.extension.sparse)  # sparse SNodes: both backends (device pool)
     assert not qd.is_extension_supported(qd.vulkan, qd.extension.sparse)
     assert not qd.is_extension_supported(qd.vulkan, qd.extension.data64)

@@ -212,7 +212,8 @@ def test_clock_counter_counts_up_through_serial_work_and_rates_need_a_gpu() -> N
 def test_extension_and_logging_queries_and_the_config_dump(capsys: pytest.CaptureFixture[str]) -> None:
     qd_init(ad_stack_experimental_enabled=False)
     assert qd.is_extension_enabled(qd.extension.sparse) and qd.is_extension_enabled(qd.extension.assertion)
-    assert not qd.is_extension_enabled(qd.extension.mesh)
+    assert qd.is_extension_enabled(qd.extension.mesh)  # lang/mesh.py
+    assert not qd.is_extension_enabled(qd.extension.bls)  # block-local storage: not implemented
     assert not qd.is_extension_enabled(qd.extension.adstack)  # supported, but not enabled
     qd_init(ad_stack_experimental_enabled=True)
     assert qd.is_extension_enabled(qd.extension.adstack)
