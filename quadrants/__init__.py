@@ -84,6 +84,7 @@ from quadrants.frontend.intrinsics import (  # noqa: F401
     ndrange,
     no_activate,
     one,
+    outer,
     popcnt,
     pow,
     randn,

@@ -60,6 +60,9 @@ def fingerprint(v: Any) -> str | None:
         return struct_fingerprint(v)
     if isinstance(v, types.ModuleType):
         return f"module:{v.__name__}"
+    own = getattr(type(v), "__qd_fingerprint__", None)  # a library object that says what it is (a tile proxy)
+    if own is not None:
+        return own(v)  # type: ignore[no-any-return]
     fn = getattr(v, "fn", None)  # a Func or Kernel
     target = fn if fn is not None and hasattr(fn, "__qualname__") else v
     if isinstance(target, types.FunctionType):

@@ -65,6 +65,7 @@ def _is_code(v: Any) -> bool:
         or getattr(v, "__qd_kernel__", False)
         or type(v).__name__ in ("Func", "BoundFunc")
         or hasattr(v, "__qd_intrinsic__")
+        or hasattr(type(v), "__qd_fingerprint__")  # the library's objects that are code (qd.simt.Tile16x16)
     )
 
 

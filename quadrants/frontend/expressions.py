@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
-from quadrants.frontend import mesh, views
+from quadrants.frontend import mesh, tiles, views
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.func import BoundFunc, Func
 from quadrants.frontend.lvalues import assign
@@ -417,6 +417,8 @@ def transform_subscript(fb: FrontendBuilder, node: ast.Subscript) -> Any:
     if is_struct_field(base):
         return field_element(fb, base, node)
     if is_ndarray(base):
+        if tiles.has_slices(node) and ndarray_handle(fb, base).type.ndim >= 2:  # type: ignore[union-attr]
+            return tiles.array_slice(fb, base, node)  # a tile's operand (lang/simt/_tile.py)
         handle = ndarray_handle(fb, base)
         loads = [fb.b.load(p) for p in element_ptrs(fb, handle, node)]
         elem_shape = handle.type.elem_shape  # type: ignore[union-attr]

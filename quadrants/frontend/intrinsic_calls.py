@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
-from quadrants.frontend import mesh, sparse, views
+from quadrants.frontend import mesh, sparse, tiles, views
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.intrinsics import _NdRange
 from quadrants.frontend.lvalues import atomic_ref, lvalue
@@ -504,7 +504,7 @@ EVAL: dict[str, Callable[..., Any]] = {  # handlers of evaluated arguments: (bui
     "cast": _cast, "bit_cast": _bit_cast, "random": _random, "randn": _randn, "stop_grad": stop_grad,
     "block_local": _block_local, "cache_read_only": _block_local, "no_activate": _hint_snodes,
     "get_addr": _get_addr, "loop_unique": _hinted_value, "assume_in_range": _hinted_value, **SIMT_EVAL,
-    "mesh_local": mesh.mesh_local, "mesh_patch_idx": lambda fb, node, _name: mesh.patch_index(fb, node),
+    "outer": tiles.outer, "mesh_local": mesh.mesh_local, "mesh_patch_idx": lambda fb, node, _name: mesh.patch_index(fb, node),
     **{name: sparse.snode_call for name in ("activate", "deactivate", "is_active", "append", "length")},
     "rescale_index": sparse.rescale_index,
 }  # fmt: skip

@@ -297,6 +297,15 @@ DEPRECATED = {
                            "instead."),
 }  # fmt: skip
 
+@intrinsic("outer")
+def outer(a: Any, b: Any) -> Any:
+    """`qd.outer(a, b)`: the outer product `a b^T` of two per-lane columns, deferred: `tile -= qd.outer(a, b)`
+    (frontend/tiles.py) is its use; it composes with nothing (`qd.outer(a, b) + qd.outer(c, d)` is a TypeError)."""
+    from quadrants.frontend.tiles import OuterProduct
+
+    return OuterProduct(a, b)
+
+
 # meshes (frontend/mesh.py): a caching hint, and the patch of the mesh-for's element
 mesh_local = _kernel_only("mesh_local")
 mesh_patch_idx = _kernel_only("mesh_patch_idx")

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
-from quadrants.frontend import mesh, sparse_builders, views
+from quadrants.frontend import mesh, sparse_builders, tiles, views
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.matrix_ops import check_index, index_items, is_swizzle, slice_positions, swizzle
 from quadrants.frontend.ndarrays import element_ptrs, is_ndarray, ndarray_handle, reject_captured_array
@@ -52,7 +52,16 @@ class StructRef:
 
 
 
-Target = Ref | StructRef | sparse_builders.TripletRef  # what an assignment target resolves to
+@dataclass
+class TileRef:
+    """`t[:]` of a register tile (`t` the tile's expression: a load changes it) or an array slice `arr[r0:r1,
+    c0:c1]`: targets of tile loads and stores (frontend/tiles.py)."""
+
+    tile: ast.expr | None = None
+    slice: Any = None
+
+
+Target = Ref | StructRef | sparse_builders.TripletRef | TileRef  # what an assignment target resolves to
 
 
 # ---- references ---------------------------------------------------------------------------------------
@@ -88,6 +97,8 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
             if isinstance(base, sparse_builders.Builder):
                 return sparse_builders.entry_ref(fb, base, node)
             reject_captured_array(fb, base, node)
+            if is_ndarray(base) and tiles.has_slices(node) and ndarray_handle(fb, base).type.ndim >= 2:  # type: ignore[union-attr]
+                return TileRef(slice=tiles.array_slice(fb, base, node))
             if not is_ndarray(base):
                 raise fb.error(node, "only ndarray, field, vector and matrix elements can be assigned through []")
             handle = ndarray_handle(fb, base)
@@ -95,6 +106,8 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
             elem_shape = handle.type.elem_shape  # type: ignore[union-attr]
             refs = [ScalarRef(p, p.type.pointee, shared=True) for p in ptrs]  # type: ignore[union-attr]
             return refs[0] if not elem_shape else MatrixRef(elem_shape, refs)
+        if isinstance(inner, StructRef) and tiles.is_tile(inner.struct) and _whole(node.slice):
+            return TileRef(tile=node.value)
         if isinstance(inner, UnpackedGroup):  # `obj.r[i] = v`: the scalar member `_r{i}`
             return member_ref(fb, inner.struct, unpacked_member(fb, inner, fb.expr(node.slice), node), node)
         if not isinstance(inner, MatrixRef):
@@ -113,6 +126,11 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
                 return mesh.attribute_ref(fb, base, node.attr, node)
         raise fb.error(node, f"cannot assign to attribute {node.attr!r} in a kernel")
     raise fb.error(node, f"cannot assign to {type(node).__name__} in a kernel")
+
+
+def _whole(index: ast.expr) -> bool:
+    """`[:]`"""
+    return isinstance(index, ast.Slice) and index.lower is None and index.upper is None and index.step is None
 
 
 def _sub_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
@@ -202,6 +220,12 @@ def store_ref(fb: FrontendBuilder, ref: Target, value: Any, node: ast.AST) -> No
     if isinstance(ref, StructRef):
         _store_struct(fb, ref.struct, value, node)
         return
+    if isinstance(ref, TileRef):
+        if ref.tile is not None:
+            tiles.load(fb, ref.tile, value, node)
+        else:
+            tiles.store(fb, ref.slice, value, node)
+        return
     if isinstance(ref, ScalarRef):
         if as_matrix(fb, value, node) is not None:
             raise QuadrantsTypeError("cannot assign a vector/matrix to a scalar", loc)
@@ -282,7 +306,7 @@ def augassign_ref(fb: FrontendBuilder, ref: Target, op: str, value: Any, node: a
     if isinstance(ref, sparse_builders.TripletRef):
         sparse_builders.add(fb, ref, op, value, node)
         return
-    if isinstance(ref, StructRef):
+    if isinstance(ref, (StructRef, TileRef)):
         raise fb.error(node, "augmented assignment to a whole struct is not supported; update its members")
     if isinstance(ref, ScalarRef):
         if ref.shared and op in ATOMIC_AUG:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsCompilationError
+from quadrants.frontend import tiles
 from quadrants.frontend.assert_message import runtime_message
 from quadrants.frontend.builder import FrontendBuilder, StaticJump
 from quadrants.frontend.lvalues import assign, assign_name, augassign_ref, resolve_ref
@@ -159,6 +160,9 @@ def transform_aug_assign(fb: FrontendBuilder, node: ast.AugAssign) -> None:
     if op is None:
         raise fb.error(node, f"operator {type(node.op).__name__} is not supported")
     value = fb.expr(node.value)
+    if isinstance(value, tiles.OuterProduct) or tiles.names_tile(fb, node.target):  # `t -= qd.outer(a, b)`
+        tiles.augassign(fb, node.target, op, value, node)
+        return
     if op == "matmul":
         current = fb.expr(node.target)
         assign(fb, node.target, matmul(fb, current, value, node), node)

@@ -92,9 +92,11 @@ class StructType:
                 out[k] = MatrixType(t.shape, t.resolve(default_ip, default_fp))
             else:
                 out[k] = to_dtype(t, default_ip, default_fp)
-        resolved = StructType(out, self.methods, self.name, self.python_methods)
+        resolved = type(self)(out, self.methods, self.name, self.python_methods)  # a subclass keeps its class
         object.__setattr__(resolved, "_unpacked_groups", {g: (n, out[names[0]], names)
                                                           for g, (n, _, names) in self._unpacked_groups.items()})  # fmt: skip
+        for k, v in getattr(self, "__dict__", {}).items():  # a subclass's own constants (a register tile's SIZE)
+            object.__setattr__(resolved, k, v)
         return resolved
 
     def leaves(self) -> Iterator[tuple[tuple[str, ...], Any]]:

@@ -10,13 +10,16 @@ Quadrants refuses `qd.simt.block.sync()` there.
 
 from quadrants.lang.simt import block, grid, warp
 
-__all__ = ["block", "grid", "subgroup", "warp"]
+__all__ = ["block", "grid", "subgroup", "warp", "Tile16x16", "Tile32x32"]
 
 
 def __getattr__(name: str) -> object:
-    """`qd.simt.subgroup`, imported on first use (its ~70 library funcs are not on the start-up path)."""
-    if name == "subgroup":
-        import importlib
+    """`qd.simt.subgroup` and the register tiles (`Tile16x16`, `Tile32x32`: _tile.py), imported on first use (their
+    library funcs are not on the start-up path)."""
+    import importlib
 
+    if name == "subgroup":
         return importlib.import_module("quadrants.lang.simt.subgroup")
+    if name in ("Tile16x16", "Tile32x32"):
+        return getattr(importlib.import_module("quadrants.lang.simt._tile"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
