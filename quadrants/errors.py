@@ -1,4 +1,5 @@
-"""Exception classes, source locations, and the one renderer of `file:line:col` + source line + caret.
+"""Exception classes, source locations, and the one renderer of `file:line:col` + the frames down to it (source
+lines and carets, as Quadrants prints them).
 
 Every user-facing compile error carries a `SourceLoc`; `render()` is the only place that formats one.
 The class hierarchy matches real Quadrants so that `except` clauses in user code keep working.
@@ -6,12 +7,17 @@ The class hierarchy matches real Quadrants so that `except` clauses in user code
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+
+TAB = 4  # tabs of a source line shown as spaces, as Python's tracebacks show them
+WRAP = 80  # a longer source line is shown in pieces of this many columns, each with its carets
 
 
 @dataclass(frozen=True, slots=True)
 class SourceLoc:
-    """A span in a user's source file. Lines are 1-based and absolute; columns are 0-based."""
+    """A span in a user's source file. Lines are 1-based and absolute; columns are 0-based. `callers`: for a span
+    in a `qd.func`, the call sites that led there from the kernel (outermost first)."""
 
     filename: str
     lineno: int
@@ -20,23 +26,36 @@ class SourceLoc:
     end_col: int
     line_text: str  # the source line, as written (indentation kept)
     func_name: str = ""
+    callers: tuple[SourceLoc, ...] = ()
 
     def short(self) -> str:
         return f"{self.filename}:{self.lineno}:{self.col + 1}"
 
+    def frame(self) -> str:
+        """The span as a traceback frame, as Quadrants prints one: `File "...", line N, in name:`, the source line
+        as written (tabs expanded; a long line in pieces of WRAP columns) and carets under the span on it (to the
+        line's end for a span over several lines)."""
+        name = self.func_name.rsplit(".", 1)[-1]
+        lines = [f'File "{self.filename}", line {self.lineno}' + (f", in {name}" if name else "") + ":"]
+        raw = self.line_text.rstrip()
+        text = raw.expandtabs(TAB)
+        start = len(raw[: self.col].expandtabs(TAB))
+        stop = self.end_col if self.end_lineno == self.lineno and self.end_col > self.col else len(raw)
+        end = max(start + 1, len(raw[:stop].expandtabs(TAB)))
+        for at in range(0, max(len(text), 1), WRAP):
+            lines.append(text[at : at + WRAP])
+            lo, hi = max(start, at), min(end, at + WRAP)
+            if hi > lo:
+                lines.append(" " * (lo - at) + "^" * (hi - lo))
+        return "\n".join(lines)
+
     def render(self) -> str:
-        where = f'File "{self.filename}", line {self.lineno}, col {self.col + 1}'
-        if self.func_name:
-            where += f", in {self.func_name}"
-        text = self.line_text.rstrip()
-        stripped = text.lstrip()
-        indent = len(text) - len(stripped)
-        if self.end_lineno == self.lineno and self.end_col > self.col:
-            width = self.end_col - self.col
-        else:
-            width = max(1, len(text) - self.col)
-        caret = " " * (4 + self.col - indent) + "^" * max(1, width)
-        return f"{where}:\n    {stripped}\n{caret}"
+        """`file:line:col`, then the frames from the kernel down to the span."""
+        return "\n".join([self.short(), *(c.frame() for c in self.callers), self.frame()])
+
+    def called_from(self, call: SourceLoc) -> SourceLoc:
+        """This span as reached through one more call site (an outer one)."""
+        return replace(self, callers=(replace(call, callers=()), *self.callers))
 
 
 class QuadrantsError(Exception):

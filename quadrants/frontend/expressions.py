@@ -407,7 +407,8 @@ def transform_slice(fb: FrontendBuilder, node: ast.Slice) -> slice:
     for part in (node.lower, node.upper, node.step):
         value = None if part is None else fb.expr(part)
         if is_runtime(value):
-            raise fb.error(part or node, "slice bounds must be compile-time constants (use qd.static values)")
+            raise fb.error(part or node, "Quadrants does not support variables in slice now: slice bounds must be "
+                                         "compile-time constants (use qd.static values)")  # fmt: skip
         bounds.append(value)
     return slice(*bounds)
 

@@ -97,7 +97,9 @@ def inline(fb: FrontendBuilder, func: Func, bound_self: Any, node: ast.Call) -> 
         fb.stmts(body)
     except QuadrantsCompilationError as e:
         if _in_package(src.fn) and e.loc is not None and e.loc.filename.startswith(_PACKAGE_DIR):
-            raise type(e)(e.message, call_loc) from None
+            raise type(e)(e.message, call_loc) from None  # a library func's inside: the user's call is the place
+        if e.loc is not None and not _in_package(src.fn):
+            raise type(e)(e.message, e.loc.called_from(call_loc)) from None  # the traceback: this call site too
         raise
     finally:
         fb.frames.pop()

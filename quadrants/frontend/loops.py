@@ -49,7 +49,7 @@ def transform_for(fb: FrontendBuilder, node: ast.For) -> None:
         if fn is builtins.range:
             args, kwargs = call_args(fb, it_node)
             if kwargs or not 1 <= len(args) <= 2:
-                raise fb.error(it_node, f"Range should have 1 or 2 arguments, found {len(args) + len(kwargs)}: "
+                raise fb.error(node, f"Range should have 1 or 2 arguments, found {len(args) + len(kwargs)}: "
                                         "range(a, b, step) is not supported in kernels; use range(n) or range(a, b)")  # fmt: skip
             _check_fresh_targets(fb, node.target)
             begin, end = (0, args[0]) if len(args) == 1 else args

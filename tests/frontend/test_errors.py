@@ -1,5 +1,6 @@
-"""User errors in kernels: the right exception class, at file:line:col with the source line and a caret,
-and no compiler-internal frames in the traceback."""
+"""User errors in kernels: the right exception class, at file:line:col, then the frames from the kernel down to
+the error (source lines as written, carets), as Quadrants prints them, and no compiler-internal frames in the
+traceback."""
 
 from __future__ import annotations
 
@@ -24,13 +25,16 @@ def where(marker: str) -> tuple[int, int]:
 
 
 def check(exc: BaseException, marker: str, caret_width: int | None = None) -> None:
+    """`file:line:col` first, then the frame: `File "...", line N, in name:`, the source line as written and a
+    caret under the marker's column."""
     line, col = where(marker)
     text = str(exc)
-    assert f'File "{THIS}", line {line}, col {col}' in text, text
-    src_line = LINES[line - 1].strip()
-    assert src_line in text
-    caret_line = text.splitlines()[text.splitlines().index("    " + src_line) + 1]
-    assert caret_line.index("^") == 4 + (col - 1) - (len(LINES[line - 1]) - len(LINES[line - 1].lstrip()))
+    lines = text.splitlines()
+    assert f"{THIS}:{line}:{col}" in lines, text
+    assert f'File "{THIS}", line {line}, in ' in text, text
+    src_line = LINES[line - 1].rstrip()
+    caret_line = lines[lines.index(src_line) + 1]
+    assert caret_line.index("^") == col - 1
     if caret_width is not None:
         assert caret_line.count("^") == caret_width
 
@@ -78,7 +82,7 @@ def test_range_with_step() -> None:
 
     with pytest.raises(qd.QuadrantsSyntaxError, match="step") as e:
         k(qd.ndarray(qd.f32, 10))
-    check(e.value, "range(0, 10, 2)")
+    check(e.value, "for i in range(0, 10, 2):")  # the loop's header, as Quadrants points at it
 
 
 def test_type_error_in_binary_op() -> None:
@@ -272,3 +276,40 @@ def test_atomics_need_a_writable_first_operand_and_fields_are_not_operands() -> 
             k(*args)
     with pytest.raises(qd.QuadrantsTypeError, match="unsupported operand type"):
         field_operand()
+
+
+@qd.func
+def _innermost():
+    no_such_name()  # marker:innermost
+
+
+@qd.func
+def _middle():
+    _innermost()  # marker:middle
+
+
+def test_an_error_in_a_func_shows_each_call_from_the_kernel_down() -> None:
+    @qd.kernel
+    def k():
+        _middle()  # marker:outer
+
+    with pytest.raises(qd.QuadrantsNameError) as e:
+        k()
+    text = str(e.value)
+    check(e.value, "no_such_name()  # marker:innermost", caret_width=len("no_such_name"))
+    frames = [where(m)[0] for m in ("_middle()  # marker:outer", "_innermost()  # marker:middle",
+                                    "no_such_name()  # marker:innermost")]  # fmt: skip
+    at = [text.index(f'File "{THIS}", line {n}, in {name}:') for n, name in zip(frames, ("k", "_middle", "_innermost"))]
+    assert at == sorted(at)  # outermost first
+
+
+def test_tabs_are_expanded_and_long_lines_come_in_pieces_with_their_carets() -> None:
+    from quadrants.errors import SourceLoc
+
+    line = "\tx = f(1,\t2)"
+    loc = SourceLoc("f.py", 3, 5, 3, 6, line, "k")
+    assert loc.frame().splitlines()[1:] == ["    x = f(1,    2)", "        ^"]  # tab stops every 4 columns
+    long = "    " + "a" * 100 + "(1)"
+    loc = SourceLoc("f.py", 7, 4, 7, 104, long, "mod.k")
+    assert loc.frame().splitlines() == ['File "f.py", line 7, in k:', long[:80], "    " + "^" * 76, long[80:],
+                                        "^" * 24]  # fmt: skip
