@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-
 TAB = 4  # tabs of a source line shown as spaces, as Python's tracebacks show them
 WRAP = 80  # a longer source line is shown in pieces of this many columns, each with its carets
 

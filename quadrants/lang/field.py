@@ -192,6 +192,16 @@ class Field(Companions):
         return np.ndarray(tuple(shape) + es, self._prim.np_dtype, buffer=buf, offset=self._offset,
                           strides=tuple(strides + estrides))  # fmt: skip
 
+    def _tree_view(self) -> np.ndarray | None:
+        """A field placed in a dense SNode tree as one strided array over the tree's memory (canonical axes, the
+        cells' layout in the strides: another field in the same cells just widens them), or None where no such
+        array exists: a sparse tree, or an axis whose levels do not nest (numpy's reshape would copy)."""
+        if self._via_kernels:
+            return None
+        split = self._split()
+        view = split.reshape(self.shape + self.element_shape)
+        return view if np.may_share_memory(view, split) else None
+
     def _split_key(self, key: tuple[int, ...]) -> tuple[int, ...]:
         if self._placement is None:
             return key
@@ -252,9 +262,12 @@ class Field(Companions):
         """The `copy=` to use: a field placed in an SNode tree is not one array in memory, and one declared
         interleaved is not shared in Quadrants, so `copy=False` cannot be honoured (and `None` copies)."""
         self._ready()
-        if copy is False and self._placement is not None:
-            raise ValueError("copy=False: this field is placed in an SNode tree, whose cells interleave fields, "
-                             "so its memory is not one array; use copy=True")  # fmt: skip
+        if copy is not True and self._placement is not None and self._tree_view() is None:
+            if copy is False:
+                raise ValueError("copy=False: this field's cells are spread over its SNode tree in a way no single "
+                                 "strided array describes (a sparse tree, or an axis split over levels that do not "
+                                 "nest); use copy=True")  # fmt: skip
+            return True
         if self._interleaved and copy is not True:
             if copy is False:
                 raise ValueError(f"Zero-copy not available for dtype={self._prim}: the field's layout interleaves "

@@ -93,3 +93,39 @@ def test_a_dlpack_capsule_wrapped_for_numpy_shares_the_fields_memory(versioned: 
     if versioned:
         arr[1, 0, 2] = 7.0
         assert f[1][0, 2] == 7.0 and f[0][0, 0] == 3.0
+
+
+def test_a_field_in_a_dense_tree_is_shared_as_one_strided_array() -> None:
+    """Its cells' layout is in the strides (axes placed out of order, another field in the same cells); writes
+    through the view are the field's. An axis split over levels that do not nest has no such array."""
+    qd.init(arch=qd.cpu, offline_cache=False, log_level="warn")
+    f = qd.field(qd.f32)
+    qd.root.dense(qd.i, 3).dense(qd.k, 2).dense(qd.j, 4).place(f)
+    g, h = qd.field(qd.i32), qd.field(qd.f64)
+    qd.root.dense(qd.i, 5).place(g, h)
+    split = qd.field(qd.i32)
+    qd.root.dense(qd.i, 2).dense(qd.j, 3).dense(qd.i, 4).place(split)
+
+    @qd.kernel
+    def fill():
+        for i, j, k in f:
+            f[i, j, k] = i * 100 + j * 10 + k
+        for i in g:
+            g[i] = i
+            h[i] = i * 0.5
+
+    fill()
+    v = f.to_numpy(copy=False)
+    assert v.shape == (3, 4, 2) and not v.flags.c_contiguous
+    np.testing.assert_array_equal(v, np.arange(3)[:, None, None] * 100 + np.arange(4)[:, None] * 10 + np.arange(2))
+    v[2, 3, 1] = -1.0
+    assert f[2, 3, 1] == -1.0
+    import torch
+
+    t = torch.from_dlpack(h.to_dlpack())
+    assert t.stride() != (1,) and t.tolist() == [i * 0.5 for i in range(5)]
+    t[4] = 9.0
+    assert h[4] == 9.0 and g.to_numpy(copy=False).tolist() == [0, 1, 2, 3, 4]
+    with pytest.raises(ValueError, match="no single strided array"):
+        split.to_numpy(copy=False)
+    assert split.to_numpy(copy=None).shape == (8, 3)  # copy=None: a copy where no view exists
