@@ -163,14 +163,15 @@ class MathLowering:
         raise NotImplementedError(f"unary {op} on {t}")
 
     def float_min_max(self, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
-        """`min(a, c)` / `max(a, c)` of floats as x86 computes `llvm.minnum` / `maxnum` (a NaN operand gives the
-        other one; of two equal values, signed zeros included, `a`), written as compares and selects: LLVM 22's loop
-        vectorizer (llvmlite 0.50, built with assertions) aborts the process on a `minnum`/`maxnum` reduction whose
-        loop it knows runs 3 times (`for w in range(1, 4): v = qd.min(v, a[w])`: tests/codegen/test_vectorizer_guards.py)."""
-        b = self.b
-        a_nan = b.fcmp_unordered("uno", a, a)
-        c_wins = b.fcmp_ordered("<" if op == "min" else ">", c, a)
-        return b.select(a_nan, c, b.select(c_wins, c, a))
+        """`llvm.minnum` / `maxnum` behind a `freeze`: the same results and code, but LLVM 22's loop vectorizer
+        (llvmlite 0.50, built with assertions) no longer takes a loop over them as a min/max reduction, whose cost
+        model aborts the process when it knows the loop runs 3 times (`for w in range(1, 4): v = qd.min(v, a[w])`).
+        Compares and selects instead would make a long compile-time chain of them (an unrolled qd.static loop)
+        take exponential time in the same vectorizer (tests/codegen/test_vectorizer_guards.py has both)."""
+        m = self.float_call("llvm.minnum" if op == "min" else "llvm.maxnum", [a, c], t)
+        frozen = ll.instructions.Instruction(self.b.block, m.type, "freeze", [m])
+        self.b._insert(frozen)  # (llvmlite's builder has no freeze)
+        return frozen
 
     def float_call(self, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
         b = self.b

@@ -1,10 +1,14 @@
-"""Code that LLVM's loop vectorizer (llvmlite 0.50: LLVM 22, built with assertions) would abort the process on.
+"""Code that LLVM's loop vectorizer (llvmlite 0.50: LLVM 22, built with assertions) would abort the process on,
+or take exponential time over.
 
 A float `min`/`max` reduction in a loop LLVM knows to run 3 times (`for w in range(1, 4): v = qd.min(v, a[w])`)
 made LoopVectorize's two cost models disagree, an assertion that kills the process (the host target and
-x86-64-v3; found through `qd.simt.block.reduce_min` on the emulator). Float min/max are now compares and selects
-(codegen/math.py `float_min_max`), with `llvm.minnum`'s results on x86 (NaN operands, signed zeros). Each case
-runs in a child process, so a regression fails here instead of killing the test run.
+x86-64-v3; found through `qd.simt.block.reduce_min` on the emulator). Lowering min/max to compares and selects
+avoided it but made a long unrolled chain of them (`for w in qd.static(range(n)): v = qd.min(v, a[w])` over an
+ndarray) compile in time exponential in n (2 s at 12, over a minute at 16: the vectorizer's recursive
+single-scalar analysis). Float min/max are `llvm.minnum` / `maxnum` behind a `freeze` (codegen/math.py
+`float_min_max`): x86's results (NaN operands, signed zeros) and code, no reduction for the vectorizer to cost.
+Each case runs in a child process, so a regression fails here instead of killing or hanging the test run.
 """
 
 from __future__ import annotations
@@ -66,6 +70,43 @@ def test_float_min_max_reductions_of_every_short_trip_count_compile(target: str,
             lo = np.minimum(a, a[1:n].min()) if n > 1 else a
             hi = np.maximum(a, a[1:n].max()) if n > 1 else a
             np.testing.assert_array_equal(got[f"{npt.__name__}-{n}"], [lo, hi])
+
+
+HANG_CHILD = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    import quadrants as qd
+
+    qd.init(arch=qd.cpu, offline_cache=False, log_level="warn")
+
+    @qd.kernel
+    def k(a: qd.types.NDArray[qd.f32, 1], r: qd.types.NDArray[qd.f32, 1], n: qd.template()):
+        for i in range(r.shape[0]):
+            lo = a[i]
+            hi = a[i]
+            for w in qd.static(range(n)):
+                lo = qd.min(lo, a[w])
+                hi = qd.max(hi, a[w])
+            r[i] = lo + hi
+
+    a = np.random.default_rng(0).standard_normal(64).astype(np.float32)
+    r = np.zeros(64, np.float32)
+    k(a, r, 32)
+    assert np.allclose(r, np.minimum(a, a[:32].min()) + np.maximum(a, a[:32].max()))
+    print("ok")
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_long_unrolled_chain_of_float_min_max_compiles_in_linear_time(tmp_path: Path) -> None:
+    """32 steps: about a second here; the compare-and-select lowering would not finish (exponential in the chain's
+    length). The limit is a hang guard, not a speed target."""
+    script = tmp_path / "child.py"
+    script.write_text(HANG_CHILD)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-2000:]
 
 
 def test_float_min_max_keep_minnums_results_for_nans_and_signed_zeros() -> None:
