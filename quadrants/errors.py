@@ -49,8 +49,9 @@ class SourceLoc:
         return "\n".join(lines)
 
     def render(self) -> str:
-        """`file:line:col`, then the frames from the kernel down to the span."""
-        return "\n".join([self.short(), *(c.frame() for c in self.callers), self.frame()])
+        """`file:line:col: in <qualified name>`, then the frames from the kernel down to the span."""
+        head = f"{self.short()}: in {self.func_name}" if self.func_name else self.short()
+        return "\n".join([head, *(c.frame() for c in self.callers), self.frame()])
 
     def called_from(self, call: SourceLoc) -> SourceLoc:
         """This span as reached through one more call site (an outer one)."""

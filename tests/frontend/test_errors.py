@@ -30,7 +30,7 @@ def check(exc: BaseException, marker: str, caret_width: int | None = None) -> No
     line, col = where(marker)
     text = str(exc)
     lines = text.splitlines()
-    assert f"{THIS}:{line}:{col}" in lines, text
+    assert any(ln.startswith(f"{THIS}:{line}:{col}: in ") for ln in lines), text  # then the qualified name
     assert f'File "{THIS}", line {line}, in ' in text, text
     src_line = LINES[line - 1].rstrip()
     caret_line = lines[lines.index(src_line) + 1]
