@@ -382,3 +382,147 @@ exit:
   %res = select i1 %neg, double %inv, double %r
   ret double %res
 }
+
+; Half-precision conversions. Where the target has no F16C instructions (x86-64-v2 and older), LLVM lowers f16
+; arithmetic through these compiler-runtime helpers; defined here in integer arithmetic (and a round-to-nearest-even
+; for subnormals) so that such code loads without a libgcc that has them. IEEE semantics: subnormals kept, NaNs quiet.
+define float @__extendhfsf2(half %h) {
+entry:
+  %b = bitcast half %h to i16
+  %w = zext i16 %b to i32
+  %sbit = and i32 %w, 32768
+  %sign = shl i32 %sbit, 16
+  %e1 = lshr i32 %w, 10
+  %exp = and i32 %e1, 31
+  %man = and i32 %w, 1023
+  %isspecial = icmp eq i32 %exp, 31
+  %iszero = icmp eq i32 %exp, 0
+  br i1 %isspecial, label %special, label %finite
+special:
+  %m13 = shl i32 %man, 13
+  %nanbits = or i32 %m13, 2139095040
+  %sp = or i32 %nanbits, %sign
+  %spf = bitcast i32 %sp to float
+  ret float %spf
+finite:
+  br i1 %iszero, label %small, label %normal
+normal:
+  %e2 = add i32 %exp, 112
+  %e3 = shl i32 %e2, 23
+  %m2 = shl i32 %man, 13
+  %nb = or i32 %e3, %m2
+  %nbs = or i32 %nb, %sign
+  %nf = bitcast i32 %nbs to float
+  ret float %nf
+small:                                    ; zero or subnormal: man * 2**-24, exactly
+  %mf = uitofp i32 %man to float
+  %v = fmul float %mf, 0x3E70000000000000
+  %vb = bitcast float %v to i32
+  %vs = or i32 %vb, %sign
+  %vf = bitcast i32 %vs to float
+  ret float %vf
+}
+
+define half @__truncsfhf2(float %f) {
+entry:
+  %bits = bitcast float %f to i32
+  %s1 = lshr i32 %bits, 16
+  %sign = and i32 %s1, 32768
+  %abs = and i32 %bits, 2147483647
+  %isnan = icmp ugt i32 %abs, 2139095040
+  br i1 %isnan, label %nan, label %notnan
+nan:                                      ; quiet, keeping the payload's top bits
+  %p1 = lshr i32 %abs, 13
+  %p2 = and i32 %p1, 1023
+  %p3 = or i32 %p2, 512
+  %nanh = or i32 %p3, 31744
+  br label %done
+notnan:
+  %isinf = icmp uge i32 %abs, 1199566848     ; 65520.0 and up (inf included) round to infinity
+  br i1 %isinf, label %inf, label %finite
+inf:
+  br label %done
+finite:
+  %isnormal = icmp uge i32 %abs, 947912704   ; 2**-14, the smallest normal half
+  br i1 %isnormal, label %normal, label %small
+normal:
+  %rebased = sub i32 %abs, 939524096         ; exponent bias 127 -> 15
+  %h0 = lshr i32 %rebased, 13
+  %rem = and i32 %abs, 8191
+  %above = icmp ugt i32 %rem, 4096
+  %tie = icmp eq i32 %rem, 4096
+  %odd0 = and i32 %h0, 1
+  %odd = icmp ne i32 %odd0, 0
+  %tieup = and i1 %tie, %odd
+  %up = or i1 %above, %tieup
+  %inc = zext i1 %up to i32
+  %hn = add i32 %h0, %inc
+  br label %done
+small:                                    ; subnormal or zero: round(|f| * 2**24) to nearest even (1024: 2**-14)
+  %af = bitcast i32 %abs to float
+  %scaled = fmul float %af, 0x4170000000000000
+  %r = call float @llvm.rint.f32(float %scaled)
+  %hs = fptoui float %r to i32
+  br label %done
+done:
+  %h = phi i32 [ %nanh, %nan ], [ 31744, %inf ], [ %hn, %normal ], [ %hs, %small ]
+  %hsg = or i32 %h, %sign
+  %h16 = trunc i32 %hsg to i16
+  %out = bitcast i16 %h16 to half
+  ret half %out
+}
+
+define half @__truncdfhf2(double %d) {
+entry:
+  %bits = bitcast double %d to i64
+  %s1 = lshr i64 %bits, 48
+  %sign64 = and i64 %s1, 32768
+  %sign = trunc i64 %sign64 to i32
+  %abs = and i64 %bits, 9223372036854775807
+  %isnan = icmp ugt i64 %abs, 9218868437227405312
+  br i1 %isnan, label %nan, label %notnan
+nan:
+  %p1 = lshr i64 %abs, 42
+  %p2 = trunc i64 %p1 to i32
+  %p3 = and i32 %p2, 1023
+  %p4 = or i32 %p3, 512
+  %nanh = or i32 %p4, 31744
+  br label %done
+notnan:
+  %isinf = icmp uge i64 %abs, 4679237813814689792   ; 65520.0
+  br i1 %isinf, label %inf, label %finite
+inf:
+  br label %done
+finite:
+  %isnormal = icmp uge i64 %abs, 4544132024016830464  ; 2**-14
+  br i1 %isnormal, label %normal, label %small
+normal:
+  %rebased = sub i64 %abs, 4539628424389459968      ; exponent bias 1023 -> 15
+  %h64 = lshr i64 %rebased, 42
+  %h0 = trunc i64 %h64 to i32
+  %rem = and i64 %abs, 4398046511103
+  %above = icmp ugt i64 %rem, 2199023255552
+  %tie = icmp eq i64 %rem, 2199023255552
+  %odd0 = and i32 %h0, 1
+  %odd = icmp ne i32 %odd0, 0
+  %tieup = and i1 %tie, %odd
+  %up = or i1 %above, %tieup
+  %inc = zext i1 %up to i32
+  %hn = add i32 %h0, %inc
+  br label %done
+small:
+  %af = bitcast i64 %abs to double
+  %scaled = fmul double %af, 0x4170000000000000
+  %r = call double @llvm.rint.f64(double %scaled)
+  %hs = fptoui double %r to i32
+  br label %done
+done:
+  %h = phi i32 [ %nanh, %nan ], [ 31744, %inf ], [ %hn, %normal ], [ %hs, %small ]
+  %hsg = or i32 %h, %sign
+  %h16 = trunc i32 %hsg to i16
+  %out = bitcast i16 %h16 to half
+  ret half %out
+}
+
+declare float @llvm.rint.f32(float)
+declare double @llvm.rint.f64(double)
