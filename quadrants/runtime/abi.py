@@ -18,8 +18,8 @@ from quadrants.types.dtypes import PrimitiveType
 # llvmlite: the cache keys and the loader need it on the start-up path. Bump it whenever codegen/runtime.ll
 # changes, and set RUNTIME_LL_DIGEST to the new file's digest: tests/codegen/test_codegen.py fails until both
 # are done.
-RUNTIME_ABI = 3
-RUNTIME_LL_DIGEST = (3, "9b0a9c898a0f7f09")  # (RUNTIME_ABI, sha256 of codegen/runtime.ll, first 16 hex digits)
+RUNTIME_ABI = 4
+RUNTIME_LL_DIGEST = (4, "46a0c342d776448c")  # (RUNTIME_ABI, sha256 of codegen/runtime.ll, first 16 hex digits)
 RUNTIME_SYMBOL_PROBE = f"qd_rt{RUNTIME_ABI}_parallel_for"  # a symbol every build of this runtime exports
 
 # A kernel with more native arguments than this takes them packed: its entry (or CUDA task) function receives

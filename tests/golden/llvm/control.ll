@@ -39,7 +39,7 @@ body:
   store i64 %".18", ptr %".30"
   %".32" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".33" = load i32, ptr %".32"
-  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_control_HASH.task1", ptr %"frame", i64 0, i64 %".19", i32 %".33", i64 54, ptr %".1")
+  call void @"qd_rt4_parallel_for"(void (ptr, i64, i64)* @"qd_control_HASH.task1", ptr %"frame", i64 0, i64 %".19", i32 %".33", i64 54, ptr %".1")
   %".35" = load i32, ptr %"c"
   %".36" = add i32 %".35", 0
   store i32 %".36", ptr %"c"
@@ -212,4 +212,4 @@ if.end.2:
   br label %"while"
 }
 
-declare void @"qd_rt3_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
+declare void @"qd_rt4_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")

@@ -21,7 +21,7 @@ body:
   %".14" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".15" = load i32, ptr %".14"
   %".16" = sext i32 %".7" to i64
-  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_fibs_HASH.task1", ptr %"frame", i64 0, i64 %".16", i32 %".15", i64 468, ptr %".1")
+  call void @"qd_rt4_parallel_for"(void (ptr, i64, i64)* @"qd_fibs_HASH.task1", ptr %"frame", i64 0, i64 %".16", i32 %".15", i64 468, ptr %".1")
   ret i32 0
 }
 
@@ -129,4 +129,4 @@ error_exit:
   ret void
 }
 
-declare void @"qd_rt3_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
+declare void @"qd_rt4_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")

@@ -48,7 +48,7 @@ body:
   %".42" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".43" = load i32, ptr %".42"
   %".44" = sext i32 %".33" to i64
-  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_jitter_HASH.task1", ptr %"frame", i64 0, i64 %".44", i32 %".43", i64 277, ptr %".1")
+  call void @"qd_rt4_parallel_for"(void (ptr, i64, i64)* @"qd_jitter_HASH.task1", ptr %"frame", i64 0, i64 %".44", i32 %".43", i64 277, ptr %".1")
   store i32 0, ptr %"rand.counter"
   %".47" = load i32, ptr %"rand.counter"
   %".48" = call {i32, i32} @"qd.philox4x32_10"(i64 %".29", i32 %".47", i32 0, i64 0)
@@ -317,4 +317,4 @@ entry:
   ret {i32, i32} %".171"
 }
 
-declare void @"qd_rt3_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
+declare void @"qd_rt4_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")

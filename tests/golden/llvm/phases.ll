@@ -27,7 +27,7 @@ body:
   %".17" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".18" = load i32, ptr %".17"
   %".19" = sext i32 %".8" to i64
-  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_phases_HASH.task1", ptr %"frame", i64 0, i64 %".19", i32 %".18", i64 10922, ptr %".1")
+  call void @"qd_rt4_parallel_for"(void (ptr, i64, i64)* @"qd_phases_HASH.task1", ptr %"frame", i64 0, i64 %".19", i32 %".18", i64 10922, ptr %".1")
   %".21" = load i32, ptr %"c"
   %".22" = mul i32 %".21", 2
   store i32 %".22", ptr %"m"
@@ -43,7 +43,7 @@ body:
   %".33" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".34" = load i32, ptr %".33"
   %".35" = sext i32 %".24" to i64
-  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_phases_HASH.task2", ptr %"frame.1", i64 0, i64 %".35", i32 %".34", i64 10922, ptr %".1")
+  call void @"qd_rt4_parallel_for"(void (ptr, i64, i64)* @"qd_phases_HASH.task2", ptr %"frame.1", i64 0, i64 %".35", i32 %".34", i64 10922, ptr %".1")
   %".37" = load i32, ptr %"m"
   %".38" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 6
   %".39" = load ptr, ptr %".38"
@@ -114,7 +114,7 @@ for.next:
 
 declare i32 @"llvm.smax.i32"(i32 %".1", i32 %".2")
 
-declare void @"qd_rt3_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
+declare void @"qd_rt4_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
 
 define internal void @"qd_phases_HASH.task2"(ptr %".1", i64 %".2", i64 %".3")
 {

@@ -30,7 +30,7 @@ body:
   %".25" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".26" = load i32, ptr %".25"
   %".27" = sext i32 %".12" to i64
-  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_saxpy_HASH.task1", ptr %"frame", i64 0, i64 %".27", i32 %".26", i64 4096, ptr %".1")
+  call void @"qd_rt4_parallel_for"(void (ptr, i64, i64)* @"qd_saxpy_HASH.task1", ptr %"frame", i64 0, i64 %".27", i32 %".26", i64 4096, ptr %".1")
   ret i32 0
 }
 
@@ -97,4 +97,4 @@ for.next:
   br label %"for"
 }
 
-declare void @"qd_rt3_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
+declare void @"qd_rt4_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")

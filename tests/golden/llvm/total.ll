@@ -35,7 +35,7 @@ body:
   %".28" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".29" = load i32, ptr %".28"
   %".30" = sext i32 %".12" to i64
-  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_total_HASH.task1", ptr %"frame", i64 0, i64 %".30", i32 %".29", i64 2978, ptr %".1")
+  call void @"qd_rt4_parallel_for"(void (ptr, i64, i64)* @"qd_total_HASH.task1", ptr %"frame", i64 0, i64 %".30", i32 %".29", i64 2978, ptr %".1")
   %".32" = load float, ptr %"acc"
   %".33" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 6
   %".34" = load ptr, ptr %".33"
@@ -122,4 +122,4 @@ for.next:
   br label %"for"
 }
 
-declare void @"qd_rt3_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
+declare void @"qd_rt4_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")

@@ -26,7 +26,7 @@ body:
   %".19" = getelementptr {i32, i32, i64, i64, i64, i64, ptr, ptr, ptr}, ptr %".1", i32 0, i32 0
   %".20" = load i32, ptr %".19"
   %".21" = sext i32 %".9" to i64
-  call void @"qd_rt3_parallel_for"(void (ptr, i64, i64)* @"qd_transform_HASH.task1", ptr %"frame", i64 0, i64 %".21", i32 %".20", i64 537, ptr %".1")
+  call void @"qd_rt4_parallel_for"(void (ptr, i64, i64)* @"qd_transform_HASH.task1", ptr %"frame", i64 0, i64 %".21", i32 %".20", i64 537, ptr %".1")
   ret i32 0
 }
 
@@ -143,4 +143,4 @@ for.next:
   br label %"for"
 }
 
-declare void @"qd_rt3_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
+declare void @"qd_rt4_parallel_for"(ptr %".1", ptr %".2", i64 %".3", i64 %".4", i32 %".5", i64 %".6", ptr %".7")
