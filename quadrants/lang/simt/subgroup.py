@@ -92,32 +92,31 @@ from quadrants.types.dtypes import i32, u32
 
 # ---- deprecated names (one DeprecationWarning each per process; kernels: frontend/simt_calls.py) ---------------
 
+# (module flags, by Quadrants' names: a test may set one back to False to see the warning again)
 _barrier_deprecation_warned = False
 _memory_barrier_deprecation_warned = False
 _ballot_full_subgroup_deprecation_warned = False
 
 
+def _warn_once(old: str) -> None:
+    flag = f"_{old}_deprecation_warned"
+    if not globals()[flag]:
+        globals()[flag] = True
+        warnings.warn(DEPRECATED[f"simt.subgroup.{old}"][1], DeprecationWarning, stacklevel=3)
+
+
 def barrier() -> Any:
-    global _barrier_deprecation_warned
-    if not _barrier_deprecation_warned:
-        _barrier_deprecation_warned = True
-        warnings.warn(DEPRECATED["simt.subgroup.barrier"][1], DeprecationWarning, stacklevel=2)
+    _warn_once("barrier")
     return sync()
 
 
 def memory_barrier() -> Any:
-    global _memory_barrier_deprecation_warned
-    if not _memory_barrier_deprecation_warned:
-        _memory_barrier_deprecation_warned = True
-        warnings.warn(DEPRECATED["simt.subgroup.memory_barrier"][1], DeprecationWarning, stacklevel=2)
+    _warn_once("memory_barrier")
     return mem_fence()
 
 
 def ballot_full_subgroup(predicate: Any) -> Any:
-    global _ballot_full_subgroup_deprecation_warned
-    if not _ballot_full_subgroup_deprecation_warned:
-        _ballot_full_subgroup_deprecation_warned = True
-        warnings.warn(DEPRECATED["simt.subgroup.ballot_full_subgroup"][1], DeprecationWarning, stacklevel=2)
+    _warn_once("ballot_full_subgroup")
     return ballot(predicate)
 
 
