@@ -163,15 +163,14 @@ class MathLowering:
         raise NotImplementedError(f"unary {op} on {t}")
 
     def float_min_max(self, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
-        """`llvm.minnum` / `maxnum` behind a `freeze`: the same results and code, but LLVM 22's loop vectorizer
-        (llvmlite 0.50, built with assertions) no longer takes a loop over them as a min/max reduction, whose cost
-        model aborts the process when it knows the loop runs 3 times (`for w in range(1, 4): v = qd.min(v, a[w])`).
-        Compares and selects instead would make a long compile-time chain of them (an unrolled qd.static loop)
-        take exponential time in the same vectorizer (tests/codegen/test_vectorizer_guards.py has both)."""
-        m = self.float_call("llvm.minnum" if op == "min" else "llvm.maxnum", [a, c], t)
-        frozen = ll.instructions.Instruction(self.b.block, m.type, "freeze", [m])
-        self.b._insert(frozen)  # (llvmlite's builder has no freeze)
-        return frozen
+        """`llvm.minimumnum` / `maximumnum` (IEEE 754-2019: a NaN operand gives the other one), operands swapped:
+        with the fast-math flags' `nsz` x86 compiles them as `minnum` (vminps and a NaN blend), NVPTX as `min.f32`
+        / `max.f32`, and the swap keeps 1.3.3's result for two zeros of different signs (the first operand). Not `llvm.minnum`: LLVM 22's loop
+        vectorizer (llvmlite 0.50, built with assertions) mishandles a minnum/maxnum reduction over a loop whose
+        trip count it knows: it aborts the process at 3 iterations and skips the last 3 of 7 (a block reduction
+        over 8 warps came out wrong), a `freeze` in between being pushed aside by InstCombine; nor compares and
+        selects, whose long unrolled chains compile in exponential time (tests/codegen/test_vectorizer_guards.py)."""
+        return self.float_call("llvm.minimumnum" if op == "min" else "llvm.maximumnum", [c, a], t)
 
     def float_call(self, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
         b = self.b
@@ -210,10 +209,6 @@ class NvptxMath(MathLowering):
 
     prefix = "__nv_"  # libdevice's names are libm's with this prefix
 
-    def float_min_max(self, op: str, a: ll.Value, c: ll.Value, t: PrimitiveType) -> ll.Value:
-        """The GPU's `min.f32` / `max.f32` (NaN-suppressing), through `llvm.minnum` / `maxnum`."""
-        return self.float_call("llvm.minnum" if op == "min" else "llvm.maxnum", [a, c], t)
-
     def float_call(self, name: str, args: list[ll.Value], t: PrimitiveType) -> ll.Value:
         if name in LIBDEVICE and t.bits != 16:
             return self._device_call(LIBDEVICE[name], args, t)
@@ -236,7 +231,6 @@ class HostNvptxMath(NvptxMath):
     under the C names."""
 
     prefix = ""
-    float_min_max = MathLowering.float_min_max  # the host's vectorizer runs on this code (see MathLowering's)
 
 
 # Builds the math object of one function being lowered (a backend passes one of the classes above).

@@ -1,14 +1,15 @@
-"""Code that LLVM's loop vectorizer (llvmlite 0.50: LLVM 22, built with assertions) would abort the process on,
-or take exponential time over.
+"""Code that LLVM's loop vectorizer (llvmlite 0.50: LLVM 22, built with assertions) aborted the process on, took
+exponential time over, or compiled wrong.
 
 A float `min`/`max` reduction in a loop LLVM knows to run 3 times (`for w in range(1, 4): v = qd.min(v, a[w])`)
 made LoopVectorize's two cost models disagree, an assertion that kills the process (the host target and
-x86-64-v3; found through `qd.simt.block.reduce_min` on the emulator). Lowering min/max to compares and selects
-avoided it but made a long unrolled chain of them (`for w in qd.static(range(n)): v = qd.min(v, a[w])` over an
-ndarray) compile in time exponential in n (2 s at 12, over a minute at 16: the vectorizer's recursive
-single-scalar analysis). Float min/max are `llvm.minnum` / `maxnum` behind a `freeze` (codegen/math.py
-`float_min_max`): x86's results (NaN operands, signed zeros) and code, no reduction for the vectorizer to cost.
-Each case runs in a child process, so a regression fails here instead of killing or hanging the test run.
+x86-64-v3; found through `qd.simt.block.reduce_min` on the emulator); at 7 turns the same `llvm.maxnum` reduction
+skipped the last 3 (tests/cuda/test_block_simt.py, eight warps). Compares and selects instead made a long unrolled
+chain (`for w in qd.static(range(n)): v = qd.min(v, a[w])` over an ndarray) compile in time exponential in n (2 s
+at 12, over a minute at 16), and a `freeze` behind `llvm.maxnum` was moved onto its operand by InstCombine. Float
+min/max are `llvm.minimumnum` / `maximumnum` (codegen/math.py `float_min_max`): with fast math's `nsz` the same
+x86 and PTX instructions, 1.3.3's results (NaN operands, signed zeros). Each case runs in a child process, so a
+regression fails here instead of killing or hanging the test run.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ HANG_CHILD = textwrap.dedent(
 
 @pytest.mark.slow
 def test_a_long_unrolled_chain_of_float_min_max_compiles_in_linear_time(tmp_path: Path) -> None:
-    """32 steps: about a second here; the compare-and-select lowering would not finish (exponential in the chain's
+    """32 steps: about a second here; a compare-and-select lowering would not finish (exponential in the chain's
     length). The limit is a hang guard, not a speed target."""
     script = tmp_path / "child.py"
     script.write_text(HANG_CHILD)

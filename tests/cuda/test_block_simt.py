@@ -190,3 +190,27 @@ def test_barriers_and_fences_in_the_kernels_serial_code_are_nothing_and_old_name
     np.testing.assert_array_equal(a, np.arange(32) % 16 + 16)
     found = sorted(str(r.message) for r in records if issubclass(r.category, DeprecationWarning))
     assert len(found) == 2 and "qd.simt.block.mem_fence()" in found[0] and "qd.simt.grid.mem_fence()" in found[1]
+
+
+@pytest.mark.parametrize("dt", [qd.f32, qd.f64])
+def test_block_min_max_over_eight_warps(dt: Any) -> None:
+    """Thread 0 folds 8 warps' results in a loop of 7 turns: with llvm.maxnum, LLVM 22's vectorizer took that loop
+    as a reduction and skipped its last 3 turns (codegen/math.py float_min_max)."""
+    block_dim = 256
+
+    @qd.kernel
+    def k(x: Nd[dt, 1], out: Nd[dt, 2]):
+        qd.loop_config(block_dim=block_dim)
+        for i in range(x.shape[0]):
+            out[i, 0] = block.reduce_min(x[i], block_dim, dt)
+            out[i, 1] = block.reduce_max(x[i], block_dim, dt)
+            out[i, 2] = block.reduce_all_max(x[i], block_dim, dt)
+
+    npt = DTYPES[dt]
+    x = np.random.default_rng(0).permutation(2 * block_dim).astype(npt) + npt(1)
+    out = np.zeros((2 * block_dim, 3), npt)
+    k(x, out)
+    blocks = x.reshape(-1, block_dim)
+    np.testing.assert_array_equal(out[::block_dim, 0], blocks.min(axis=1))
+    np.testing.assert_array_equal(out[::block_dim, 1], blocks.max(axis=1))
+    np.testing.assert_array_equal(out[:, 2], np.repeat(blocks.max(axis=1), block_dim))
