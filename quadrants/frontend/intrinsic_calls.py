@@ -361,6 +361,8 @@ def _b_pow(fb: FrontendBuilder, node: ast.Call, a: Any, b: Any) -> Any:
 def _b_len(fb: FrontendBuilder, node: ast.Call, x: Any) -> Any:
     if isinstance(x, Matrix):
         return x.n
+    if isinstance(x, (list, tuple, dict)):  # a Python container of runtime values: its length is known
+        return len(x)
     raise fb.error(node, "len() of a runtime value")
 
 

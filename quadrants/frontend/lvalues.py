@@ -16,14 +16,14 @@ from typing import Any
 import numpy as np
 
 from quadrants.errors import QuadrantsCompilationError, QuadrantsSyntaxError, QuadrantsTypeError
-from quadrants.frontend import mesh, sparse_builders, tiles, views
+from quadrants.frontend import mesh, seqvars, sparse_builders, tiles, views
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.matrix_ops import check_index, index_items, is_swizzle, slice_positions, swizzle
 from quadrants.frontend.ndarrays import element_ptrs, is_ndarray, ndarray_handle, reject_captured_array
 from quadrants.frontend.operators import binary
 from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.refs import DynamicRef, LineRef, MatrixRef, Ref, ScalarRef, load_ref, var_ref
-from quadrants.frontend.scope import MISSING, Alias, Fixed, MatVar, Var
+from quadrants.frontend.scope import MISSING, Alias, Fixed, MatVar, Var, VarSeq
 from quadrants.frontend.structs import (
     UnpackedGroup,
     field_element,
@@ -61,7 +61,7 @@ class TileRef:
     slice: Any = None
 
 
-Target = Ref | StructRef | sparse_builders.TripletRef | TileRef  # what an assignment target resolves to
+Target = Ref | StructRef | sparse_builders.TripletRef | TileRef | VarSeq  # what an assignment target resolves to
 
 
 # ---- references ---------------------------------------------------------------------------------------
@@ -106,6 +106,8 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
             elem_shape = handle.type.elem_shape  # type: ignore[union-attr]
             refs = [ScalarRef(p, p.type.pointee, shared=True) for p in ptrs]  # type: ignore[union-attr]
             return refs[0] if not elem_shape else MatrixRef(elem_shape, refs)
+        if isinstance(inner, VarSeq):  # `verts[1] = ...`: the item's variable
+            return _item_ref(fb, seqvars.item(fb, inner, node.slice, node), node)
         if isinstance(inner, StructRef) and tiles.is_tile(inner.struct) and _whole(node.slice):
             return TileRef(tile=node.value)
         if isinstance(inner, UnpackedGroup):  # `obj.r[i] = v`: the scalar member `_r{i}`
@@ -128,6 +130,10 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
     raise fb.error(node, f"cannot assign to {type(node).__name__} in a kernel")
 
 
+def _item_ref(fb: FrontendBuilder, binding: Any, node: ast.AST) -> Target:
+    return binding if isinstance(binding, VarSeq) else binding_ref(fb, binding)  # type: ignore[return-value]
+
+
 def _whole(index: ast.expr) -> bool:
     """`[:]`"""
     return isinstance(index, ast.Slice) and index.lower is None and index.upper is None and index.step is None
@@ -138,6 +144,8 @@ def _sub_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
     evaluate (an ndarray, a field, a dataclass member)."""
     if isinstance(node, ast.Name):
         _, binding = fb.frame.scope.find(node.id)
+        if isinstance(binding, VarSeq):
+            return binding
         return StructRef(binding) if is_struct_value(binding) else binding_ref(fb, binding)
     if isinstance(node, ast.Subscript):
         if _compile_time_container(fb, node.value):
@@ -220,6 +228,9 @@ def store_ref(fb: FrontendBuilder, ref: Target, value: Any, node: ast.AST) -> No
     if isinstance(ref, StructRef):
         _store_struct(fb, ref.struct, value, node)
         return
+    if isinstance(ref, VarSeq):
+        _store_seq(fb, ref, value, node)
+        return
     if isinstance(ref, TileRef):
         if ref.tile is not None:
             tiles.load(fb, ref.tile, value, node)
@@ -261,6 +272,20 @@ def _store_struct(fb: FrontendBuilder, target: Struct, value: Any, node: ast.AST
     v = snapshot(fb, value)
     for k in target.members:
         store_ref(fb, member_ref(fb, target, k, node), v.members[k], node)
+
+
+def _store_seq(fb: FrontendBuilder, seq: VarSeq, value: Any, node: ast.AST) -> None:
+    """A container of variables given a new container: item by item (every value is read first, so
+    `lst = [lst[1], lst[0]]` swaps)."""
+    if not seqvars.fits(seq, value):
+        n = len(value) if isinstance(value, seqvars.CONTAINERS) else None
+        got = f"a {type(value).__name__} of {n} items" if n is not None else f"a {type(value).__name__}"
+        raise fb.error(node, f"cannot store {got} into a {seq.kind.__name__} of {len(seq.items)} variables: inside "
+                             "a runtime if or loop, a name bound to a list outside it keeps its length and the kind "
+                             "of each item", QuadrantsTypeError)  # fmt: skip
+    values = [(seq.items[k], value[k]) for k in seq.items]
+    for binding, v in values:
+        store_ref(fb, _item_ref(fb, binding, node), v, node)
 
 
 def _struct_what(v: Any) -> str:
@@ -308,6 +333,9 @@ def augassign_ref(fb: FrontendBuilder, ref: Target, op: str, value: Any, node: a
         return
     if isinstance(ref, (StructRef, TileRef)):
         raise fb.error(node, "augmented assignment to a whole struct is not supported; update its members")
+    if isinstance(ref, VarSeq):
+        raise fb.error(node, f"augmented assignment to a {ref.kind.__name__} item that is itself a "
+                             f"{ref.kind.__name__} is not supported; update its items")  # fmt: skip
     if isinstance(ref, ScalarRef):
         if ref.shared and op in ATOMIC_AUG:
             atomic_ref(fb, ref, op, value, node)
@@ -331,8 +359,8 @@ def atomic_ref(fb: FrontendBuilder, ref: Target, op: str, value: Any, node: ast.
     loc = fb.loc(node)
     if isinstance(ref, sparse_builders.TripletRef):
         raise QuadrantsSyntaxError("a SparseMatrixBuilder entry is updated with += or -=, not atomics", loc)
-    if isinstance(ref, StructRef):
-        raise QuadrantsSyntaxError("atomics operate on scalars, vectors and matrices, not structs", loc)
+    if isinstance(ref, (StructRef, VarSeq)):
+        raise QuadrantsSyntaxError("atomics operate on scalars, vectors and matrices, not structs or lists", loc)
     if isinstance(ref, ScalarRef):
         if op in ("and", "or", "xor") and ref.dtype.is_float:
             raise QuadrantsTypeError(f"atomic_{op} needs an integer target, not {ref.dtype}", loc)
@@ -421,14 +449,35 @@ def assign_name(fb: FrontendBuilder, name: str, value: Any, node: ast.AST, stati
                            f"(assigning a numpy array of shape {value.shape} to {name!r}; qd.static(...) binds it "
                            "as a compile-time object)", QuadrantsTypeError)  # fmt: skip
         value = value[()]
+    depth = fb.runtime_depth - fb.folded_ifs
+    deeper = scope is not None and depth > scope.depths.get(name, depth)  # under a runtime if/loop it is outside
+    if isinstance(binding, VarSeq) and deeper and not static:  # `lst = [lst[1], lst[0]]` in a loop: item by item
+        store_ref(fb, binding, value, node)
+        return
+    if deeper and not static and binding is not MISSING and value is not binding:
+        raise fb.error(node, f"{name!r} is bound to {_bound_what(binding)} outside this runtime if/loop, which cannot "
+                             "follow a condition or an iteration: give it a value from the start (a number, a vector, "
+                             "a list of them), or choose at compile time with qd.static(...)")  # fmt: skip
+    home = scope or fb.frame.scope
+    if not static and seqvars.wanted(fb, name, value):  # `verts = [...]`, later `verts[1] = ...`
+        home.names[name], home.depths[name] = seqvars.make(fb, name, value, node), depth
+        return
     if static or not _becomes_variable(value):
-        (scope or fb.frame.scope).names[name] = value
+        home.names[name], home.depths[name] = value, depth
         return
     m = as_matrix(fb, value, node)
     if m is not None:
         fb.define_matrix_var(name, m)
     else:
         fb.define_var(name, value, node)
+
+
+def _bound_what(binding: Any) -> str:
+    if isinstance(binding, VarSeq):
+        return f"a {binding.kind.__name__} of {len(binding.items)} variables"
+    if isinstance(binding, (list, tuple, dict)):
+        return f"a Python {type(binding).__name__}"
+    return "None" if binding is None else f"a compile-time {type(binding).__name__}"
 
 
 def unpack(fb: FrontendBuilder, value: Any, n: int, node: ast.AST) -> list[Any]:

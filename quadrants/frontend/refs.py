@@ -13,7 +13,7 @@ from typing import Any
 
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.matrix_ops import select_element
-from quadrants.frontend.scope import Alias, Fixed, MatVar, Var
+from quadrants.frontend.scope import Alias, Fixed, MatVar, Var, VarSeq
 from quadrants.frontend.values import Matrix
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
@@ -80,4 +80,6 @@ def read(fb: FrontendBuilder, binding: Any) -> Any:
         return binding.value
     if isinstance(binding, Alias):
         return load_ref(fb, binding.ref, binding.node)
+    if isinstance(binding, VarSeq):
+        return binding.rebuild(lambda item: read(fb, item))
     return binding

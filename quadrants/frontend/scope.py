@@ -9,6 +9,7 @@ a variable first assigned inside an `if` or a loop body is not visible after it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,21 @@ class Alias:
 
 
 @dataclass(eq=False, slots=True)
+class VarSeq:
+    """A Python list, tuple or dict of local variables (seqvars.py): `items` maps each index or key to a `Var`,
+    a `MatVar` or a nested `VarSeq`."""
+
+    kind: type  # list, tuple or dict
+    items: dict[Any, Any]
+
+    def rebuild(self, read: Callable[[Any], Any]) -> Any:
+        """The container of `read(item)` for every item."""
+        if self.kind is dict:
+            return {k: read(v) for k, v in self.items.items()}
+        return self.kind(read(v) for v in self.items.values())
+
+
+@dataclass(eq=False, slots=True)
 class Fixed:
     value: Any  # an ir.Value, or a structure of them
     what: str  # "kernel argument", "loop index"
@@ -57,6 +73,7 @@ _MISSING = object()
 class Scope:
     parent: Scope | None = None
     names: dict[str, Any] = field(default_factory=dict)
+    depths: dict[str, int] = field(default_factory=dict)  # runtime depth where a name got a non-variable binding
 
     def find(self, name: str) -> tuple[Scope | None, Any]:
         s: Scope | None = self

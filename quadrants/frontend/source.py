@@ -24,6 +24,7 @@ class FunctionSource:
     lines: list[str]  # the source lines as in the file
     indent: int  # indentation removed before parsing
     tree: ast.FunctionDef
+    mutable_names: frozenset[str] | None = None  # seqvars.mutable_names, computed on first use
 
     def has_return(self, with_value: bool = False) -> bool:
         """Whether the body has a `return` (`with_value`: a `return x`) of its own, not of a nested function."""

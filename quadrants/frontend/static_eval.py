@@ -15,7 +15,8 @@ from quadrants.errors import QuadrantsCompilationError, QuadrantsTypeError
 from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.func import funcs_run_as_python
 from quadrants.frontend.records import Capture, StaticCall
-from quadrants.frontend.scope import MISSING, Alias, Fixed, MatVar, Var
+from quadrants.frontend.refs import read
+from quadrants.frontend.scope import MISSING, Alias, Fixed, MatVar, Var, VarSeq
 from quadrants.frontend.values import Matrix, is_runtime
 
 
@@ -36,6 +37,9 @@ def static_eval(fb: FrontendBuilder, node: ast.expr, record: bool = True) -> Any
                     fb.lookup(n.id, n, static=True)  # records the capture
                 else:  # `cfg.flag`: the value read is judged, not the object it is read from
                     _record_static_chain(fb, n, attr)
+            continue
+        if isinstance(binding, VarSeq):  # `len(lst)`, `for x in qd.static(lst)`: the items' current values
+            namespace[n.id] = read(fb, binding)
             continue
         if isinstance(binding, (Var, MatVar, Fixed, Alias)) or is_runtime(binding):
             shape = _static_shape(binding)
