@@ -66,6 +66,7 @@ vulkan, metal, amdgpu, opengl, gles, dx11, dx12, cc, wasm = (
     Arch(n) for n in ("vulkan", "metal", "amdgpu", "opengl", "gles", "dx11", "dx12", "cc", "wasm")
 )
 FOREIGN = (vulkan, metal, amdgpu, opengl, gles, dx11, dx12, cc, wasm)
+LLVM_ARCHS = (cpu, cuda, amdgpu)  # Quadrants' backends whose code LLVM generates (QD_LOAD_IR applies)
 gpu_archs = [cuda, metal, vulkan, amdgpu]  # `qd.gpu`: as in Quadrants, a list (the first one usable is taken)
 ARCHES = {"cpu": cpu, "x64": cpu, "x86_64": cpu, "arm64": cpu, "cuda": cuda, "gpu": gpu, "python": python,
           **{a.name: a for a in FOREIGN}}  # fmt: skip
@@ -199,10 +200,14 @@ class Config:
     random_seed: int = _opt(0, _parse_seed, False, "seed of qd.random() (passed at launch, not compiled in: "
                             "no cache key holds it); the same seed and program draw the same numbers")  # fmt: skip
     print_ir: bool = _opt(False, _parse_bool, False, "print quadrants IR of each compiled kernel")
-    dump: str = _opt("", str, False, "comma list of ir,llvm,opt,asm to write under debug_dump_path")
-    dump_ir: bool = _opt(False, _parse_bool, False, "Quadrants' switch: write each compiled kernel's IR under "
-                         "debug_dump_path (as dump=ir)")  # fmt: skip
+    dump: str = _opt("", str, False, "comma list of ir,llvm,opt,asm,ptx to write under debug_dump_path")
+    dump_ir: bool = _opt(False, _parse_bool, False, "Quadrants' switch: write each compiled kernel's IR, LLVM "
+                         "module and (CUDA) PTX under debug_dump_path (as dump=ir,llvm,ptx)")  # fmt: skip
     debug_dump_path: str = _opt("/tmp/ir/", str, False, "directory for `dump` / `dump_ir` (Quadrants' default)")
+    load_ir: bool = _opt(False, _parse_bool, False, "compile each kernel from its LLVM module in debug_dump_path "
+                         "(`<symbol>.ll`, written by dump=llvm / dump_ir and edited by hand); both caches off")  # fmt: skip
+    load_ptx: bool = _opt(False, _parse_bool, False, "CUDA: assemble each kernel's PTX from debug_dump_path "
+                          "(`<symbol>.<sm>.ptx`, written by dump=ptx / dump_ir and edited by hand); both caches off")  # fmt: skip
     unrolling_limit: int = _opt(32, int, False, "warn when qd.static(range) unrolls more iterations")
     ad_stack_experimental_enabled: bool = _opt(False, _parse_bool, True, "reverse mode: differentiate dynamic "
                                                "inner loops (with the adstack for the locals they carry)")
@@ -244,7 +249,8 @@ class Config:
 
     @property
     def dump_stages(self) -> frozenset[str]:
-        return frozenset(s.strip() for s in self.dump.split(",") if s.strip()) | ({"ir"} if self.dump_ir else set())
+        chosen = frozenset(s.strip() for s in self.dump.split(",") if s.strip())
+        return chosen | ({"ir", "llvm", "ptx"} if self.dump_ir else set())
 
 
 # Options real Quadrants accepts that have no effect here; accepted so programs run unchanged. Those with a value
@@ -286,8 +292,26 @@ def _parse_like(default: Any, value: Any) -> Any:
 FIELDS = {f.name: f for f in dataclasses.fields(Config) if f.name != "accepted"}  # the options (accepted: above)
 
 
+ENV_NAMES = {"load_ptx": "QUADRANTS_LOAD_PTX"}  # Quadrants' names that are not QD_<OPTION>
+
+
 def env_name(option: str) -> str:
-    return "QD_" + option.upper()
+    return ENV_NAMES.get(option) or "QD_" + option.upper()
+
+
+def check_ir_loading(arch: Any, load_ir: bool, load_ptx: bool, offline_cache: bool, src_ll_cache: bool) -> None:
+    """Quadrants' rule for hand-edited IR and PTX (backends/dumps.py): a kernel reads its replacement only when it
+    is compiled, so while a cache can hand it back without compiling (either cache on), qd.init refuses the switch
+    rather than run the old code without a word. QD_LOAD_IR concerns the LLVM backends (`arch`: the one chosen),
+    QUADRANTS_LOAD_PTX only CUDA's."""
+    active = [name for name, on in (("QD_LOAD_IR", load_ir and arch in LLVM_ARCHS),
+                                    ("QUADRANTS_LOAD_PTX", load_ptx and arch is cuda)) if on]  # fmt: skip
+    if active and (offline_cache or src_ll_cache):
+        names = " and ".join(active)
+        raise ValueError(f"{names} replace{'s' if len(active) == 1 else ''} what a kernel compiles with files from "
+                         "debug_dump_path, which only a kernel being compiled reads: one found in the offline cache "
+                         "or the fastcache would run its old code. Pass offline_cache=False and src_ll_cache=False "
+                         f"to qd.init, or unset {names}.")  # fmt: skip
 
 
 def check_environment(environ: dict[str, str] | None = None) -> str | None:

@@ -13,7 +13,6 @@ thread pool.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from quadrants import _logging
 from quadrants._config import Config
 from quadrants._stats import STATS
+from quadrants.backends import dumps
 from quadrants.backends.host import device_capabilities, host_runs
 from quadrants.cache import keys
 from quadrants.cache.store import CacheStore, Entry
@@ -127,16 +127,22 @@ class CpuBackend:
 
         config, symbol = self.config, rendered.abi.symbol
         stages = config.dump_stages
-        obj = compile_ir(rendered.llvm_ir, symbol, cpu_target(config.cpu_target), config.opt_level,
-                         keep_ir="opt" in stages, keep_asm="asm" in stages)  # fmt: skip
+        llvm_ir = dumps.replacement(config, symbol, "llvm", rendered.llvm_ir)  # QD_LOAD_IR: a hand-edited module
+        try:
+            obj = compile_ir(llvm_ir, symbol, cpu_target(config.cpu_target), config.opt_level,
+                             keep_ir="opt" in stages, keep_asm="asm" in stages)  # fmt: skip
+        except RuntimeError as e:  # llvmlite's parse / verify errors
+            if llvm_ir is rendered.llvm_ir:
+                raise
+            raise dumps.bad_replacement(config, symbol, "llvm", e) from None
         timings = {**rendered.timings, **obj.timings}
         if config.print_ir:
             print(rendered.ir_text, end="")
         if stages:
-            dump(config, symbol, {"ir": rendered.ir_text, "llvm": rendered.llvm_ir, "opt": obj.optimized_ir,
-                                  "asm": obj.asm})  # fmt: skip
+            dumps.dump(config, symbol, {"ir": rendered.ir_text, "llvm": llvm_ir, "opt": obj.optimized_ir,
+                                        "asm": obj.asm})  # fmt: skip
         STATS.add(timings)
-        return CompiledCpu(rendered.abi, obj.object_code, rendered.ir_text, rendered.llvm_ir, rendered.frontend,
+        return CompiledCpu(rendered.abi, obj.object_code, rendered.ir_text, llvm_ir, rendered.frontend,
                            timings)  # fmt: skip
 
     def entry(self, compiled: CompiledCpu) -> tuple[bytes, dict[str, Any]]:
@@ -272,17 +278,3 @@ _RUNTIME_LOADED: set[str] = set()
 _RUNTIME_LIBS: list[Any] = []
 
 
-DUMP_SUFFIXES = {"ir": ".qd.txt", "llvm": ".ll", "opt": ".opt.ll", "asm": ".s"}
-
-
-def dump(config: Config, symbol: str, texts: dict[str, Any]) -> None:
-    """`debug_dump_path`/`dump_stages`: write each stage's text next to the others, named by the symbol."""
-    os.makedirs(config.debug_dump_path, exist_ok=True)
-    for stage in config.dump_stages:
-        text = texts.get(stage)
-        if text is None:
-            continue
-        path = os.path.join(config.debug_dump_path, symbol + DUMP_SUFFIXES.get(stage, "." + stage))
-        with open(path, "w") as f:
-            f.write(text)
-        _logging.info(f"wrote {path}", tag="dump")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from quadrants._config import Config
 from quadrants._stats import STATS
+from quadrants.backends import dumps
 from quadrants.backends.host import device_capabilities
 from quadrants.cache.store import CacheStore, Entry
 from quadrants.runtime.abi import KernelABI
@@ -93,7 +94,15 @@ class CudaBackend:
         return render_cuda(fe, ir_text, symbol, self.config, self.arch)
 
     def compile(self, rendered: RenderedCuda) -> CompiledCuda:
-        compiled = compile_rendered(rendered, self.config, (self.arch,))
+        config = self.config
+        compiled = compile_rendered(rendered, config, (self.arch,), edited=True)
+        if config.print_ir:
+            print(rendered.ir_text, end="")
+        if config.dump_stages:
+            symbol = rendered.abi.symbol
+            dumps.dump(config, symbol, {"ir": rendered.ir_text, "llvm": compiled.llvm_ir})
+            for arch, ptx in compiled.ptx.items():
+                dumps.dump(config, symbol, {"ptx": ptx}, arch)
         STATS.add(compiled.timings)
         return compiled
 
@@ -205,31 +214,47 @@ def render_cuda(fe: FrontendResult, ir_text: str, symbol: str, config: Config, a
     return RenderedCuda(str(module), plan, abi, fe, ir_text, {"cuda_lower": time.perf_counter() - t0})
 
 
-def compile_rendered(r: RenderedCuda, config: Config, archs: tuple[str, ...], cubin: bool = True) -> CompiledCuda:
+def compile_rendered(r: RenderedCuda, config: Config, archs: tuple[str, ...], cubin: bool = True,
+                     edited: bool = False) -> CompiledCuda:  # fmt: skip
     """PTX per architecture in `archs`, and cubins with `ptxas` when it is installed (`cubin`); emulated, host
-    object code. Raises codegen.nvptx.NvptxError."""
+    object code. `edited`: the module and the PTX are read from `debug_dump_path` where `load_ir` / `load_ptx`
+    ask for it (the kernel a program compiles to run, not the PTX check's copies). Raises
+    codegen.nvptx.NvptxError, QuadrantsCompilationError for a replacement that does not compile."""
     timings = dict(r.timings)
-    if config.cuda_emulate:
-        from quadrants.codegen.compile import compile_ir
-        from quadrants.codegen.cpu import cpu_target
+    symbol = r.abi.symbol
+    llvm_ir = dumps.replacement(config, symbol, "llvm", r.llvm_ir) if edited else r.llvm_ir
+    try:
+        if config.cuda_emulate:
+            from quadrants.codegen.compile import compile_ir
+            from quadrants.codegen.cpu import cpu_target
 
-        obj = compile_ir(r.llvm_ir, r.abi.symbol, cpu_target("host"), config.opt_level)
-        return CompiledCuda(r.abi, r.plan, {"host": obj.object_code}, r.llvm_ir, {**timings, **obj.timings},
-                            r.frontend, r.ir_text)  # fmt: skip
-    from quadrants.codegen import nvptx
+            obj = compile_ir(llvm_ir, symbol, cpu_target("host"), config.opt_level)
+            return CompiledCuda(r.abi, r.plan, {"host": obj.object_code}, llvm_ir, {**timings, **obj.timings},
+                                r.frontend, r.ir_text)  # fmt: skip
+        from quadrants.codegen import nvptx
 
-    entry_points = tuple(t.name for t in r.plan.tasks)
-    images: dict[str, bytes] = {}
-    for arch in archs:
-        res = nvptx.emit_ptx(r.llvm_ir, arch, config.opt_level, entry_points)
-        for k, v in res.timings.items():
-            timings[k] = timings.get(k, 0.0) + v
-        images[f"ptx:{res.arch}"] = res.ptx.encode()
-        if cubin and nvptx.ptxas_path() is not None:
-            t1 = time.perf_counter()
-            images[res.arch] = nvptx.assemble(res.ptx, res.arch)
-            timings["ptxas"] = timings.get("ptxas", 0.0) + time.perf_counter() - t1
-    return CompiledCuda(r.abi, r.plan, images, r.llvm_ir, timings, r.frontend, r.ir_text)
+        entry_points = tuple(t.name for t in r.plan.tasks)
+        images: dict[str, bytes] = {}
+        for arch in archs:
+            res = nvptx.emit_ptx(llvm_ir, arch, config.opt_level, entry_points)
+            for k, v in res.timings.items():
+                timings[k] = timings.get(k, 0.0) + v
+            ptx = dumps.replacement(config, symbol, "ptx", res.ptx, res.arch) if edited else res.ptx
+            images[f"ptx:{res.arch}"] = ptx.encode()
+            if cubin and nvptx.ptxas_path() is not None:
+                t1 = time.perf_counter()
+                try:
+                    images[res.arch] = nvptx.assemble(ptx, res.arch)
+                except nvptx.NvptxError as e:
+                    if ptx is res.ptx:
+                        raise
+                    raise dumps.bad_replacement(config, symbol, "ptx", e, res.arch) from None
+                timings["ptxas"] = timings.get("ptxas", 0.0) + time.perf_counter() - t1
+    except RuntimeError as e:  # llvmlite's parse / verify errors (NvptxError too) of an edited module
+        if llvm_ir is r.llvm_ir:
+            raise
+        raise dumps.bad_replacement(config, symbol, "llvm", e) from None
+    return CompiledCuda(r.abi, r.plan, images, llvm_ir, timings, r.frontend, r.ir_text)
 
 
 def compile_cuda(fe: FrontendResult, ir_text: str, symbol: str, config: Config, archs: tuple[str, ...],

@@ -5,6 +5,8 @@ names are this package's own, gathered here under Quadrants' module name.
 
 from __future__ import annotations
 
+from typing import Any
+
 from quadrants._config import amdgpu, cpu, cuda, metal, python, vulkan
 from quadrants._config import gpu_archs as gpu
 from quadrants.frontend.intrinsics import (
@@ -67,3 +69,13 @@ __all__ = [
     "is_extension_enabled", "is_extension_supported", "j", "jk", "jkl", "jl", "k", "kl", "l", "loop_config", "loop_unique", "metal",
     "no_activate", "python", "reset", "vulkan",
 ]  # fmt: skip
+
+
+def _check_ir_load_envs_against_caching(cfg: Any, src_ll_cache: bool) -> None:
+    """Quadrants' check of QD_LOAD_IR / QUADRANTS_LOAD_PTX (read from the environment as qd.init reads them)
+    against `cfg.offline_cache` and `src_ll_cache`, for `cfg.arch` (any of Quadrants' archs): a ValueError where
+    a cache would keep the edited files from being read (`_config.check_ir_loading`)."""
+    from quadrants import _config
+
+    env, _ = _config.load_config({})
+    _config.check_ir_loading(cfg.arch, env.load_ir, env.load_ptx, cfg.offline_cache, src_ll_cache)

@@ -110,6 +110,7 @@ def _init(arch: Any, default_fp: Any, default_ip: Any, **kwargs: Any) -> None:
     from quadrants.backends import open_device
 
     config, dev = open_device(config)
+    _config.check_ir_loading(config.arch, config.load_ir, config.load_ptx, config.offline_cache, config.src_ll_cache)
     _end()
     _forget_all()
     _generation += 1
