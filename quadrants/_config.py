@@ -149,6 +149,16 @@ def _parse_level(value: Any) -> str:
     return v
 
 
+CLEANING_POLICIES = ("never", "version", "lru", "fifo")  # cache/store.py: what each one deletes
+
+
+def _parse_policy(value: Any) -> str:
+    v = str(value).strip().lower()
+    if v not in CLEANING_POLICIES:
+        raise ValueError(f"unknown cache cleaning policy {value!r}: expected one of {', '.join(CLEANING_POLICIES)}")
+    return v
+
+
 def _parse_stack_size(value: Any) -> int:
     """A non-negative integer (0: the default capacity)."""
     try:
@@ -183,7 +193,9 @@ class Config:
     offline_cache: bool = _opt(True, _parse_bool, False, "persist compiled kernels on disk")
     offline_cache_file_path: str | None = _opt(None, str, False, "cache directory (else QD_CACHE_DIR, XDG)")
     offline_cache_max_size_of_files: int = _opt(100 * 1024 * 1024, int, False, "cache size bound, bytes")
-    offline_cache_cleaning_policy: str = _opt("lru", str, False, "lru, or never")
+    offline_cache_cleaning_policy: str = _opt("lru", _parse_policy, False, "what keeps the cache small: lru / fifo "
+                                              "(other formats' entries, and the least recently used / oldest written "
+                                              "past the size bound), version (other formats' only), never")  # fmt: skip
     offline_cache_cleaning_factor: float = _opt(0.25, float, False, "fraction evicted when over the bound")
     offline_cache_fallback: bool = _opt(True, _parse_bool, False, "a cache folder that refuses writes sends new "
                                         "entries to a private temp folder (off: a refused write is a QuadrantsCacheWriteError at the kernel's call; qd precompile reports it per signature)")

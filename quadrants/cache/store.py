@@ -21,9 +21,12 @@ an entry is executed as Python (no pickle): metadata is JSON.
 - A remote cache (cache/remote.py), when the config names one: a local miss asks it, and what it gives is
   checked like a local file (`decode`), written here and read from here; every entry written here is queued
   for it (`flush_remote` sends the queue). Nothing about the remote is imported until it is first used.
-- A size bound (`offline_cache_max_size_of_files`) is kept with an approximate ledger updated on writes; only
-  when it is exceeded does a clean-up scan the entries and delete the least recently used (hits refresh an
-  entry's mtime). Nothing scans the cache at process start.
+- Cleaning (`offline_cache_cleaning_policy`, Quadrants' four): `lru` and `fifo` keep a size bound
+  (`offline_cache_max_size_of_files`) with an approximate ledger updated on writes; only when it is exceeded does
+  a clean-up scan the entries and delete the least recently used (`lru`: a hit refreshes an entry's mtime, at most
+  hourly) or the oldest written (`fifo`) until `cleaning_factor` of the bound is free. `lru`, `fifo` and `version`
+  also delete the entries of older formats (`v<N>` folders beside this one, which this version never reads), once
+  per process, at its first write; `never` deletes nothing. Nothing scans the cache at process start.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ END = b"QDEND001"
 TRAILER = struct.Struct("<8sIB3x32sQQI4x8s")
 KIND_CODES = {"artifact": 1, "fast": 2, "runtime": 3, "bundle": 4}
 EVICTABLE = ("artifact", "fast", "bundle")
+SIZE_BOUND = ("lru", "fifo")  # the cleaning policies that keep the size bound (the others: `_account`)
 TOUCH_AFTER_S = 3600.0
 
 
@@ -111,6 +115,7 @@ class CacheStore:
         self.write_error: str | None = None  # the last write this store could not make, and why
         self.max_bytes = max_bytes
         self.policy = policy
+        self._swept = policy == "never"  # other formats' folders: looked at once, at the first write
         self.cleaning_factor = cleaning_factor
         self.fallback: str | None = None  # a writable folder used once the root refused a write
         self._fallback_checked = False  # whether an earlier process's fallback folder was looked for
@@ -296,8 +301,32 @@ class CacheStore:
         path = self.path(kind, key, root)
         _atomic_write(path, data)
         self.stats.writes += 1
+        if not self._swept:
+            self._swept = True
+            self.sweep_other_formats(root)
         self._account(root, len(data))
         return path
+
+    def sweep_other_formats(self, root: str | None = None) -> list[str]:
+        """Delete the `v<N>` folders beside `root` of older formats (an earlier version of this package wrote
+        them; this one never reads them) that hold nothing but cache entries and bookkeeping; returns them. A
+        newer format's folder (a newer version sharing the directory) and a folder holding anything else stay."""
+        import shutil
+
+        root = root or self.root
+        parent, own = os.path.split(root)
+        removed: list[str] = []
+        try:
+            siblings = [e for e in os.scandir(parent) if e.is_dir(follow_symlinks=False) and e.name != own]
+        except OSError:
+            return removed
+        for e in siblings:
+            if e.name[:1] == "v" and e.name[1:].isdigit() and int(e.name[1:]) < FORMAT and _only_cache_files(e.path):
+                shutil.rmtree(e.path, ignore_errors=True)
+                removed.append(e.path)
+                _logging.info(f"removed {e.path}: cache entries of format {e.name[1:]}, which this version does not "
+                              f"read (offline_cache_cleaning_policy={self.policy!r})", tag="cache")  # fmt: skip
+        return removed
 
     def _use_fallback(self, error: OSError) -> None:
         self.root_refused = True
@@ -335,7 +364,7 @@ class CacheStore:
     # ---- size bound -----------------------------------------------------------------------------------
 
     def _account(self, root: str, nbytes: int) -> None:
-        if self.policy == "never" or self.max_bytes <= 0:
+        if self.policy not in SIZE_BOUND or self.max_bytes <= 0:
             return
         ledger = os.path.join(root, "usage.json")
         known = bookkeeping.usage_bytes(root)
@@ -370,8 +399,8 @@ class CacheStore:
         return sum(size for _, size, _ in self._entries(root))
 
     def evict(self, root: str | None = None) -> int:
-        """Delete least recently used entries until the cache is within (1 - cleaning_factor) of its bound;
-        returns the bytes left."""
+        """Delete the least recently used (`lru`) or oldest written (`fifo`: no hit refreshes an mtime) entries
+        until the cache is within (1 - cleaning_factor) of its bound; returns the bytes left."""
         root = root or self.root
         entries = sorted(self._entries(root, EVICTABLE))  # never the native runtime every entry needs
         total = self._scan_size(root)
@@ -413,6 +442,17 @@ class CacheStore:
                 except OSError:
                     pass
         return n
+
+
+def _only_cache_files(folder: str) -> bool:
+    """Whether `folder` holds only what a cache root holds: entry folders named after kinds, JSON bookkeeping,
+    dot-files (temporaries); and something."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return False
+    kinds = set(KIND_CODES)
+    return bool(names) and all(n in kinds or n.endswith(".json") or n.startswith(".") for n in names)
 
 
 def _atomic_write(path: str, data: bytes) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 
 import pytest
 
@@ -222,3 +223,56 @@ def test_clear_deletes_every_entry(tmp_path) -> None:
     for i in range(3):
         s.write("fast", _key(i), b"", {})
     assert s.clear() == 3 and entry_files(s.root) == []
+
+
+def _fill_and_hit_the_first(s: CacheStore) -> None:
+    """Nine entries written in order (mtimes a day apart, long ago), the first one then read."""
+    now = 1_700_000_000
+    for i in range(9):
+        p = s.write("artifact", _key(i), b"x" * 1000, {})
+        os.utime(p, (now + i * 86400, now + i * 86400))
+    assert s.read("artifact", _key(0)) is not None
+
+
+@pytest.mark.parametrize("policy", ["lru", "fifo"])
+def test_lru_keeps_what_was_read_and_fifo_drops_what_was_written_first(tmp_path, policy) -> None:
+    size = len(encode("artifact", _key(0), b"x" * 1000, {}))
+    s = CacheStore(str(tmp_path), max_bytes=10 * size, policy=policy, cleaning_factor=0.5)
+    _fill_and_hit_the_first(s)
+    s.write("artifact", _key(9), b"x" * 1000, {})
+    s.write("artifact", _key(10), b"x" * 1000, {})  # over the bound
+    left = {os.path.basename(p)[:-3] for p in entry_files(s.root)}
+    assert len(left) <= 5 and _key(10) in left and _key(1) not in left
+    assert (_key(0) in left) == (policy == "lru")
+
+
+def test_only_lru_fifo_and_version_delete_older_formats_and_only_their_own_folders(tmp_path) -> None:
+    def old_cache(name: str, extra: str | None = None) -> None:
+        folder = tmp_path / name / "artifact" / "ab"
+        folder.mkdir(parents=True)
+        (folder / ("ab" * 32 + ".qd")).write_bytes(b"old")
+        (tmp_path / name / "usage.json").write_text("{}")
+        if extra:
+            (tmp_path / name / extra).write_text("a user's file")
+
+    for policy, swept in (("never", False), ("version", True), ("lru", True), ("fifo", True)):
+        old_cache("v1")
+        old_cache("v2", extra="notes.txt")  # not only cache files: not ours to delete
+        old_cache(f"v{store_mod.FORMAT + 1}")  # a newer version's: it stays
+        s = CacheStore(str(tmp_path), max_bytes=1, policy=policy)
+        s.write("artifact", KEY_A, b"x" * 100, {})
+        s.write("artifact", KEY_B, b"x" * 100, {})
+        assert (tmp_path / "v1").exists() != swept, policy
+        assert (tmp_path / "v2" / "notes.txt").exists() and (tmp_path / f"v{store_mod.FORMAT + 1}").exists()
+        # `version` and `never` keep no size bound: both entries stay, past max_bytes=1; lru and fifo evict
+        assert (len(entry_files(s.root)) == 2) == (policy in ("never", "version")), policy
+        for name in ("v1", "v2", f"v{store_mod.FORMAT}", f"v{store_mod.FORMAT + 1}"):
+            shutil.rmtree(tmp_path / name, ignore_errors=True)
+
+
+def test_an_unknown_cleaning_policy_is_refused_with_the_choices() -> None:
+    import quadrants as qd
+
+    with pytest.raises(ValueError, match=r"unknown cache cleaning policy 'lfu': expected one of never, version, lru, "
+                                         r"fifo"):  # fmt: skip
+        qd.init(arch=qd.cpu, offline_cache_cleaning_policy="lfu")
