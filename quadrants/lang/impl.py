@@ -76,6 +76,12 @@ class _ProgramView:
     def synchronize(self) -> None:
         program.sync()
 
+    def _get_num_ndarrays(self) -> int:
+        """How many ndarrays of the running program are alive (one that is no longer referenced is freed)."""
+        from quadrants.runtime.ndarray import LIVE
+
+        return len(LIVE)
+
     # Quadrants' graph introspection. No backend here builds CUDA graphs (a graph kernel's loops launch one by
     # one, as Quadrants does on the CPU), so the graph cache is always empty; the task count and the yielded
     # checkpoint are those of the last kernel launched through the general path (lang/checkpoint.LAST_CALL).
@@ -111,6 +117,13 @@ class Runtime:
     would."""
 
     prog = _ProgramView()
+
+    @property
+    def ndarrays(self) -> list[Any]:
+        """The running program's live ndarrays."""
+        from quadrants.runtime.ndarray import LIVE
+
+        return list(LIVE)
 
     @property
     def _arch(self) -> _config.Arch:

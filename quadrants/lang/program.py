@@ -59,6 +59,13 @@ def _forget_all() -> None:
         h.forget()
 
 
+def _forget_ndarrays() -> None:
+    """A new program's ndarrays are counted from none (`impl.get_runtime().ndarrays`)."""
+    from quadrants.runtime.ndarray import LIVE
+
+    LIVE.clear()
+
+
 def get() -> Program:
     """The current program, initializing with defaults on first use (as Quadrants does)."""
     if _program is None:
@@ -113,6 +120,7 @@ def _init(arch: Any, default_fp: Any, default_ip: Any, **kwargs: Any) -> None:
     _config.check_ir_loading(config.arch, config.load_ir, config.load_ptx, config.offline_cache, config.src_ll_cache)
     _end()
     _forget_all()
+    _forget_ndarrays()
     _generation += 1
     memory.set_current(dev if dev is not None else memory.HOST)
     python_backend.set_active(config.arch is _config.python)
@@ -152,6 +160,7 @@ def reset() -> None:
     global _program, _generation
     _end()
     _forget_all()
+    _forget_ndarrays()
     _generation += 1
     _program = None
     memory.set_current(memory.HOST)

@@ -11,6 +11,7 @@ array, so `to_numpy`/`from_numpy` are single copies.
 from __future__ import annotations
 
 import ctypes
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -101,6 +102,9 @@ class NativeArray:
         return self._address
 
 
+LIVE: weakref.WeakSet[Ndarray] = weakref.WeakSet()  # the running program's ndarrays (a new program: none)
+
+
 class Ndarray:
     """A kernel-accessible array. `shape` excludes the element shape of vector/matrix ndarrays.
 
@@ -141,6 +145,7 @@ class Ndarray:
         self.__dict__.update(dtype=prim, element_type=prim if element_type is None else TensorElement(prim, elem_shape),
                              n=elem_shape[0] if elem_shape else 1, m=elem_shape[1] if len(elem_shape) == 2 else 1,
                              arr=NativeArray(address))  # fmt: skip
+        LIVE.add(self)
 
     if TYPE_CHECKING:  # every ndarray is one of the three subclasses, which add the host I/O (_HostIO below)
         dtype: PrimitiveType
@@ -157,6 +162,14 @@ class Ndarray:
     def get_type(self) -> NdarrayTypeMetadata:
         """Its element type, physical shape and whether it has a `.grad`, as Quadrants' `get_type()` reports."""
         return NdarrayTypeMetadata(self.element_type, self._physical_shape, self.has_grad())
+
+    def _get_element_size(self) -> int:
+        """Bytes of one element (a vector/matrix element: all its components), as Quadrants reports them."""
+        return self.dtype.itemsize * int(np.prod(self._spec.elem_shape, dtype=np.int64))
+
+    def _get_nelement(self) -> int:
+        """How many elements (the product of `shape`)."""
+        return int(np.prod(self.shape, dtype=np.int64))
 
     def has_grad(self) -> bool:
         """Whether it was allocated with `needs_grad=True` (it has a `.grad` companion)."""

@@ -266,3 +266,35 @@ def test_sizeless_vector_and_matrix_annotations_take_any_size_of_their_kind() ->
         qd.types.vector()(1.0, 2.0)
     with pytest.raises(TypeError, match="both sizes"):
         qd.types.matrix(2)
+
+
+def test_an_ndarray_no_longer_referenced_is_freed_even_after_a_launch() -> None:
+    """The runtime keeps no ndarray alive: not the program, not a kernel's launch caches (Quadrants'
+    `prog._get_num_ndarrays()` and `get_runtime().ndarrays` count the live ones); a new program counts from none."""
+    import gc
+
+    from quadrants.lang import impl
+
+    qd.init(arch=qd.cpu, log_level="warn")
+    rt = impl.get_runtime()
+    assert rt.prog._get_num_ndarrays() == 0
+
+    @qd.kernel
+    def bump(x: qd.types.NDArray[qd.i32, 1]):
+        for i in x:
+            x[i] += 1
+
+    def use_one() -> None:
+        a = qd.ndarray(qd.i32, (1000,))
+        v = qd.Vector.ndarray(3, qd.f64, (7,))
+        bump(a)
+        assert rt.prog._get_num_ndarrays() == 2 and len(rt.ndarrays) == 2
+        assert (a._get_element_size(), a._get_nelement(), v._get_element_size(), v._get_nelement()) == (4, 1000, 24, 7)
+
+    use_one()
+    gc.collect()
+    assert rt.prog._get_num_ndarrays() == 0
+    kept = qd.ndarray(qd.f32, (3,))
+    assert rt.ndarrays == [kept]
+    qd.init(arch=qd.cpu, log_level="warn")
+    assert rt.prog._get_num_ndarrays() == 0
