@@ -128,19 +128,11 @@ class CpuBackend:
         config, symbol = self.config, rendered.abi.symbol
         stages = config.dump_stages
         llvm_ir = dumps.replacement(config, symbol, "llvm", rendered.llvm_ir)  # QD_LOAD_IR: a hand-edited module
-        try:
+        with dumps.blamed(config, symbol, "llvm", llvm_ir is not rendered.llvm_ir):
             obj = compile_ir(llvm_ir, symbol, cpu_target(config.cpu_target), config.opt_level,
                              keep_ir="opt" in stages, keep_asm="asm" in stages)  # fmt: skip
-        except RuntimeError as e:  # llvmlite's parse / verify errors
-            if llvm_ir is rendered.llvm_ir:
-                raise
-            raise dumps.bad_replacement(config, symbol, "llvm", e) from None
         timings = {**rendered.timings, **obj.timings}
-        if config.print_ir:
-            print(rendered.ir_text, end="")
-        if stages:
-            dumps.dump(config, symbol, {"ir": rendered.ir_text, "llvm": llvm_ir, "opt": obj.optimized_ir,
-                                        "asm": obj.asm})  # fmt: skip
+        dumps.written(config, symbol, rendered.ir_text, {"llvm": llvm_ir, "opt": obj.optimized_ir, "asm": obj.asm})
         STATS.add(timings)
         return CompiledCpu(rendered.abi, obj.object_code, rendered.ir_text, llvm_ir, rendered.frontend,
                            timings)  # fmt: skip

@@ -94,15 +94,9 @@ class CudaBackend:
         return render_cuda(fe, ir_text, symbol, self.config, self.arch)
 
     def compile(self, rendered: RenderedCuda) -> CompiledCuda:
-        config = self.config
-        compiled = compile_rendered(rendered, config, (self.arch,), edited=True)
-        if config.print_ir:
-            print(rendered.ir_text, end="")
-        if config.dump_stages:
-            symbol = rendered.abi.symbol
-            dumps.dump(config, symbol, {"ir": rendered.ir_text, "llvm": compiled.llvm_ir})
-            for arch, ptx in compiled.ptx.items():
-                dumps.dump(config, symbol, {"ptx": ptx}, arch)
+        compiled = compile_rendered(rendered, self.config, (self.arch,), edited=True)
+        dumps.written(self.config, rendered.abi.symbol, rendered.ir_text, {"llvm": compiled.llvm_ir,
+                                                                           "ptx": compiled.ptx})  # fmt: skip
         STATS.add(compiled.timings)
         return compiled
 
@@ -223,7 +217,7 @@ def compile_rendered(r: RenderedCuda, config: Config, archs: tuple[str, ...], cu
     timings = dict(r.timings)
     symbol = r.abi.symbol
     llvm_ir = dumps.replacement(config, symbol, "llvm", r.llvm_ir) if edited else r.llvm_ir
-    try:
+    with dumps.blamed(config, symbol, "llvm", llvm_ir is not r.llvm_ir):  # (NvptxError is a RuntimeError)
         if config.cuda_emulate:
             from quadrants.codegen.compile import compile_ir
             from quadrants.codegen.cpu import cpu_target
@@ -243,17 +237,9 @@ def compile_rendered(r: RenderedCuda, config: Config, archs: tuple[str, ...], cu
             images[f"ptx:{res.arch}"] = ptx.encode()
             if cubin and nvptx.ptxas_path() is not None:
                 t1 = time.perf_counter()
-                try:
+                with dumps.blamed(config, symbol, "ptx", ptx is not res.ptx, res.arch):
                     images[res.arch] = nvptx.assemble(ptx, res.arch)
-                except nvptx.NvptxError as e:
-                    if ptx is res.ptx:
-                        raise
-                    raise dumps.bad_replacement(config, symbol, "ptx", e, res.arch) from None
                 timings["ptxas"] = timings.get("ptxas", 0.0) + time.perf_counter() - t1
-    except RuntimeError as e:  # llvmlite's parse / verify errors (NvptxError too) of an edited module
-        if llvm_ir is r.llvm_ir:
-            raise
-        raise dumps.bad_replacement(config, symbol, "llvm", e) from None
     return CompiledCuda(r.abi, r.plan, images, llvm_ir, timings, r.frontend, r.ir_text)
 
 

@@ -10,7 +10,9 @@ switch while a cache could hand a kernel back without compiling it (`_config.che
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from quadrants import _logging
@@ -58,8 +60,28 @@ def replacement(config: Config, symbol: str, stage: str, built: str, arch: str =
     return text
 
 
-def bad_replacement(config: Config, symbol: str, stage: str, error: Exception, arch: str = "") -> QuadrantsCompilationError:
-    """The error for a replacement that does not compile (the file, and LLVM's or ptxas' words)."""
-    detail = str(error).strip()
-    return QuadrantsCompilationError(f"{SWITCHES[stage][1]}: {path(config, symbol, stage, arch)} does not compile:\n"
-                                     f"{detail}")  # fmt: skip
+@contextlib.contextmanager
+def blamed(config: Config, symbol: str, stage: str, replaced: bool, arch: str = "") -> Iterator[None]:
+    """Around compiling text that `replacement` may have read: an error of LLVM or ptxas (a RuntimeError) there
+    is the edited file's, a QuadrantsCompilationError naming it; of built text, it stays what it was."""
+    try:
+        yield
+    except RuntimeError as e:
+        if not replaced:
+            raise
+        raise QuadrantsCompilationError(f"{SWITCHES[stage][1]}: {path(config, symbol, stage, arch)} does not "
+                                         f"compile:\n{str(e).strip()}") from None  # fmt: skip
+
+
+def written(config: Config, symbol: str, ir_text: str, texts: dict[str, Any]) -> None:
+    """What a backend's compile shows of a kernel: its IR printed (`print_ir`), its stages' texts written
+    (`dump`, `dump_ir`; `texts` maps a stage to its text, or, for CUDA's PTX, to {sm: text})."""
+    if config.print_ir:
+        print(ir_text, end="")
+    if not config.dump_stages:
+        return
+    per_arch = {k: v for k, v in texts.items() if isinstance(v, dict)}
+    dump(config, symbol, {"ir": ir_text, **{k: v for k, v in texts.items() if k not in per_arch}})
+    for stage, by_arch in per_arch.items():
+        for arch, text in by_arch.items():
+            dump(config, symbol, {stage: text}, arch)

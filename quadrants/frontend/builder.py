@@ -212,10 +212,13 @@ class FrontendBuilder:
         self.frame.scope.names[name] = var
         return var
 
-    def define_matrix_var(self, name: str, value: Matrix) -> MatVar:
+    def new_matrix_var(self, name: str, value: Matrix) -> MatVar:
+        """A vector/matrix local variable holding `value` (not bound to a name)."""
         dtype = matrix_dtype(value)
-        mv = MatVar(value.shape, [self.new_var(f"{name}[{k}]", e, dtype) for k, e in enumerate(value.elements)])
-        self.frame.scope.names[name] = mv
+        return MatVar(value.shape, [self.new_var(f"{name}[{k}]", e, dtype) for k, e in enumerate(value.elements)])
+
+    def define_matrix_var(self, name: str, value: Matrix) -> MatVar:
+        mv = self.frame.scope.names[name] = self.new_matrix_var(name, value)
         return mv
 
     def assign_var(self, var: Var, value: Any, node: ast.AST) -> None:

@@ -107,7 +107,7 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
             refs = [ScalarRef(p, p.type.pointee, shared=True) for p in ptrs]  # type: ignore[union-attr]
             return refs[0] if not elem_shape else MatrixRef(elem_shape, refs)
         if isinstance(inner, VarSeq):  # `verts[1] = ...`: the item's variable
-            return _item_ref(fb, seqvars.item(fb, inner, node.slice, node), node)
+            return _item_ref(fb, seqvars.item(fb, inner, node.slice, node))
         if isinstance(inner, StructRef) and tiles.is_tile(inner.struct) and _whole(node.slice):
             return TileRef(tile=node.value)
         if isinstance(inner, UnpackedGroup):  # `obj.r[i] = v`: the scalar member `_r{i}`
@@ -130,7 +130,7 @@ def resolve_ref(fb: FrontendBuilder, node: ast.expr) -> Target | None:
     raise fb.error(node, f"cannot assign to {type(node).__name__} in a kernel")
 
 
-def _item_ref(fb: FrontendBuilder, binding: Any, node: ast.AST) -> Target:
+def _item_ref(fb: FrontendBuilder, binding: Any) -> Target:
     return binding if isinstance(binding, VarSeq) else binding_ref(fb, binding)  # type: ignore[return-value]
 
 
@@ -275,17 +275,16 @@ def _store_struct(fb: FrontendBuilder, target: Struct, value: Any, node: ast.AST
 
 
 def _store_seq(fb: FrontendBuilder, seq: VarSeq, value: Any, node: ast.AST) -> None:
-    """A container of variables given a new container: item by item (every value is read first, so
-    `lst = [lst[1], lst[0]]` swaps)."""
+    """A container of variables given a new container (of values already read: `lst = [lst[1], lst[0]]` swaps),
+    item by item."""
     if not seqvars.fits(seq, value):
         n = len(value) if isinstance(value, seqvars.CONTAINERS) else None
         got = f"a {type(value).__name__} of {n} items" if n is not None else f"a {type(value).__name__}"
         raise fb.error(node, f"cannot store {got} into a {seq.kind.__name__} of {len(seq.items)} variables: inside "
                              "a runtime if or loop, a name bound to a list outside it keeps its length and the kind "
                              "of each item", QuadrantsTypeError)  # fmt: skip
-    values = [(seq.items[k], value[k]) for k in seq.items]
-    for binding, v in values:
-        store_ref(fb, _item_ref(fb, binding, node), v, node)
+    for k, binding in seq.items.items():
+        store_ref(fb, _item_ref(fb, binding), value[k], node)
 
 
 def _struct_what(v: Any) -> str:

@@ -21,7 +21,7 @@ from quadrants.frontend.builder import FrontendBuilder
 from quadrants.frontend.ops import is_static_number
 from quadrants.frontend.scope import MatVar, Var, VarSeq
 from quadrants.frontend.source import FunctionSource
-from quadrants.frontend.values import Matrix, matrix_dtype
+from quadrants.frontend.values import Matrix
 from quadrants.frontend.vectors import as_matrix
 from quadrants.ir import nodes as ir
 from quadrants.types.dtypes import PrimitiveType
@@ -92,7 +92,7 @@ def _plain(value: Any) -> bool:
         return len(value) > 0 and all(_plain(v) for v in items)
     if isinstance(value, ir.Value):
         return isinstance(value.type, PrimitiveType)
-    return isinstance(value, Matrix) or (is_static_number(value) and not isinstance(value, str))
+    return isinstance(value, Matrix) or is_static_number(value)
 
 
 def make(fb: FrontendBuilder, name: str, value: Any, node: ast.AST) -> VarSeq:
@@ -106,8 +106,7 @@ def make(fb: FrontendBuilder, name: str, value: Any, node: ast.AST) -> VarSeq:
             continue
         m = as_matrix(fb, item, node) if isinstance(item, Matrix) else None
         if m is not None:
-            dtype = matrix_dtype(m)
-            items[k] = MatVar(m.shape, [fb.new_var(f"{label}[{j}]", e, dtype) for j, e in enumerate(m.elements)])
+            items[k] = fb.new_matrix_var(label, m)
         else:
             v = fb.ops.value(item, fb.loc(node))
             items[k] = fb.new_var(label, v, v.type)  # type: ignore[arg-type]
@@ -134,7 +133,7 @@ def fits(seq: VarSeq, value: Any) -> bool:
 def item(fb: FrontendBuilder, seq: VarSeq, index: ast.expr, node: ast.AST) -> Any:
     """The binding of `seq[index]`: a compile-time key (Python lists are not indexed at run time)."""
     key = fb.expr(index)
-    if isinstance(key, ir.Value) or isinstance(key, Matrix):
+    if isinstance(key, (ir.Value, Matrix)):
         raise fb.error(index, f"a Python {seq.kind.__name__} is indexed with a compile-time key; this index is a "
                               "runtime value (use a qd.Vector for runtime indexing)")  # fmt: skip
     if isinstance(key, np.integer):
